@@ -1,0 +1,326 @@
+"""The project's one pint registry, and parsers for the vendor spellings of bandwidth and memory.
+
+pint alone misreads vendor text: ``ureg("Gb")`` is the gilbert, ``ureg("Mb")`` the megabarn and
+``ureg("Gbps")`` the gigabaud. So every spelling met in provider documents is mapped explicitly to a
+pint unit here, and only the mapped unit is handed to pint. All conversions go through ``ureg``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+import pint
+
+from normalize.errors import ParseError
+
+ureg = pint.UnitRegistry()
+Quantity = ureg.Quantity
+
+GBIT_PER_S = "gigabit / second"
+GBYTE_PER_S = "gigabyte / second"
+GB = "gigabyte"
+
+_BIT_PREFIX = {"K": "kilobit", "M": "megabit", "G": "gigabit", "T": "terabit"}
+_BYTE_PREFIX = {"K": "kilobyte", "M": "megabyte", "G": "gigabyte", "T": "terabyte"}
+
+
+def _rate_symbols() -> dict[str, str]:
+    """Case-sensitive rate symbols: the case of b/B is the whole difference between bits and bytes."""
+    table: dict[str, str] = {}
+    for p, bit in _BIT_PREFIX.items():
+        rate = f"{bit} / second"
+        for tail in ("bps", "b/s", "bit/s", "bits/s", "b/sec", "bit/sec", "bits/sec", "bit", "b"):
+            table[p + tail] = rate
+    for p, byte in _BYTE_PREFIX.items():
+        rate = f"{byte} / second"
+        for tail in ("B/s", "Bps", "B/sec", "byte/s", "bytes/s", "Byte/s", "Bytes/s"):
+            table[p + tail] = rate
+    return table
+
+
+def _rate_words() -> dict[str, str]:
+    """Case-insensitive word spellings ("Gigabit", "gigabits per second", "terabytes per second")."""
+    table: dict[str, str] = {}
+    for words, prefixes in (("bit", _BIT_PREFIX), ("byte", _BYTE_PREFIX)):
+        for p, unit in prefixes.items():
+            word = {"K": "kilo", "M": "mega", "G": "giga", "T": "tera"}[p] + words
+            for tail in ("s per second", " per second", "s/s", "/s", "s", ""):
+                table[word + tail] = f"{unit} / second"
+    return table
+
+
+RATE_SYMBOLS = _rate_symbols()
+RATE_WORDS = _rate_words()
+
+MEMORY_SYMBOLS = {
+    "MB": "megabyte",
+    "GB": "gigabyte",
+    "TB": "terabyte",
+    "MiB": "mebibyte",
+    "GiB": "gibibyte",
+    "TiB": "tebibyte",
+}
+
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_TIMES = r"\s*[x×X*]\s*"
+
+
+def _alternation(spellings: list[str]) -> str:
+    return "|".join(re.escape(s) for s in sorted(spellings, key=len, reverse=True))
+
+
+_UNIT = (
+    rf"(?P<sym>{_alternation(list(RATE_SYMBOLS))})(?![A-Za-z])"
+    rf"|(?i:(?P<word>{_alternation(list(RATE_WORDS))}))(?![A-Za-z])"
+)
+_FIGURE = re.compile(
+    rf"(?P<up_to>(?i:up\s+to)\s+)?(?<![\w.\-])"
+    rf"(?P<counts>(?:(?:{_NUM}){_TIMES})*)"
+    rf"(?P<value>{_NUM})"
+    rf"(?:\s*/\s*(?P<burst>{_NUM}))?"
+    rf"(?:\s*-?\s*(?:{_UNIT}))?"
+)
+_RANGE = re.compile(rf"(?:{_NUM})\s*[-–]\s*(?:{_NUM})")
+_PER = re.compile(r"(?i)\b(?:per|each|for each|every)[\s-]+(gpu|vm|node|nic|instance|port|link|host)s?\b")
+_PER_WORDS = {
+    "gpu": "gpu",
+    "vm": "node",
+    "node": "node",
+    "instance": "node",
+    "host": "node",
+    "nic": "nic",
+    "port": "nic",
+    "link": "nic",
+}
+_BIDIRECTIONAL = re.compile(r"(?i)\bbi-?directional\b")
+_UNIDIRECTIONAL = re.compile(r"(?i)\b(?:uni-?directional|each direction|per direction|one direction)\b")
+
+
+def to_number(text: str) -> float:
+    """'1,600' → 1600.0, '3.2' → 3.2. Raises ParseError for anything that is not one number."""
+    cleaned = text.strip().replace(",", "")
+    try:
+        return float(cleaned)
+    except ValueError:
+        raise ParseError(f"not a number: {text!r}") from None
+
+
+def _clean_float(x: float) -> float:
+    """Drop binary noise from unit arithmetic (3.2 Tb/s → 3200.0000000000005 Gb/s → 3200.0)."""
+    return float(f"{x:.12g}")
+
+
+@dataclass(frozen=True)
+class Bandwidth:
+    """One bandwidth figure as a provider wrote it, with its qualifiers.
+
+    ``each`` is one link's rate; ``count`` multiplies it ("4x 100 Gigabit" is 4 x 100 Gbit/s).
+    ``burst`` is the second figure of a "baseline / burst" pair. ``per`` says what the figure is for
+    (gpu, nic, node) and ``direction`` whether it is bidirectional, each only where the text says so.
+    """
+
+    text: str
+    each: pint.Quantity
+    count: int = 1
+    up_to: bool = False
+    burst: pint.Quantity | None = None
+    per: str | None = None
+    direction: str | None = None
+    span: tuple[int, int] = (0, 0)
+
+    @property
+    def total(self) -> pint.Quantity:
+        return self.each * self.count
+
+    @property
+    def is_bytes(self) -> bool:
+        return "byte" in str(self.each.units)
+
+    @property
+    def gbits_per_s(self) -> float:
+        """Total rate in Gbit/s."""
+        return _clean_float(self.total.to(GBIT_PER_S).magnitude)
+
+    @property
+    def gbytes_per_s(self) -> float:
+        """Total rate in GB/s."""
+        return _clean_float(self.total.to(GBYTE_PER_S).magnitude)
+
+    @property
+    def each_gbits_per_s(self) -> float:
+        return _clean_float(self.each.to(GBIT_PER_S).magnitude)
+
+    @property
+    def burst_gbits_per_s(self) -> float | None:
+        if self.burst is None:
+            return None
+        return _clean_float(self.burst.to(GBIT_PER_S).magnitude)
+
+    @property
+    def qualifiers(self) -> str:
+        """What the text says about the figure besides its number, e.g. 'up to; 4 x 100 Gbit/s'."""
+        parts = []
+        if self.up_to:
+            parts.append("up to")
+        if self.count > 1:
+            parts.append(f"{self.count} x {self.each.magnitude:g} {_short(self.each)}")
+        if self.burst is not None:
+            parts.append(f"baseline; burst {self.burst.magnitude:g} {_short(self.burst)}")
+        if self.per:
+            parts.append(f"per {self.per}")
+        if self.direction:
+            parts.append(self.direction)
+        return "; ".join(parts)
+
+    def reread_in(self, unit: str | pint.Unit) -> Bandwidth:
+        """The same numbers in another unit (for pages whose printed unit is wrong)."""
+        return replace(
+            self,
+            each=Quantity(self.each.magnitude, unit),
+            burst=None if self.burst is None else Quantity(self.burst.magnitude, unit),
+        )
+
+    def reread_as_bits(self) -> Bandwidth:
+        """The same figure with its byte unit read as bits (for pages that print GB/s for Gb/s)."""
+        return self.reread_in(str(self.each.units).replace("byte", "bit"))
+
+
+def _short(quantity: pint.Quantity) -> str:
+    """'gigabit / second' → 'Gbit/s', 'terabyte / second' → 'TB/s'."""
+    return f"{quantity.units:~}".replace(" / ", "/")
+
+
+def _unit_of(match: re.Match[str], default_unit: str | None) -> str | None:
+    if match.group("sym"):
+        return RATE_SYMBOLS[match.group("sym")]
+    if match.group("word"):
+        return RATE_WORDS[match.group("word").lower()]
+    glued_to_word = match.string[match.end() : match.end() + 1].isalpha()  # "80GB", "v5"
+    return None if glued_to_word else default_unit
+
+
+def _qualifiers(text: str) -> tuple[str | None, str | None]:
+    per_match = _PER.search(text)
+    per = _PER_WORDS[per_match.group(1).lower()] if per_match else None
+    direction = None
+    if _BIDIRECTIONAL.search(text):
+        direction = "bidirectional"
+    elif _UNIDIRECTIONAL.search(text):
+        direction = "unidirectional"
+    return per, direction
+
+
+def _figure(match: re.Match[str], unit: str, text: str) -> Bandwidth:
+    counts = [to_number(c) for c in re.split(_TIMES, match.group("counts")) if c.strip()]
+    count = 1
+    for c in counts:
+        if c != int(c) or c <= 0:
+            raise ParseError(f"link count must be a positive whole number in {text!r}")
+        count *= int(c)
+    burst = match.group("burst")
+    per, direction = _qualifiers(text)
+    return Bandwidth(
+        text=text,
+        each=Quantity(to_number(match.group("value")), unit),
+        count=count,
+        up_to=bool(match.group("up_to")),
+        burst=None if burst is None else Quantity(to_number(burst), unit),
+        per=per,
+        direction=direction,
+        span=match.span(),
+    )
+
+
+def find_bandwidths(text: str) -> list[Bandwidth]:
+    """Every figure in running text that carries a rate unit ("3.2 Tbps", "4× 400 Gb/s").
+
+    Qualifiers are read from the whole ``text``; pass a sentence, not a page, when they matter.
+    """
+    found = []
+    for match in _FIGURE.finditer(text):
+        unit = _unit_of(match, None)
+        if unit is not None:
+            found.append(_figure(match, unit, text))
+    return found
+
+
+def parse_bandwidth(text: str, *, default_unit: str | None = None) -> Bandwidth:
+    """Parse one bandwidth figure such as '4x 100 Gigabit', '3.2Tb/s', 'Up to 25 Gigabit' or '2.5 / 10.0'.
+
+    ``default_unit`` (a key of RATE_SYMBOLS, e.g. "Gbps", as a table header states it) applies when
+    the cell has no unit of its own. Raises ParseError when the text holds no figure, more than one,
+    a range, or a bare number with no unit to give it.
+    """
+    if not text or not text.strip():
+        raise ParseError("empty bandwidth text")
+    if _RANGE.search(text) and not re.search(r"\d\s*/\s*\d", text):
+        raise ParseError(f"a range, not one bandwidth: {text!r}")
+    default = None
+    if default_unit is not None:
+        default = RATE_SYMBOLS.get(default_unit) or RATE_WORDS.get(default_unit.lower())
+        if default is None:
+            raise ParseError(f"unknown default unit {default_unit!r}")
+    matches = [m for m in _FIGURE.finditer(text) if _unit_of(m, default) is not None]
+    if not matches:
+        raise ParseError(f"no bandwidth figure with a unit in {text!r}")
+    if len(matches) > 1:
+        raise ParseError(f"{len(matches)} bandwidth figures in {text!r}; expected one")
+    return _figure(matches[0], _unit_of(matches[0], default), text)  # type: ignore[arg-type]
+
+
+def unit_key(spelling: str) -> str:
+    """The pint unit a rate spelling means ('Gbps' → 'gigabit / second'); ParseError if unknown."""
+    unit = RATE_SYMBOLS.get(spelling) or RATE_WORDS.get(spelling.lower())
+    if unit is None:
+        raise ParseError(f"unknown rate unit {spelling!r}")
+    return unit
+
+
+def gbits_to_gbytes(gbits_per_s: float) -> float:
+    """Gbit/s → GB/s (÷ 8), through pint."""
+    return _clean_float(Quantity(gbits_per_s, GBIT_PER_S).to(GBYTE_PER_S).magnitude)
+
+
+def gbytes_to_gbits(gbytes_per_s: float) -> float:
+    """GB/s → Gbit/s (× 8), through pint."""
+    return _clean_float(Quantity(gbytes_per_s, GBYTE_PER_S).to(GBIT_PER_S).magnitude)
+
+
+_MEMORY = re.compile(rf"(?P<value>{_NUM})\s*(?P<unit>{_alternation(list(MEMORY_SYMBOLS))})(?![A-Za-z/])")
+
+
+def find_memory_gb(text: str) -> list[float]:
+    """Every memory size in ``text`` ('80 GiB', '(141GB)') converted to GB (10^9 bytes)."""
+    return [
+        _clean_float(Quantity(to_number(m.group("value")), MEMORY_SYMBOLS[m.group("unit")]).to(GB).magnitude)
+        for m in _MEMORY.finditer(text)
+    ]
+
+
+def parse_memory_gb(text: str) -> float:
+    """One memory size in GB: '22 GiB' → 23.622320128, '(80GB)' → 80.0. ParseError otherwise."""
+    sizes = find_memory_gb(text)
+    if len(sizes) != 1:
+        raise ParseError(f"expected one memory size in {text!r}, found {len(sizes)}")
+    return sizes[0]
+
+
+_COUNT = re.compile(r"^\s*(?:(?P<num>\d+)\s*/\s*(?P<den>\d+)|(?P<dec>\d+(?:\.\d+)?|\.\d+))\s*$")
+
+
+def parse_gpu_count(text: str) -> Fraction:
+    """A GPU count as written: '8', '8.0', '1/6' or '0.125', kept exact (never rounded to 1)."""
+    match = _COUNT.match(text)
+    if not match:
+        raise ParseError(f"not a GPU count: {text!r}")
+    if match.group("dec") is not None:
+        value = Fraction(match.group("dec"))
+    else:
+        if int(match.group("den")) == 0:
+            raise ParseError(f"zero denominator in GPU count {text!r}")
+        value = Fraction(int(match.group("num")), int(match.group("den")))
+    if value <= 0:
+        raise ParseError(f"GPU count must be positive: {text!r}")
+    return value

@@ -1,0 +1,98 @@
+"""The link, fabric and basis vocabulary of the catalog, and the words providers use for them."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+
+class Link(StrEnum):
+    """How the GPUs inside one instance talk to each other."""
+
+    NVSWITCH = "nvswitch"
+    NVLINK = "nvlink"
+    NVLINK_BRIDGE = "nvlink-bridge"
+    PCIE = "pcie"
+    INFINITY_FABRIC = "infinity-fabric"
+    SINGLE_GPU = "single-gpu"
+    UNKNOWN = "unknown"
+
+
+class Fabric(StrEnum):
+    """The network that carries GPU traffic between instances."""
+
+    INFINIBAND = "infiniband"
+    EFA = "efa"
+    ROCE = "roce"
+    GPUDIRECT_TCPX = "gpudirect-tcpx"
+    GPUDIRECT_TCPXO = "gpudirect-tcpxo"
+    ETHERNET = "ethernet"
+    NONE = "none"
+    UNKNOWN = "unknown"
+
+
+class Basis(StrEnum):
+    """Where a figure came from."""
+
+    STATED = "stated"  # the provider's document says it
+    INFERRED = "inferred"  # derived from the GPU model's datasheet or a named standard
+    MISSING = "missing"  # nobody states it; stored as NULL and flagged
+    NOT_APPLICABLE = "not-applicable"  # e.g. GPU-to-GPU bandwidth of a single-GPU instance
+
+
+# Scale-up links, most specific first: "NVLink via NVSwitch" is nvswitch, "NVLink bridge" a bridge.
+_LINK_WORDS: tuple[tuple[re.Pattern[str], Link], ...] = (
+    (re.compile(r"(?i)nv\s*switch"), Link.NVSWITCH),
+    (re.compile(r"(?i)nv\s*link[\s-]*bridge"), Link.NVLINK_BRIDGE),
+    (re.compile(r"(?i)nv\s*link"), Link.NVLINK),
+    (re.compile(r"(?i)infinity\s*fabric"), Link.INFINITY_FABRIC),
+    (re.compile(r"(?i)\bpci-?e(?:xpress)?\b"), Link.PCIE),
+)
+
+# Scale-out fabrics, most specific first: TCPXO before TCPX, RoCE before plain Ethernet.
+_FABRIC_WORDS: tuple[tuple[re.Pattern[str], Fabric], ...] = (
+    (re.compile(r"(?i)gpudirect[\s-]*tcpxo"), Fabric.GPUDIRECT_TCPXO),
+    (re.compile(r"(?i)gpudirect[\s-]*tcpx\b"), Fabric.GPUDIRECT_TCPX),
+    (re.compile(r"(?i)infini\s*band|\bIB\b"), Fabric.INFINIBAND),
+    (re.compile(r"(?i)\bEFA\b|elastic fabric adapter"), Fabric.EFA),
+    (re.compile(r"(?i)\broce\b|rdma over converged ethernet|\bm?rdma\b"), Fabric.ROCE),
+    (re.compile(r"(?i)ethernet"), Fabric.ETHERNET),
+)
+
+# InfiniBand 4x link rates by generation name, in Gbit/s (InfiniBand Trade Association roadmap).
+INFINIBAND_RATE_GBITS: dict[str, float] = {
+    "SDR": 10,
+    "DDR": 20,
+    "QDR": 40,
+    "FDR": 56,
+    "EDR": 100,
+    "HDR": 200,
+    "NDR": 400,
+    "XDR": 800,
+}
+INFINIBAND_RATE_SOURCE = "https://www.infinibandta.org/infiniband-roadmap/"
+
+# PCIe x16 bandwidth per GPU, both directions together, GB/s (PCI-SIG base specifications).
+PCIE_X16_GBYTES_PER_S: dict[int, float] = {3: 32, 4: 64, 5: 128, 6: 256}
+
+
+def link_from_text(text: str) -> Link | None:
+    """The scale-up link a phrase names ('NVLINK 4.0' → nvlink), or None."""
+    for pattern, link in _LINK_WORDS:
+        if pattern.search(text):
+            return link
+    return None
+
+
+def fabric_from_text(text: str) -> Fabric | None:
+    """The scale-out fabric a phrase names ('Quantum-2 CX7 InfiniBand' → infiniband), or None."""
+    for pattern, fabric in _FABRIC_WORDS:
+        if pattern.search(text):
+            return fabric
+    return None
+
+
+def infiniband_generation(text: str) -> str | None:
+    """The InfiniBand generation a phrase names ('HDR InfiniBand' → 'HDR'), or None."""
+    match = re.search(r"\b(" + "|".join(INFINIBAND_RATE_GBITS) + r")\b", text)
+    return match.group(1) if match else None
