@@ -1,0 +1,465 @@
+"""Microsoft Azure: the GPU size-series pages of the azure-compute-docs repository.
+
+Series pages are discovered from the four GPU family pages (plus series the family pages do not
+link yet), and their ``[!INCLUDE]`` directives are resolved against the page; a missing include
+is recorded as a 404, not fatal. Each series page holds per-size tables (the "Max Bandwidth
+(Mbps)" network table is the FRONT-END Ethernet) and a summary include whose prose states the
+NVLink and InfiniBand figures. Sizes with an 'r' capability letter are the RDMA (InfiniBand) ones.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from urllib.parse import urljoin
+
+from catalog.models import Claim, RawOffer
+from normalize.bounds import FRONTEND_MIN_GBITS_PER_S
+from normalize.errors import ParseError
+from normalize.gpus import GpuMatch, identify_gpu
+from normalize.units import find_memory_gb, parse_bandwidth, parse_gpu_count, parse_memory_gb, to_number
+from normalize.vocab import Basis, Fabric, Link
+from scrapers import azure_prose
+from scrapers.base import DocumentSet, LayoutError, Scraper
+from scrapers.claims import bandwidth_claim, fact
+from scrapers.http import Fetcher
+from scrapers.markdown import Table, body, clean, find_table, find_tables, markdown_tables, title
+
+log = logging.getLogger(__name__)
+
+ARTICLES = (
+    "https://raw.githubusercontent.com/MicrosoftDocs/azure-compute-docs/main/articles/virtual-machines/"
+)
+SIZES = ARTICLES + "sizes/gpu-accelerated/"
+FAMILY_PAGES = tuple(SIZES + f"{family}-family.md" for family in ("nc", "nd", "nv", "ng"))
+# Series the family pages do not link (yet): newer series appear in the docs before the family
+# pages are updated.
+KNOWN_SERIES = tuple(
+    SIZES + page
+    for page in (
+        "nd-gb200-v6-series.md",
+        "nd-gb300-v6-series.md",
+        "nd-h200-v5-series.md",
+        "nc-rtxpro6000-bse-v6-series.md",
+    )
+)
+INFINIBAND_PAGE = ARTICLES + "setup-infiniband.md"
+
+_SERIES_LINK = re.compile(r"\]\((?P<href>[^)\s]+-series\.md)\)")
+_INCLUDE = re.compile(r"\[!INCLUDE\s*\[[^\]]*\]\((?P<href>[^)\s]+)\)\]")
+_USED_INCLUDE = re.compile(r"-(?:summary|specs)\.md$")
+_SIZE = re.compile(r"^Standard_N[A-Z]*\d+(?P<caps>[a-z]*)")
+_HEADER_UNIT = re.compile(r"\((?P<unit>[A-Za-z/]+)\)\s*$")
+
+
+class Azure(Scraper):
+    name = "azure"
+    title = "Microsoft Azure"
+
+    async def fetch(self, fetcher: Fetcher) -> None:
+        families = await fetcher.get_all(list(FAMILY_PAGES), provider=self.name)
+        series = series_urls([(doc.url, doc.body or "") for doc in families])
+        pages = await fetcher.get_all(series, provider=self.name, required=False)
+        includes = sorted(
+            {url for page in pages if page.ok for url in include_urls(page.url, page.body or "")}
+        )
+        await fetcher.get_all([INFINIBAND_PAGE, *includes], provider=self.name, required=False)
+
+    def parse(self, documents: DocumentSet) -> list[RawOffer]:
+        rdma = azure_prose.rdma_generations(documents.optional_text(INFINIBAND_PAGE) or "")
+        offers: list[RawOffer] = []
+        for url in documents:
+            text = documents.optional_text(url)
+            if text is not None and is_series_page(url):
+                offers.extend(parse_series(url, text, documents, rdma))
+        if not offers:
+            raise LayoutError("no Azure GPU sizes found on any series page")
+        return offers
+
+
+def series_urls(family_pages: list[tuple[str, str]]) -> list[str]:
+    """Series pages linked from the family pages, then the known ones they do not link yet."""
+    urls = [urljoin(url, m.group("href")) for url, text in family_pages for m in _SERIES_LINK.finditer(text)]
+    return list(dict.fromkeys([*urls, *KNOWN_SERIES]))
+
+
+def include_urls(page_url: str, text: str) -> list[str]:
+    """The summary and specs includes a series page pulls in, resolved against the page."""
+    return [
+        urljoin(page_url, m.group("href"))
+        for m in _INCLUDE.finditer(text)
+        if _USED_INCLUDE.search(m.group("href"))
+    ]
+
+
+def is_series_page(url: str) -> bool:
+    return url.endswith("-series.md") and "/includes/" not in url
+
+
+def rdma_capable(size: str) -> bool:
+    """Azure's naming convention: sizes 'designated with r' are RDMA-capable (setup-infiniband)."""
+    match = _SIZE.match(size)
+    return bool(match and "r" in match.group("caps"))
+
+
+@dataclass(frozen=True)
+class Series:
+    """One series page with its includes resolved."""
+
+    url: str
+    name: str
+    tables: list[Table]
+    summary_url: str | None
+    summary: str
+    specs_url: str | None
+    specs: Table | None
+    missing_includes: tuple[str, ...]
+
+    def spec_row(self, part: str) -> tuple[str, ...] | None:
+        if self.specs is None:
+            return None
+        for row in self.specs.rows:
+            if clean(row[0]).lower() == part.lower():
+                return row
+        return None
+
+
+def load_series(url: str, text: str, documents: DocumentSet) -> Series:
+    """Read a series page and its summary/specs includes out of the stored documents."""
+    summary_url = specs_url = None
+    summary, specs, missing = "", None, []
+    for include in include_urls(url, text):
+        included = documents.optional_text(include)
+        if included is None:
+            missing.append(include.rsplit("/", 1)[-1])
+        elif include.endswith("-summary.md"):
+            summary_url, summary = include, body(included)
+        else:
+            specs_url = include
+            specs = find_table(markdown_tables(included), r"^Part$", r"^Quantity", r"^Specs")
+    name = re.sub(r"\s+sizes? series$", "", title(text), flags=re.IGNORECASE)
+    return Series(
+        url, name, markdown_tables(body(text)), summary_url, summary, specs_url, specs, tuple(missing)
+    )
+
+
+def _rows_by_size(tables: list[Table]) -> dict[str, tuple[Table, tuple[str, ...]]]:
+    rows: dict[str, tuple[Table, tuple[str, ...]]] = {}
+    for table in tables:
+        for row in table.rows:
+            if row and clean(row[0]).startswith("Standard_"):
+                rows[clean(row[0])] = (table, row)
+    return rows
+
+
+def parse_series(url: str, text: str, documents: DocumentSet, rdma: dict[str, str]) -> list[RawOffer]:
+    """One RawOffer per size on a series page."""
+    series = load_series(url, text, documents)
+    sizes = list(_rows_by_size(find_tables(series.tables, r"^Size Name$")))
+    accelerators = _rows_by_size(find_tables(series.tables, r"^Size Name$", r"^Accelerators"))
+    network = _rows_by_size(find_tables(series.tables, r"^Size Name$", r"NICs"))
+    if not accelerators:
+        raise LayoutError(f"{url}: no accelerators table (a 'Size Name' + 'Accelerators' table)")
+    offers = []
+    for size in sizes:
+        if size not in accelerators:
+            log.warning("Skipping azure size %s: not in the accelerators table of %s", size, url)
+            continue
+        try:
+            offers.append(_offer(series, size, accelerators[size], network.get(size), rdma))
+        except ParseError as exc:
+            log.warning("Skipping azure size %s: %s", size, exc)
+    return offers
+
+
+def _offer(
+    series: Series,
+    size: str,
+    accel: tuple[Table, tuple[str, ...]],
+    net: tuple[Table, tuple[str, ...]] | None,
+    rdma: dict[str, str],
+) -> RawOffer:
+    gpu_claims, gpu_count, notes = _gpu_claims(series, size, *accel)
+    claims = list(gpu_claims)
+    frontend: list[Claim] = []
+    if net is not None:
+        frontend = _frontend_claims(series, *net)
+        claims += frontend + _scale_claims(series, *net)
+    prose = azure_prose.claims(series.summary, series.summary_url or series.url, gpu_count)
+    claims += [
+        c for c in prose if c.field not in ("inter_node_gbits_per_s", "inter_node_fabric", "nic_count")
+    ]
+    if rdma_capable(size):
+        fabric = [c for c in prose if c.field in ("inter_node_gbits_per_s", "inter_node_fabric", "nic_count")]
+        claims += fabric or azure_prose.rdma_claims(series.name, rdma, INFINIBAND_PAGE)
+    else:
+        claims += _ethernet_claims(series, size, frontend)
+    if series.missing_includes:
+        notes.append("missing includes: " + ", ".join(series.missing_includes))
+    return RawOffer(
+        provider="azure", instance_type=size, source_url=series.url, claims=tuple(claims), notes=tuple(notes)
+    )
+
+
+def _gpu_identity(
+    series: Series, memory_hint_gb: float | None, count: float | None, stated_link: Link | None
+) -> tuple[GpuMatch, str, str]:
+    """The GPU, the quote that names it, and that quote's URL: the specs table, else the summary."""
+    row = series.spec_row("Accelerators")
+    spec_text = clean(row[2]) if row is not None and len(row) > 2 else ""
+    # An 8-GPU VM whose GPUs talk over NVLink is an SXM board, whatever the chip name says.
+    form = "SXM" if stated_link in (Link.NVLINK, Link.NVSWITCH) and (count or 0) > 2 else None
+    candidates = []
+    if spec_text:
+        candidates.append((f"{spec_text} {series.name}", row[2].strip(), series.specs_url))  # type: ignore[index]
+    for sentence in azure_prose.gpu_sentences(series.summary):
+        candidates.append((f"{sentence} {series.name}", sentence, series.summary_url))
+    for name, quote, url in candidates:
+        memory = memory_hint_gb or next(iter(find_memory_gb(name)), None)
+        try:
+            return identify_gpu(name, memory_gb=memory, form_factor=form), quote, url or series.url
+        except ParseError:
+            continue
+    raise ParseError(f"{series.url}: no GPU model named in the specs table or summary")
+
+
+def _gpu_claims(series: Series, size: str, table: Table, row: tuple[str, ...]):
+    count_raw = table.cell(row, r"^Accelerators")
+    memory_col = table.column(r"^Accelerator.?Memory")
+    memory_raw = row[memory_col] if memory_col < len(row) else ""
+    context = f"{series.name} › Accelerators"
+    claims, notes = [], []
+    count, count_quote, count_url = None, count_raw, series.url
+    if clean(count_raw):
+        count = float(parse_gpu_count(clean(count_raw)))
+    else:
+        spec = series.spec_row("Accelerators")
+        quantity = clean(spec[1]) if spec is not None else ""
+        if re.fullmatch(r"\d+(?:\s*GPUs?)?", quantity):
+            count = float(re.match(r"\d+", quantity).group())  # type: ignore[union-attr]
+            count_quote, count_url = spec[1].strip(), series.specs_url or series.url  # type: ignore[index]
+            notes.append("GPU count taken from the host specifications table (size table cell empty)")
+    stated_link = next(
+        (
+            Link(c.value)
+            for c in azure_prose.claims(series.summary, series.url, count)
+            if c.field == "intra_node_link"
+        ),
+        None,
+    )
+    per_gpu_gb, memory_note = _per_gpu_memory(series, memory_raw, table, count, stated_link)
+    gpu, gpu_quote, gpu_url = _gpu_identity(series, per_gpu_gb, count, stated_link)
+    claims.append(fact("gpu_model", gpu.id, quote=gpu_quote, source_url=gpu_url, context=context))
+    if count is not None:
+        claims.append(fact("gpu_count", count, quote=count_quote, source_url=count_url, context=context))
+    if per_gpu_gb is not None:
+        claims.append(
+            fact(
+                "gpu_memory_gb",
+                per_gpu_gb,
+                quote=memory_raw.strip(),
+                source_url=series.url,
+                context=f"{context} › {table.clean_headers[memory_col]}",
+                qualifiers=memory_note,
+            )
+        )
+    if memory_note.startswith("per GPU as printed"):
+        notes.append(f"the accelerator-memory column of {size} gives the per-GPU figure, not the VM total")
+    return claims, count, notes
+
+
+def _spec_memory_gb(series: Series) -> float | None:
+    row = series.spec_row("Accelerators")
+    sizes = find_memory_gb(clean(row[2])) if row is not None and len(row) > 2 else []
+    if not sizes:
+        sizes = [m for s in azure_prose.gpu_sentences(series.summary) for m in find_memory_gb(s)]
+    return sizes[0] if sizes else None
+
+
+def _per_gpu_memory(
+    series: Series, memory_raw: str, table: Table, count: float | None, stated_link: Link | None
+) -> tuple[float | None, str]:
+    """Per-GPU memory from the VM figure. Most pages print the VM total; some the per-GPU size."""
+    if not clean(memory_raw):
+        return None, ""
+    header = table.clean_headers[table.column(r"^Accelerator.?Memory")]
+    unit = _HEADER_UNIT.search(header)
+    printed = parse_memory_gb(f"{clean(memory_raw)} {unit.group('unit') if unit else 'GB'}")
+    if not count:
+        return None, ""
+    as_total = printed / count
+    reference = _spec_memory_gb(series)
+    if reference is None:
+        try:
+            spec = identify_gpu(f"{series.name} {series.summary}", form_factor=None).spec
+            reference = spec.memory_gb if spec else None
+        except ParseError:
+            reference = None
+    if count > 1 and reference is not None and abs(printed - reference) < abs(as_total - reference):
+        return printed, "per GPU as printed (the column holds the per-GPU size here)"
+    return as_total, f"VM total {clean(memory_raw)} / {count:g} GPUs"
+
+
+def _column_unit(table: Table, pattern: str) -> str:
+    header = table.clean_headers[table.column(pattern)]
+    match = _HEADER_UNIT.search(header)
+    if match is None:
+        raise ParseError(f"no unit in header {header!r}")
+    return match.group("unit")
+
+
+def _frontend_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[Claim]:
+    """Front-end Ethernet: the network table's bandwidth, checked against the specs table."""
+    claims = []
+    nic_pattern = r"Front-end NICs|^Max NICs"
+    if table.has_column(nic_pattern) and clean(table.cell(row, nic_pattern)).isdigit():
+        raw = table.cell(row, nic_pattern)
+        claims.append(
+            fact(
+                "frontend_nic_count",
+                int(clean(raw)),
+                quote=raw,
+                source_url=series.url,
+                context=f"{series.name} › Network",
+            )
+        )
+    pattern = r"^Max (?:Front-end |Network )?Bandwidth"
+    if not table.has_column(pattern) or not clean(table.cell(row, pattern)):
+        return claims
+    raw = table.cell(row, pattern)
+    header = table.clean_headers[table.column(pattern)]
+    printed = parse_bandwidth(clean(raw), default_unit=_column_unit(table, pattern))
+    context = f"{series.name} › Network › {header}"
+    spec = _spec_network(series)
+    if spec is not None and printed.gbits_per_s < FRONTEND_MIN_GBITS_PER_S:
+        reread = printed.reread_in(spec[0].each.units)
+        if abs(reread.gbits_per_s - spec[0].gbits_per_s) < 1e-9:
+            claims.append(
+                bandwidth_claim(
+                    "frontend_gbits_per_s",
+                    reread,
+                    quote=raw,
+                    source_url=series.url,
+                    context=context,
+                    unit_suspect=True,
+                    extra_qualifiers=f"header says {header}; read in the specs table's unit",
+                )
+            )
+            printed = None  # type: ignore[assignment]
+    if printed is not None:
+        claims.append(
+            bandwidth_claim(
+                "frontend_gbits_per_s", printed, quote=raw, source_url=series.url, context=context
+            )
+        )
+    if spec is not None:
+        claims.append(
+            bandwidth_claim(
+                "frontend_gbits_per_s",
+                spec[0],
+                quote=spec[1],
+                source_url=series.specs_url or series.url,
+                context=f"{series.name} › Host specifications › Network",
+            )
+        )
+    return claims
+
+
+def _spec_network(series: Series):
+    """The specs table's network figure when it is one figure (not a range), with its quote."""
+    row = series.spec_row("Network")
+    if row is None or len(row) < 3:
+        return None
+    text = clean(row[2]).split(" Interfaces:")[0]
+    try:
+        return parse_bandwidth(text), row[2].strip()
+    except ParseError:
+        return None
+
+
+def _scale_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[Claim]:
+    """GB200/GB300 scale-up and scale-out columns, sorted by magnitude, not by their labels."""
+    claims = []
+    for label, bw_pattern, nic_pattern in (
+        ("Scale-Up", r"Scale-Up Bandwidth", r"Scale-up NICS"),
+        ("Scale-Out", r"Scale-Out Bandwidth", r"Scale-out NICS"),
+    ):
+        if not table.has_column(bw_pattern) or not clean(table.cell(row, bw_pattern)):
+            continue
+        raw = table.cell(row, bw_pattern)
+        header = table.clean_headers[table.column(bw_pattern)]
+        figure = parse_bandwidth(clean(raw), default_unit=_column_unit(table, bw_pattern))
+        nics = int(to_number(clean(table.cell(row, nic_pattern)))) if table.has_column(nic_pattern) else 1
+        context = f"{series.name} › Network › {header}"
+        if figure.each.to("gigabyte / second").magnitude >= 200:  # NVLink-class: a scale-up link
+            claims.append(
+                bandwidth_claim(
+                    "intra_node_gbytes_per_s",
+                    figure,
+                    quote=raw,
+                    source_url=series.url,
+                    context=context,
+                    unit_suspect=label != "Scale-Up",
+                    extra_qualifiers="per GPU"
+                    + ("" if label == "Scale-Up" else f"; printed under {label}, NVLink by magnitude"),
+                )
+            )
+            continue
+        total = (
+            figure
+            if figure.count > 1
+            else parse_bandwidth(f"{nics} x {clean(raw)}", default_unit=_column_unit(table, bw_pattern))
+        )
+        claims.append(
+            bandwidth_claim(
+                "inter_node_gbits_per_s",
+                total,
+                quote=raw,
+                source_url=series.url,
+                context=context,
+                unit_suspect=label != "Scale-Out",
+                extra_qualifiers=f"{nics} NICs"
+                + ("" if label == "Scale-Out" else f"; printed under {label}, InfiniBand by magnitude"),
+            )
+        )
+        claims.append(
+            fact(
+                "nic_count",
+                nics,
+                quote=table.cell(row, nic_pattern),
+                source_url=series.url,
+                context=f"{series.name} › Network",
+            )
+        )
+    return claims
+
+
+def _ethernet_claims(series: Series, size: str, frontend: list[Claim]) -> list[Claim]:
+    """A size without RDMA reaches other VMs over its front-end Ethernet only."""
+    claims = [
+        fact(
+            "inter_node_fabric",
+            Fabric.ETHERNET.value,
+            quote=size,
+            source_url=series.url,
+            context="size name without the 'r' (RDMA) capability letter",
+            qualifiers="front-end Ethernet only",
+        )
+    ]
+    stated = [c for c in frontend if c.field == "frontend_gbits_per_s"]
+    if stated:
+        first = stated[0]
+        claims.append(
+            Claim(
+                "inter_node_gbits_per_s",
+                first.value,
+                first.quote,
+                first.source_url,
+                first.context,
+                Basis.STATED,
+                "front-end Ethernet; no RDMA fabric",
+                first.unit_suspect,
+            )
+        )
+    return claims

@@ -1,0 +1,61 @@
+"""Small constructors that turn parsed figures into claims in the unit their field names."""
+
+from __future__ import annotations
+
+from catalog.models import Claim
+from normalize.units import Bandwidth
+from normalize.vocab import Basis
+
+
+def bandwidth_claim(
+    field: str,
+    bandwidth: Bandwidth,
+    *,
+    quote: str,
+    source_url: str,
+    context: str = "",
+    basis: Basis = Basis.STATED,
+    unit_suspect: bool = False,
+    extra_qualifiers: str = "",
+    baseline_only: bool = False,
+) -> Claim:
+    """A claim for a ``*_gbits_per_s`` or ``*_gbytes_per_s`` field, converted through pint."""
+    if field.endswith("_gbits_per_s"):
+        value = bandwidth.gbits_per_s
+    elif field.endswith("_gbytes_per_s"):
+        value = bandwidth.gbytes_per_s
+    else:
+        raise ValueError(f"{field} is not a bandwidth field")
+    qualifiers = "; ".join(q for q in (bandwidth.qualifiers, extra_qualifiers) if q)
+    return Claim(
+        field=field,
+        value=value,
+        quote=quote,
+        source_url=source_url,
+        context=context,
+        basis=basis,
+        qualifiers=qualifiers,
+        unit_suspect=unit_suspect,
+    )
+
+
+def fact(
+    field: str,
+    value: float | str,
+    *,
+    quote: str,
+    source_url: str,
+    context: str = "",
+    basis: Basis = Basis.STATED,
+    qualifiers: str = "",
+) -> Claim:
+    """A claim for a count, size or vocabulary field."""
+    return Claim(
+        field=field,
+        value=value if isinstance(value, str) else float(value),
+        quote=quote,
+        source_url=source_url,
+        context=context,
+        basis=basis,
+        qualifiers=qualifiers,
+    )

@@ -1,0 +1,215 @@
+"""The one place the project does network I/O: a configured client and a fetcher around it.
+
+``make_client`` builds the single ``httpx.AsyncClient`` a refresh uses: explicit timeouts, a
+descriptive User-Agent, gzip, redirects, connect retries, and either the network or a mirror
+directory as its transport. ``Fetcher`` adds what every provider needs and none should rewrite:
+bounded concurrency, backoff on 429/5xx and timeouts (honouring Retry-After), conditional GET
+with the validators of the previous refresh, and handing every document to a sink that stores it
+raw before anything parses it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+from scrapers.base import Document, FetchError
+
+log = logging.getLogger(__name__)
+
+USER_AGENT = (
+    "interconnect-catalog/0.1 (GPU interconnect catalog; "
+    "+https://github.com/interconnect-catalog/interconnect-catalog)"
+)
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=30.0, write=10.0, pool=60.0)
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+def utcnow() -> datetime:
+    """Naive UTC now, the catalog's timestamp convention."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class MirrorTransport(httpx.AsyncBaseTransport):
+    """Serve ``https://<host>/<path>`` from ``<root>/<host>/<path>``; a missing file is a 404."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+
+    def path_for(self, url: httpx.URL | str) -> Path:
+        parts = urlsplit(str(url))
+        candidate = (self.root / parts.netloc / parts.path.lstrip("/")).resolve()
+        if not candidate.is_relative_to(self.root):
+            raise ValueError(f"{url} maps outside the mirror")
+        return candidate
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            path = self.path_for(request.url)
+        except ValueError:
+            return httpx.Response(400, request=request)
+        if not path.is_file():
+            return httpx.Response(404, text="not in mirror", request=request)
+        return httpx.Response(200, content=path.read_bytes(), request=request)
+
+
+def make_client(
+    *,
+    mirror: Path | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+) -> httpx.AsyncClient:
+    """The refresh's one HTTP client: the network, a mirror directory, or a given transport."""
+    if transport is None:
+        transport = MirrorTransport(mirror) if mirror else httpx.AsyncHTTPTransport(retries=2)
+    return httpx.AsyncClient(
+        transport=transport,
+        timeout=timeout,
+        headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip"},
+        follow_redirects=True,
+    )
+
+
+def retry_after_s(response: httpx.Response, *, now: datetime | None = None) -> float | None:
+    """Seconds a 429/503 asks us to wait (delta-seconds or HTTP-date), or None."""
+    value = response.headers.get("Retry-After")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+class Fetcher:
+    """Fetch documents through one client, politely and with retries, and store each one.
+
+    ``previous`` holds the documents of the last refresh by URL; their ETag/Last-Modified make
+    each request conditional and a 304 reuses their body. ``sink`` receives every document, ok or
+    not, before the parser sees it. ``sleep`` is injectable so tests never wait.
+    """
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        *,
+        previous: Mapping[str, Document] | None = None,
+        sink: Callable[[Document], None] | None = None,
+        max_attempts: int = 4,
+        backoff_s: float = 0.5,
+        max_wait_s: float = 60.0,
+        concurrency: int = 8,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.client = client
+        self.previous = previous or {}
+        self.sink = sink
+        self.max_attempts = max_attempts
+        self.backoff_s = backoff_s
+        self.max_wait_s = max_wait_s
+        self.sleep = sleep
+        self.clock = clock
+        self._slots = asyncio.Semaphore(concurrency)
+
+    def _conditional_headers(self, url: str) -> dict[str, str]:
+        prev = self.previous.get(url)
+        if prev is None or not prev.ok:
+            return {}
+        headers = {}
+        if prev.etag:
+            headers["If-None-Match"] = prev.etag
+        if prev.last_modified:
+            headers["If-Modified-Since"] = prev.last_modified
+        return headers
+
+    def _wait_s(self, attempt: int, response: httpx.Response | None) -> float:
+        asked = retry_after_s(response) if response is not None else None
+        wait = asked if asked is not None else self.backoff_s * 2 ** (attempt - 1)
+        return min(wait, self.max_wait_s)
+
+    def _document(self, url: str, provider: str, response: httpx.Response, attempts: int) -> Document:
+        prev = self.previous.get(url)
+        if response.status_code == 304 and prev is not None and prev.ok:
+            return Document(
+                url=url,
+                provider=provider,
+                status=304,
+                fetched_at=self.clock(),
+                body=prev.body,
+                sha256=prev.sha256,
+                etag=response.headers.get("ETag", prev.etag),
+                last_modified=response.headers.get("Last-Modified", prev.last_modified),
+                from_cache=True,
+                attempts=attempts,
+                bytes_received=0,
+            )
+        body = response.text if response.status_code == 200 else None
+        content = response.content
+        return Document(
+            url=url,
+            provider=provider,
+            status=response.status_code,
+            fetched_at=self.clock(),
+            body=body,
+            sha256=hashlib.sha256(content).hexdigest() if body is not None else None,
+            etag=response.headers.get("ETag"),
+            last_modified=response.headers.get("Last-Modified"),
+            error=None if body is not None else f"HTTP {response.status_code}",
+            attempts=attempts,
+            bytes_received=len(content),
+        )
+
+    async def _attempts(self, url: str, provider: str) -> Document:
+        error = "no attempt made"
+        for attempt in range(1, self.max_attempts + 1):
+            response = None
+            try:
+                response = await self.client.get(url, headers=self._conditional_headers(url))
+            except httpx.TransportError as exc:  # timeouts, refused, reset, truncated body
+                error = f"{type(exc).__name__}: {exc}".rstrip(": ")
+            else:
+                if response.status_code not in RETRY_STATUSES:
+                    return self._document(url, provider, response, attempt)
+                error = f"HTTP {response.status_code}"
+            if attempt < self.max_attempts:
+                wait = self._wait_s(attempt, response)
+                log.info("%s: %s, retry %d in %.1fs", url, error, attempt, wait)
+                await self.sleep(wait)
+        return Document(
+            url=url,
+            provider=provider,
+            status=response.status_code if response else 0,
+            fetched_at=self.clock(),
+            error=error,
+            attempts=self.max_attempts,
+        )
+
+    async def get(self, url: str, *, provider: str, required: bool = True) -> Document:
+        """Fetch one URL and store the result. FetchError if it is required and not ok."""
+        async with self._slots:
+            doc = await self._attempts(url, provider)
+        if self.sink is not None:
+            self.sink(doc)
+        if required and not doc.ok:
+            raise FetchError(f"{url}: {doc.error or f'HTTP {doc.status}'}")
+        return doc
+
+    async def get_all(self, urls: list[str], *, provider: str, required: bool = True) -> list[Document]:
+        """Fetch several URLs concurrently (within the fetcher's bound), in the order given."""
+        return list(await asyncio.gather(*(self.get(u, provider=provider, required=required) for u in urls)))
