@@ -1,0 +1,5 @@
+import sys
+
+from catalog.cli import main
+
+sys.exit(main())

@@ -1,0 +1,184 @@
+"""Command line: ``python -m catalog refresh | reparse | query | export | seed | providers``.
+
+Exit codes: 0 success; 1 a provider failed (its last good rows are kept, marked stale) or the
+catalog could not be read; 2 bad usage or SQL; 3 another refresh holds the lock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+
+import duckdb
+
+from catalog import pipeline, snapshot
+from catalog.lock import LockHeld, refresh_lock
+from catalog.store import connect_readonly
+from scrapers import REGISTRY
+from scrapers.base import Document
+from scrapers.http import make_client
+
+DEFAULT_DB = Path(os.environ.get("INTERCONNECT_CATALOG_DB", "data/catalog.duckdb"))
+EXIT_USAGE = 2
+EXIT_LOCKED = 3
+EXPORT_FORMATS = {
+    "csv": "(FORMAT CSV, HEADER)",
+    "parquet": "(FORMAT PARQUET)",
+    "json": "(FORMAT JSON, ARRAY true)",
+}
+
+
+def _progress(stream):
+    def show(doc: Document) -> None:
+        size = (
+            f"{doc.bytes_received / 1000:7.1f} kB"
+            if doc.bytes_received
+            else "   cached"
+            if doc.from_cache
+            else "         "
+        )
+        status = f"{doc.status:3d}" if doc.status else "ERR"
+        note = f"  ({doc.error})" if doc.error else ""
+        print(f"  {doc.provider:<8} {status} {size}  {doc.url}{note}", file=stream, flush=True)
+
+    return show
+
+
+def _summary(report: pipeline.RefreshReport) -> str:
+    lines = [f"{'provider':<10} {'docs':>5} {'before':>7} {'after':>6}  {'outcome':<8} cause"]
+    for o in report.outcomes:
+        lines.append(
+            f"{o.provider:<10} {o.documents:>5} {o.rows_before:>7} {o.rows_after:>6}  "
+            f"{o.outcome:<8} {o.cause or ''}"
+        )
+    seconds = (report.finished_at - report.started_at).total_seconds()
+    lines.append(f"refresh {report.refresh_id} ({report.mode}) took {seconds:.2f}s; exit {report.exit_code}")
+    return "\n".join(lines)
+
+
+def cmd_refresh(args: argparse.Namespace) -> int:
+    mode = "reparse" if args.command == "reparse" else ("mirror" if args.mirror else "live")
+    if args.mirror and not Path(args.mirror).is_dir():
+        print(f"error: mirror directory {args.mirror} does not exist", file=sys.stderr)
+        return EXIT_USAGE
+    progress = None if args.quiet else _progress(sys.stderr)
+    try:
+        with refresh_lock(args.db):
+            report = asyncio.run(_run_refresh(args, mode, progress))
+    except LockHeld as exc:
+        print(f"error: {exc}; not starting a second one", file=sys.stderr)
+        return EXIT_LOCKED
+    print(_summary(report), file=sys.stderr)
+    return report.exit_code
+
+
+async def _run_refresh(args, mode, progress) -> pipeline.RefreshReport:
+    async with make_client(mirror=Path(args.mirror) if getattr(args, "mirror", None) else None) as client:
+        return await pipeline.refresh(
+            args.db,
+            client,
+            providers=args.provider,
+            mode=mode,
+            on_document=progress,
+            replay=mode == "reparse",
+        )
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    try:
+        with connect_readonly(args.db) as con:
+            frame = con.execute(args.sql).df()
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except duckdb.Error as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "csv":
+        frame.to_csv(sys.stdout, index=False)
+    elif args.format == "json":
+        sys.stdout.write(frame.to_json(orient="records", date_format="iso") + "\n")
+    else:
+        print(frame.to_string(index=False) if len(frame) else "(no rows)")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    out = args.out or f"{args.table}.{args.format}"
+    try:
+        with connect_readonly(args.db) as con:
+            con.execute(f"COPY (SELECT * FROM {args.table}) TO '{out}' {EXPORT_FORMATS[args.format]}")
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.table} to {out}", file=sys.stderr)
+    return 0
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    if Path(args.db).exists() and not args.force:
+        print(f"{args.db} exists; keeping it (use --force to rebuild from {args.source})", file=sys.stderr)
+        return 0
+    rows = snapshot.load(Path(args.source), Path(args.db))
+    print(f"built {args.db} from {args.source}: {rows} instances", file=sys.stderr)
+    return 0
+
+
+def cmd_providers(args: argparse.Namespace) -> int:
+    for name, cls in REGISTRY.items():
+        print(f"{name:<10} {cls.source_kind:<8} {cls.title}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m catalog", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"catalog file (default {DEFAULT_DB})")
+        return p
+
+    refresh = with_db(sub.add_parser("refresh", help="fetch, parse and swap in a new catalog"))
+    refresh.add_argument("--mirror", help="read https://<host>/<path> from DIR/<host>/<path> (offline)")
+    refresh.add_argument(
+        "--provider", action="append", choices=list(REGISTRY), help="refresh only this provider (repeatable)"
+    )
+    refresh.add_argument("--quiet", action="store_true", help="no per-document progress")
+    refresh.set_defaults(func=cmd_refresh)
+
+    reparse = with_db(sub.add_parser("reparse", help="parse the stored documents again (no network)"))
+    reparse.add_argument("--provider", action="append", choices=list(REGISTRY))
+    reparse.add_argument("--quiet", action="store_true")
+    reparse.set_defaults(func=cmd_refresh, mirror=None)
+
+    query = with_db(sub.add_parser("query", help="run read-only SQL against the catalog"))
+    query.add_argument("sql")
+    query.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    query.set_defaults(func=cmd_query)
+
+    export = with_db(sub.add_parser("export", help="write a table to csv, parquet or json"))
+    export.add_argument("--format", choices=list(EXPORT_FORMATS), required=True)
+    export.add_argument(
+        "--table", choices=("instances", "claims", "current_claims", "fetches"), default="instances"
+    )
+    export.add_argument("--out", help="output file (default <table>.<format>)")
+    export.set_defaults(func=cmd_export)
+
+    seed = with_db(sub.add_parser("seed", help="build the catalog from the snapshot shipped in the repo"))
+    seed.add_argument("--from", dest="source", default=str(snapshot.DEFAULT_DIR))
+    seed.add_argument("--force", action="store_true", help="rebuild even if the catalog exists")
+    seed.set_defaults(func=cmd_seed)
+
+    providers = sub.add_parser("providers", help="list registered providers")
+    providers.set_defaults(func=cmd_providers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    return args.func(args)

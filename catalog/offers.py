@@ -1,0 +1,202 @@
+"""Turn a scraper's RawOffer into a catalog row.
+
+Each field is taken from its claims; what the provider leaves unsaid is inferred from the GPU's
+datasheet (and marked inferred, with the datasheet as its claim) or left missing and flagged.
+Two claims that disagree are both kept and the row is marked ``conflict``: never silently pick one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+
+from catalog.models import Claim, InstanceOffer, RawOffer
+from normalize.gpus import BY_ID, PCIE_OR_BRIDGE, GpuSpec
+from normalize.units import gbits_to_gbytes
+from normalize.vocab import Basis, Fabric, Link
+
+_SCALE_UP_LINKS = (Link.NVSWITCH, Link.NVLINK, Link.INFINITY_FABRIC)
+
+
+@dataclass(frozen=True)
+class _Intra:
+    link: Link
+    gbytes_per_s: float | None
+    basis: Basis
+    scale_up_domain_gpus: int | None
+    claims: tuple[Claim, ...] = ()
+    note: str | None = None
+
+
+def _same(a: float | str, b: float | str) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return math.isclose(a, b, rel_tol=1e-6)
+
+
+def _by_field(claims: list[Claim]) -> dict[str, list[Claim]]:
+    """Claims grouped by field, stated before inferred, in the order the scraper found them."""
+    grouped: dict[str, list[Claim]] = defaultdict(list)
+    for claim in sorted(claims, key=lambda c: c.basis != Basis.STATED):
+        grouped[claim.field].append(claim)
+    return grouped
+
+
+def _conflicts(grouped: dict[str, list[Claim]]) -> list[str]:
+    notes = []
+    for field_name, claims in grouped.items():
+        values = []
+        for claim in claims:
+            if not any(_same(claim.value, seen) for seen in values):
+                values.append(claim.value)
+        if len(values) > 1:
+            shown = " vs ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
+            notes.append(f"conflicting claims for {field_name}: {shown}")
+    return notes
+
+
+def _inferred(field_name: str, value: float, spec: GpuSpec) -> Claim:
+    return Claim(
+        field=field_name,
+        value=float(value),
+        quote=spec.datasheet_quote(),
+        source_url=spec.datasheet_url,
+        context=f"GPU datasheet ({spec.id})",
+        basis=Basis.INFERRED,
+    )
+
+
+def _refine(stated: Link | None, spec: GpuSpec | None) -> Link | None:
+    """A stated 'NVLink' on an NVSwitch board is nvswitch; on a bridged PCIe card, the bridge."""
+    if spec is None or stated is None:
+        return stated
+    if stated == Link.NVLINK and spec.link == Link.NVSWITCH:
+        return Link.NVSWITCH
+    if stated == Link.NVLINK and spec.link == PCIE_OR_BRIDGE:
+        return Link.NVLINK_BRIDGE
+    return stated
+
+
+def _domain(link: Link, spec: GpuSpec | None, gpu_count: float | None) -> int | None:
+    if link == Link.SINGLE_GPU or link == Link.PCIE:
+        return 1
+    if spec is not None and spec.rack_scale:
+        return spec.scale_up_domain_gpus
+    if link in _SCALE_UP_LINKS or link == Link.NVLINK_BRIDGE:
+        if gpu_count is None:
+            return None
+        cap = spec.scale_up_domain_gpus if spec and spec.scale_up_domain_gpus else gpu_count
+        return int(min(gpu_count, cap))
+    return None
+
+
+def infer_intra(
+    spec: GpuSpec | None,
+    gpu_count: float | None,
+    stated_link: Link | None,
+    stated_gbytes: Claim | None,
+) -> _Intra:
+    """GPU-to-GPU link and GB/s per GPU: stated if the source says it, else from the datasheet."""
+    if gpu_count is not None and gpu_count <= 1 and not (spec and spec.rack_scale):
+        return _Intra(Link.SINGLE_GPU, None, Basis.NOT_APPLICABLE, 1)
+    link = _refine(stated_link, spec)
+    if stated_gbytes is not None:
+        link = link or (Link(spec.link) if spec and spec.link != PCIE_OR_BRIDGE else Link.UNKNOWN)
+        return _Intra(link, float(stated_gbytes.value), Basis.STATED, _domain(link, spec, gpu_count))
+    if spec is None:
+        return _Intra(link or Link.UNKNOWN, None, Basis.MISSING, None)
+    if spec.link == PCIE_OR_BRIDGE and link not in (Link.NVLINK_BRIDGE, Link.PCIE):
+        note = (
+            f"{spec.id} pairs may use an NVLink bridge ({spec.link_gbytes_per_s:g} GB/s) or PCIe "
+            f"Gen{spec.pcie_gen} ({spec.pcie_gbytes_per_s:g} GB/s); the source states neither"
+        )
+        return _Intra(Link.UNKNOWN, None, Basis.MISSING, None, note=note)
+    if link is None:
+        link = Link(spec.link)
+    if link == Link.PCIE:
+        gbytes = spec.pcie_gbytes_per_s
+    elif link in _SCALE_UP_LINKS or link == Link.NVLINK_BRIDGE:
+        gbytes = spec.link_gbytes_per_s
+    else:
+        gbytes = None
+    domain = _domain(link, spec, gpu_count)
+    if gbytes is None:
+        return _Intra(link, None, Basis.MISSING, domain)
+    claim = _inferred("intra_node_gbytes_per_s", gbytes, spec)
+    return _Intra(link, gbytes, Basis.INFERRED, domain, (claim,))
+
+
+def build_offer(raw: RawOffer, *, scraped_at: datetime, source_kind: str = "scraped") -> InstanceOffer:
+    """The catalog row for one RawOffer, with inferred claims added to its claims."""
+    grouped = _by_field(list(raw.claims))
+
+    def first(field_name: str) -> Claim | None:
+        claims = grouped.get(field_name)
+        return claims[0] if claims else None
+
+    def value(field_name: str) -> float | str | None:
+        claim = first(field_name)
+        return None if claim is None else claim.value
+
+    model = value("gpu_model")
+    spec = BY_ID.get(model) if isinstance(model, str) else None
+    gpu_count = value("gpu_count")
+    stated_link = value("intra_node_link")
+    intra = infer_intra(
+        spec,
+        gpu_count,  # type: ignore[arg-type]
+        Link(stated_link) if stated_link else None,
+        first("intra_node_gbytes_per_s"),
+    )
+    extra_claims = list(intra.claims)
+
+    memory_bw = value("gpu_memory_gbytes_per_s")
+    memory_bw_basis = Basis.STATED if memory_bw is not None else Basis.MISSING
+    if memory_bw is None and spec is not None and spec.memory_gbytes_per_s is not None:
+        memory_bw, memory_bw_basis = spec.memory_gbytes_per_s, Basis.INFERRED
+        extra_claims.append(_inferred("gpu_memory_gbytes_per_s", memory_bw, spec))
+
+    inter_claim = first("inter_node_gbits_per_s")
+    inter_gbits = None if inter_claim is None else float(inter_claim.value)
+    inter_basis = Basis.MISSING if inter_claim is None else inter_claim.basis
+    stated_domain = value("scale_up_domain_gpus")
+    notes = [*raw.notes, *_conflicts(grouped)]
+    if intra.note:
+        notes.append(intra.note)
+    fabric = value("inter_node_fabric")
+    return InstanceOffer(
+        provider=raw.provider,
+        instance_type=raw.instance_type,
+        gpu_model=model,  # type: ignore[arg-type]
+        gpu_count=None if gpu_count is None else float(gpu_count),
+        gpu_memory_gb=value("gpu_memory_gb"),  # type: ignore[arg-type]
+        gpu_memory_gbytes_per_s=memory_bw,  # type: ignore[arg-type]
+        gpu_memory_bw_basis=memory_bw_basis,
+        intra_node_link=intra.link,
+        intra_node_gbytes_per_s=intra.gbytes_per_s,
+        intra_node_basis=intra.basis,
+        scale_up_domain_gpus=int(stated_domain) if stated_domain else intra.scale_up_domain_gpus,
+        inter_node_fabric=Fabric(fabric) if fabric else Fabric.UNKNOWN,
+        inter_node_gbits_per_s=inter_gbits,
+        inter_node_gbytes_per_s=None if inter_gbits is None else gbits_to_gbytes(inter_gbits),
+        inter_node_basis=inter_basis,
+        nic_count=_int_or_none(value("nic_count")),
+        frontend_gbits_per_s=value("frontend_gbits_per_s"),  # type: ignore[arg-type]
+        frontend_nic_count=_int_or_none(value("frontend_nic_count")),
+        fabric_shares_frontend=raw.fabric_shares_frontend,
+        missing_intra_bw=intra.basis == Basis.MISSING,
+        missing_inter_bw=inter_basis == Basis.MISSING,
+        unit_suspect=any(c.unit_suspect for c in raw.claims),
+        conflict=any(n.startswith("conflicting claims") for n in notes),
+        notes="; ".join(notes),
+        source_kind=source_kind,
+        source_url=raw.source_url,
+        scraped_at=scraped_at,
+        claims=(*raw.claims, *extra_claims),
+    )
+
+
+def _int_or_none(value: float | str | None) -> int | None:
+    return None if value is None else int(value)

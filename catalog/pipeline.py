@@ -1,0 +1,250 @@
+"""The refresh: fetch every provider's documents, store them raw, parse, validate, write, swap.
+
+Read top to bottom: ``refresh`` fetches all providers concurrently through one Fetcher whose sink
+stores each document in the new catalog file; then each provider is parsed from its stored
+documents, built into rows and gated. A provider that fails anywhere keeps its previous rows,
+marked stale with the cause; the others still refresh. The new file replaces the old one only
+when it is complete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import httpx
+import pandas as pd
+
+from catalog.models import InstanceOffer, InvalidOffer
+from catalog.offers import build_offer
+from catalog.store import (
+    INSTANCE_COLUMNS,
+    CatalogWriter,
+    PreviousCatalog,
+    carried_claims,
+    claim_row,
+    offer_row,
+    read_previous,
+)
+from catalog.validate import ValidationError, check
+from normalize.errors import ParseError
+from scrapers import REGISTRY
+from scrapers.base import Document, DocumentSet, Scraper, ScraperError
+from scrapers.http import Fetcher, utcnow
+
+log = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_PROVIDER_FAILED = 1
+
+
+@dataclass
+class ProviderOutcome:
+    """How one provider fared in one refresh."""
+
+    provider: str
+    outcome: str  # ok | stale (failed, previous rows kept) | failed (failed, nothing to keep)
+    documents: int
+    rows_before: int
+    rows_after: int
+    cause: str | None = None
+    last_success_at: datetime | None = None
+
+    def as_row(self) -> dict:
+        return self.__dict__.copy()
+
+
+@dataclass
+class RefreshReport:
+    refresh_id: str
+    mode: str
+    started_at: datetime
+    finished_at: datetime
+    outcomes: list[ProviderOutcome]
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if all(o.outcome == "ok" for o in self.outcomes) else EXIT_PROVIDER_FAILED
+
+
+@dataclass
+class _Parsed:
+    offers: list[InstanceOffer]
+    fetched_at: dict[str, datetime]
+
+
+def _cause(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+async def _fetch(scraper: Scraper, fetcher: Fetcher) -> str | None:
+    """Fetch one provider's documents; the cause of failure, or None."""
+    try:
+        await scraper.fetch(fetcher)
+    except (ScraperError, httpx.HTTPError) as exc:
+        return _cause(exc)
+    except Exception as exc:  # a bug in one provider must not stop the others
+        log.exception("%s: unexpected error while fetching", scraper.name)
+        return f"internal error: {_cause(exc)}"
+    return None
+
+
+def _replay(previous: PreviousCatalog, provider: str, sink: Callable[[Document], None]) -> str | None:
+    documents = previous.documents_of(provider)
+    for doc in documents:
+        sink(doc)
+    return None if documents else "no stored documents to reparse"
+
+
+def parse_documents(scraper: Scraper, documents: list[Document], now: datetime) -> _Parsed:
+    """Parse one provider's stored documents into validated catalog rows (pure, no network)."""
+    raw = scraper.parse(DocumentSet(documents))
+    offers = [build_offer(r, scraped_at=now, source_kind=scraper.source_kind) for r in raw]
+    seen = set()
+    for offer in offers:
+        if offer.instance_type in seen:
+            raise InvalidOffer(f"{scraper.name}: instance type {offer.instance_type} listed twice")
+        seen.add(offer.instance_type)
+    return _Parsed(offers, {d.url: d.fetched_at for d in documents if d.ok})
+
+
+def _parse(scraper: Scraper, documents: list[Document], now: datetime, rows_before: int):
+    try:
+        parsed = parse_documents(scraper, documents, now)
+        check(scraper.name, parsed.offers, rows_before)
+    except (ParseError, ValidationError, InvalidOffer) as exc:
+        return None, _cause(exc)
+    except Exception as exc:  # a bug in one parser must not stop the others
+        log.exception("%s: unexpected error while parsing", scraper.name)
+        return None, f"internal error: {_cause(exc)}"
+    return parsed, None
+
+
+def _stale_rows(previous: PreviousCatalog, provider: str, cause: str, now: datetime) -> pd.DataFrame:
+    rows = previous.rows(provider).copy()
+    if rows.empty:
+        return rows
+    rows["stale_since"] = rows["stale_since"].where(rows["stale"].astype(bool), now)
+    rows["stale"] = True
+    rows["stale_cause"] = cause
+    return rows
+
+
+def _last_success(previous: PreviousCatalog, provider: str) -> datetime | None:
+    rows = previous.rows(provider)
+    fresh = rows[~rows["stale"].astype(bool)]
+    return None if fresh.empty else fresh["scraped_at"].max()
+
+
+async def refresh(
+    db_path,
+    client: httpx.AsyncClient,
+    *,
+    providers: list[str] | None = None,
+    mode: str = "live",
+    now: Callable[[], datetime] = utcnow,
+    on_document: Callable[[Document], None] | None = None,
+    fetcher_options: dict | None = None,
+    replay: bool = False,
+) -> RefreshReport:
+    """Refresh ``providers`` (default: all registered) into the catalog at ``db_path``.
+
+    With ``replay`` nothing is fetched: each provider's documents stored by the last refresh are
+    parsed again (``catalog reparse``), so a parser fix needs no network.
+    """
+    started = now()
+    refresh_id = f"{started:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    names = providers or list(REGISTRY)
+    scrapers = [REGISTRY[name]() for name in names]
+    previous = read_previous(db_path)
+    writer = CatalogWriter(db_path)
+    try:
+        writer.carry_history(previous)
+
+        def sink(doc: Document) -> None:
+            writer.save_document(refresh_id, doc)
+            if on_document is not None:
+                on_document(doc)
+
+        fetcher = Fetcher(client, previous=previous.documents, sink=sink, **(fetcher_options or {}))
+        if replay:
+            fetch_causes = [_replay(previous, s.name, sink) for s in scrapers]
+        else:
+            fetch_causes = await asyncio.gather(*(_fetch(s, fetcher) for s in scrapers))
+        report = _assemble(writer, previous, scrapers, fetch_causes, refresh_id, started, now())
+        report.mode = mode
+        writer.write_refresh(
+            refresh_id,
+            started,
+            report.finished_at,
+            mode,
+            report.exit_code,
+            [o.as_row() for o in report.outcomes],
+        )
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    return report
+
+
+def _assemble(
+    writer: CatalogWriter,
+    previous: PreviousCatalog,
+    scrapers: list[Scraper],
+    fetch_causes: list[str | None],
+    refresh_id: str,
+    started: datetime,
+    finished: datetime,
+) -> RefreshReport:
+    """Parse each provider from its stored documents and write its rows (fresh or stale)."""
+    instances, claims, outcomes = [], [], []
+    refreshed = {s.name for s in scrapers}
+    for scraper, cause in zip(scrapers, fetch_causes, strict=True):
+        name = scraper.name
+        documents = writer.stored_documents(refresh_id, name)
+        rows_before = previous.row_count(name)
+        parsed = None
+        if cause is None:
+            parsed, cause = _parse(scraper, documents, started, rows_before)
+        previous_claims = previous.claims[previous.claims["provider"] == name]
+        if parsed is not None:
+            rows = pd.DataFrame([offer_row(o) for o in parsed.offers], columns=list(INSTANCE_COLUMNS))
+            fresh = [
+                claim_row(name, o.instance_type, c, parsed.fetched_at.get(c.source_url), started)
+                for o in parsed.offers
+                for c in o.claims
+            ]
+            instances.append(rows)
+            claims.append(carried_claims(previous_claims, fresh, started))
+            outcome = ProviderOutcome(
+                name, "ok", len(documents), rows_before, len(rows), last_success_at=started
+            )
+        else:
+            log.error("%s: keeping %d previous rows: %s", name, rows_before, cause)
+            instances.append(_stale_rows(previous, name, cause, started))
+            claims.append(previous_claims)
+            outcome = ProviderOutcome(
+                name,
+                "stale" if rows_before else "failed",
+                len(documents),
+                rows_before,
+                rows_before,
+                cause,
+                _last_success(previous, name),
+            )
+        outcomes.append(outcome)
+    untouched = ~previous.instances["provider"].isin(refreshed)
+    instances.append(previous.instances[untouched])
+    claims.append(previous.claims[~previous.claims["provider"].isin(refreshed)])
+    writer.write_rows(_concat(instances), _concat(claims))
+    return RefreshReport(refresh_id, "", started, finished, outcomes)
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    frames = [f for f in frames if len(f)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

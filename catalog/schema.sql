@@ -1,0 +1,111 @@
+-- interconnect-catalog DuckDB schema: the public interface (documented in README.md).
+-- Every number carries its unit in its column name. Timestamps are UTC.
+
+CREATE TABLE IF NOT EXISTS instances (
+    provider                  VARCHAR   NOT NULL,  -- lower-case id: aws, azure, gcp, ...
+    instance_type             VARCHAR   NOT NULL,  -- the provider's exact name
+    gpu_model                 VARCHAR,             -- canonical, form factor kept: H100-SXM-80GB
+    gpu_count                 DOUBLE,              -- fractions allowed (1/6 GPU = 0.1667)
+    gpu_memory_gb             DOUBLE,              -- per GPU, as stated, converted to 10^9 bytes
+    gpu_memory_gbytes_per_s   DOUBLE,              -- per GPU memory (HBM/GDDR) bandwidth
+    gpu_memory_bw_basis       VARCHAR   NOT NULL,  -- stated | inferred | missing
+    intra_node_link           VARCHAR   NOT NULL,  -- nvswitch | nvlink | nvlink-bridge | pcie | infinity-fabric | single-gpu | unknown
+    intra_node_gbytes_per_s   DOUBLE,              -- per GPU, bidirectional, as the source quotes it
+    intra_node_basis          VARCHAR   NOT NULL,  -- stated | inferred | missing | not-applicable
+    scale_up_domain_gpus      INTEGER,             -- GPUs sharing one NVLink/Infinity Fabric domain
+    inter_node_fabric         VARCHAR   NOT NULL,  -- infiniband | efa | roce | gpudirect-tcpx | gpudirect-tcpxo | ethernet | none | unknown
+    inter_node_gbits_per_s    DOUBLE,              -- per node, summed over all NICs of that fabric
+    inter_node_gbytes_per_s   DOUBLE,              -- the same, / 8
+    inter_node_basis          VARCHAR   NOT NULL,  -- stated | inferred | missing
+    nic_count                 INTEGER,             -- NICs (network cards) carrying the fabric
+    frontend_gbits_per_s      DOUBLE,              -- general-purpose network, apart from the fabric
+    frontend_nic_count        INTEGER,
+    fabric_shares_frontend    BOOLEAN   NOT NULL,  -- fabric and front-end share one allowance (AWS)
+    missing_intra_bw          BOOLEAN   NOT NULL,
+    missing_inter_bw          BOOLEAN   NOT NULL,
+    unit_suspect              BOOLEAN   NOT NULL,  -- a printed unit contradicts its context
+    conflict                  BOOLEAN   NOT NULL,  -- two claims for one field disagree
+    notes                     VARCHAR   NOT NULL,
+    source_kind               VARCHAR   NOT NULL,  -- scraped | curated
+    source_url                VARCHAR   NOT NULL,
+    scraped_at                TIMESTAMP NOT NULL,
+    stale                     BOOLEAN   NOT NULL,  -- kept from an earlier refresh: this one failed
+    stale_since               TIMESTAMP,
+    stale_cause               VARCHAR,
+    PRIMARY KEY (provider, instance_type)
+);
+
+-- Every extracted (or datasheet-inferred) number with the exact text it came from, with history:
+-- the current value of a claim has valid_to NULL.
+CREATE TABLE IF NOT EXISTS claims (
+    provider       VARCHAR   NOT NULL,
+    instance_type  VARCHAR   NOT NULL,
+    field          VARCHAR   NOT NULL,  -- the instances column the claim feeds
+    value          DOUBLE,              -- numeric claims, in the unit of the field's name
+    value_text     VARCHAR,             -- vocabulary claims (gpu_model, link, fabric)
+    unit           VARCHAR,
+    basis          VARCHAR   NOT NULL,  -- stated | inferred
+    qualifiers     VARCHAR   NOT NULL,  -- "up to", "8 x 400 Gbit/s", "per gpu", ...
+    unit_suspect   BOOLEAN   NOT NULL,
+    quote          VARCHAR   NOT NULL,  -- exact source text
+    context        VARCHAR   NOT NULL,  -- where on the page: table › column, or section
+    source_url     VARCHAR   NOT NULL,
+    fetched_at     TIMESTAMP,
+    valid_from     TIMESTAMP NOT NULL,
+    valid_to       TIMESTAMP
+);
+
+-- Raw document bodies, content-addressed; fetches point at them.
+CREATE TABLE IF NOT EXISTS documents (
+    sha256  VARCHAR PRIMARY KEY,
+    body    VARCHAR NOT NULL
+);
+
+-- One row per URL per refresh.
+CREATE TABLE IF NOT EXISTS fetches (
+    refresh_id      VARCHAR   NOT NULL,
+    provider        VARCHAR   NOT NULL,
+    url             VARCHAR   NOT NULL,
+    status          INTEGER   NOT NULL,  -- HTTP status; 0 = no response
+    fetched_at      TIMESTAMP NOT NULL,
+    bytes_received  BIGINT    NOT NULL,  -- body bytes on the wire (0 for a 304)
+    sha256          VARCHAR,
+    etag            VARCHAR,
+    last_modified   VARCHAR,
+    from_cache      BOOLEAN   NOT NULL,  -- 304: the stored body was reused
+    attempts        INTEGER   NOT NULL,
+    error           VARCHAR
+);
+
+-- One row per refresh run, and one per provider within it.
+CREATE TABLE IF NOT EXISTS refreshes (
+    refresh_id   VARCHAR   PRIMARY KEY,
+    started_at   TIMESTAMP NOT NULL,
+    finished_at  TIMESTAMP NOT NULL,
+    mode         VARCHAR   NOT NULL,  -- live | mirror | reparse | snapshot
+    exit_code    INTEGER   NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS provider_refreshes (
+    refresh_id       VARCHAR   NOT NULL,
+    provider         VARCHAR   NOT NULL,
+    outcome          VARCHAR   NOT NULL,  -- ok | stale | failed
+    documents        INTEGER   NOT NULL,
+    rows_before      INTEGER   NOT NULL,
+    rows_after       INTEGER   NOT NULL,
+    cause            VARCHAR,
+    last_success_at  TIMESTAMP
+);
+
+-- The current claims, and the fields where current claims disagree.
+CREATE OR REPLACE VIEW current_claims AS
+    SELECT * FROM claims WHERE valid_to IS NULL;
+
+CREATE OR REPLACE VIEW claim_conflicts AS
+    SELECT provider, instance_type, field,
+           list(DISTINCT coalesce(CAST(value AS VARCHAR), value_text)) AS values,
+           list(quote) AS quotes,
+           list(DISTINCT source_url) AS source_urls
+    FROM current_claims
+    GROUP BY provider, instance_type, field
+    HAVING count(DISTINCT coalesce(CAST(round(value, 6) AS VARCHAR), value_text)) > 1;
