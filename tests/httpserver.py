@@ -1,0 +1,117 @@
+"""A scriptable HTTP server on loopback for fetch tests: each path plays a list of responses."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+
+@dataclass
+class Reply:
+    """One scripted response. ``truncate_to`` sends fewer body bytes than Content-Length says;
+    ``drip_s`` sleeps between body chunks (a slow server); ``close`` drops the connection unanswered."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    drip_s: float = 0.0
+    truncate_to: int | None = None
+    close: bool = False
+
+
+class ScriptedServer:
+    """``server.script(path, Reply(...), Reply(...))``; the last reply repeats. Unscripted paths are
+    served from ``mirror_root/<host>/<path>`` when given (with ETag and 304 support), else 404."""
+
+    def __init__(self, mirror_root: Path | None = None, host_header: str | None = None) -> None:
+        self.scripts: dict[str, list[Reply]] = {}
+        self.requests: list[tuple[str, dict[str, str]]] = []
+        self.mirror_root = mirror_root
+        self.default_delay_s = 0.0
+        self.bytes_sent = 0
+        self._lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def script(self, path: str, *replies: Reply) -> None:
+        self.scripts[path] = list(replies)
+
+    def __enter__(self) -> ScriptedServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _next(self, path: str) -> Reply | None:
+        with self._lock:
+            replies = self.scripts.get(path)
+            if not replies:
+                return None
+            return replies.pop(0) if len(replies) > 1 else replies[0]
+
+    def _from_mirror(self, raw_path: str, headers: dict[str, str]) -> Reply:
+        # Mirror layout: /<host>/<path> on this server is https://<host>/<path> upstream.
+        if self.mirror_root is None:
+            return Reply(404, b"not found")
+        file = (self.mirror_root / raw_path.lstrip("/")).resolve()
+        if not file.is_relative_to(self.mirror_root.resolve()) or not file.is_file():
+            return Reply(404, b"not found")
+        body = file.read_bytes()
+        etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+        if headers.get("if-none-match") == etag:
+            return Reply(304, b"", {"ETag": etag}, delay_s=self.default_delay_s)
+        return Reply(200, body, {"ETag": etag}, delay_s=self.default_delay_s)
+
+    def _handler(self) -> Callable:
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                path = urlsplit(self.path).path
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                with outer._lock:
+                    outer.requests.append((path, headers))
+                reply = outer._next(path) or outer._from_mirror(path, headers)
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                if reply.close:
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                body = reply.body if reply.truncate_to is None else reply.body[: reply.truncate_to]
+                chunks = [body[i : i + 256] for i in range(0, len(body), 256)] if reply.drip_s else [body]
+                for chunk in chunks:
+                    if reply.drip_s:
+                        time.sleep(reply.drip_s)
+                    self.wfile.write(chunk)
+                    self.wfile.flush()
+                with outer._lock:
+                    outer.bytes_sent += len(body)
+                if reply.truncate_to is not None:
+                    self.close_connection = True
+
+        return Handler

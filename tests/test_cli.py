@@ -1,0 +1,125 @@
+"""The command line, run in-process: refresh offline, query read-only, export, lock, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from catalog.cli import main
+from catalog.lock import refresh_lock
+from tests.conftest import MIRROR, need_shared
+from tests.test_pipeline import build_mirror
+
+
+@pytest.fixture
+def small(tmp_path):
+    mirror = build_mirror(tmp_path / "mirror")
+    db = tmp_path / "c.duckdb"
+    assert main(["refresh", "--mirror", str(mirror), "--db", str(db)]) == 0
+    return mirror, db
+
+
+def test_refresh_shows_progress_and_a_summary(tmp_path, capsys):
+    mirror = build_mirror(tmp_path / "mirror")
+    assert main(["refresh", "--mirror", str(mirror), "--db", str(tmp_path / "c.duckdb")]) == 0
+    err = capsys.readouterr().err
+    assert "aws      200" in err and "ec2/latest/instancetypes/ac.md" in err
+    assert "azure    404" in err  # a known series page absent from this mirror
+    assert "aws            1       0      3  ok" in err
+
+
+def test_missing_mirror_dir_is_a_usage_error(tmp_path, capsys):
+    assert main(["refresh", "--mirror", str(tmp_path / "nope"), "--db", str(tmp_path / "c.duckdb")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_query_is_read_only(small, capsys):
+    _, db = small
+    assert main(["query", "SELECT count(*) AS n FROM instances", "--db", str(db), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"n": 5}]
+    assert main(["query", "DELETE FROM instances", "--db", str(db)]) == 2
+    assert "read-only" in capsys.readouterr().err.lower()
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM instances").fetchone() == (5,)
+
+
+def test_query_without_catalog(tmp_path, capsys):
+    assert main(["query", "SELECT 1", "--db", str(tmp_path / "none.duckdb")]) == 1
+    assert "no catalog" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "json"])
+def test_export(small, tmp_path, fmt):
+    _, db = small
+    out = tmp_path / f"instances.{fmt}"
+    assert main(["export", "--format", fmt, "--out", str(out), "--db", str(db)]) == 0
+    reader = {"csv": "read_csv", "parquet": "read_parquet", "json": "read_json"}[fmt]
+    rows = duckdb.sql(
+        f"SELECT instance_type, inter_node_gbits_per_s FROM {reader}('{out}') "
+        "WHERE instance_type = 'p5.48xlarge'"
+    ).fetchall()
+    assert rows == [("p5.48xlarge", 3200.0)]
+
+
+def test_second_refresh_exits_3_while_the_lock_is_held(small, capsys):
+    mirror, db = small
+    with refresh_lock(db):
+        assert main(["refresh", "--mirror", str(mirror), "--db", str(db)]) == 3
+    assert "another refresh" in capsys.readouterr().err
+
+
+def test_provider_failure_exits_1_and_names_the_cause(small, capsys):
+    mirror, db = small
+    (mirror / "docs.aws.amazon.com/ec2/latest/instancetypes/ac.md").write_text("# moved\n")
+    assert main(["refresh", "--mirror", str(mirror), "--db", str(db), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "aws            1       3      3  stale    LayoutError: no table with columns" in err
+
+
+def test_seed_from_a_snapshot_and_keep_existing(small, tmp_path, capsys):
+    from catalog import snapshot
+
+    _, db = small
+    snapshot.dump(db, tmp_path / "snap")
+    fresh = tmp_path / "seeded.duckdb"
+    assert main(["seed", "--from", str(tmp_path / "snap"), "--db", str(fresh)]) == 0
+    with duckdb.connect(str(fresh), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM instances").fetchone() == (5,)
+        assert con.execute("SELECT mode FROM refreshes").fetchall() == [("snapshot",)]
+    assert main(["seed", "--from", str(tmp_path / "snap"), "--db", str(fresh)]) == 0
+    assert "keeping it" in capsys.readouterr().err
+
+
+def test_done_when_query_on_the_real_mirror(tmp_path, capsys):
+    need_shared()
+    db = tmp_path / "c.duckdb"
+    assert main(["refresh", "--mirror", str(MIRROR), "--db", str(db), "--quiet"]) == 0
+    capsys.readouterr()
+    sql = (
+        "select provider, instance_type, intra_node_gbytes_per_s, intra_node_basis, inter_node_gbits_per_s, "
+        "inter_node_basis, frontend_gbits_per_s from instances "
+        "where instance_type in ('p5.48xlarge','Standard_ND96isr_H100_v5') order by provider"
+    )
+    assert main(["query", sql, "--db", str(db), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [
+        {
+            "provider": "aws",
+            "instance_type": "p5.48xlarge",
+            "intra_node_gbytes_per_s": 900.0,
+            "intra_node_basis": "inferred",
+            "inter_node_gbits_per_s": 3200.0,
+            "inter_node_basis": "stated",
+            "frontend_gbits_per_s": 3200.0,
+        },
+        {
+            "provider": "azure",
+            "instance_type": "Standard_ND96isr_H100_v5",
+            "intra_node_gbytes_per_s": 900.0,
+            "intra_node_basis": "inferred",
+            "inter_node_gbits_per_s": 3200.0,
+            "inter_node_basis": "stated",
+            "frontend_gbits_per_s": 80.0,
+        },
+    ]

@@ -1,0 +1,80 @@
+"""normalize.gpus: canonical names keep the form factor; GiB/GB and partitions are handled."""
+
+from __future__ import annotations
+
+import pytest
+
+from normalize.errors import ParseError
+from normalize.gpus import BY_ID, GPUS, identify_gpu
+from normalize.units import parse_memory_gb
+from normalize.vocab import Link
+
+
+@pytest.mark.parametrize(
+    ("name", "memory", "form", "expected"),
+    [
+        ("P5 NVIDIA H100 GPU", "80 GiB", "SXM", "H100-SXM-80GB"),
+        ("Nvidia PCIe H100 GPU (94GB)", "94 GB", None, "H100-NVL-94GB"),  # Azure NCads: NVL card
+        ("NVIDIA H100 NVL", None, None, "H100-NVL-94GB"),
+        ("Nvidia PCIe A100 GPU (80GB)", "80 GB", None, "A100-PCIE-80GB"),
+        ("NVIDIA A10G GPU", "22 GiB", None, "A10G-24GB"),  # AWS prints 22 GiB for the 24 GB A10G
+        ("NVIDIA L40S GPU", "44 GiB", None, "L40S-48GB"),
+        ("P6-B200 NVIDIA B200 GPU", "179 GiB", "SXM", "B200-SXM-180GB"),
+        ("P6e-GB200 NVIDIA B200 GPU", "185 GiB", None, "GB200-186GB"),  # the family names the superchip
+        ("Nvidia Blackwell GPU (192 GiB) ND GB200-v6", "192 GiB", None, "GB200-186GB"),
+        ("NVIDIA T4g GPU", "16 GiB", None, "T4G-16GB"),
+        ("AMD Instinct MI300X GPU (192GB)", "191.875 GB", None, "MI300X-192GB"),
+        ("8 NVIDIA Tesla V100 NVLINK-connected GPUs", "32 GB", None, "V100-SXM2-32GB"),
+    ],
+)
+def test_identify(name, memory, form, expected):
+    memory_gb = parse_memory_gb(memory) if memory else None
+    match = identify_gpu(name, memory_gb=memory_gb, form_factor=form)
+    assert match.id == expected
+    assert match.spec is BY_ID[expected]
+    assert not match.memory_mismatch
+
+
+def test_ambiguous_form_factor_stays_family_level():
+    # Azure NCv3 "Nvidia Tesla V100 GPU (16GB)": SXM2 and PCIe both exist with 16 GB.
+    match = identify_gpu("Nvidia Tesla V100 GPU (16GB)", memory_gb=16)
+    assert match.id == "V100-16GB"
+    assert match.spec is None
+
+
+def test_partition_keeps_the_gpu_and_flags_memory():
+    # AWS g6f.large: "1 x NVIDIA L4 GPU" with "2 GiB": a slice of an L4.
+    match = identify_gpu("NVIDIA L4 GPU", memory_gb=parse_memory_gb("2 GiB"))
+    assert match.id == "L4-24GB"
+    assert match.memory_mismatch
+
+
+def test_unknown_family_raises():
+    with pytest.raises(ParseError, match="unknown GPU"):
+        identify_gpu("Xilinx Virtex UltraScale (VU9P) FPGA")
+
+
+def test_datasheet_table_is_consistent():
+    ids = [spec.id for spec in GPUS]
+    assert len(ids) == len(set(ids))
+    for spec in GPUS:
+        assert spec.id.startswith(spec.family)
+        assert spec.id.endswith(f"{spec.memory_gb:g}GB")
+        assert spec.datasheet_url.startswith("https://")
+        if spec.link in (Link.NVSWITCH, Link.NVLINK, Link.INFINITY_FABRIC):
+            assert spec.link_gbytes_per_s and spec.link_gbytes_per_s >= 100
+
+
+def test_datasheet_figures_match_shared_facts():
+    """The headline figures in ../shared/facts/gpu-specs.md."""
+    assert BY_ID["H100-SXM-80GB"].link_gbytes_per_s == 900
+    assert BY_ID["H100-SXM-80GB"].memory_gbytes_per_s == 3350
+    assert BY_ID["H200-SXM-141GB"].memory_gbytes_per_s == 4800
+    assert BY_ID["B200-SXM-180GB"].link_gbytes_per_s == 1800
+    assert BY_ID["A100-SXM-80GB"].memory_gbytes_per_s == 2039
+    assert BY_ID["V100-SXM2-32GB"].link_gbytes_per_s == 300
+    assert BY_ID["MI300X-192GB"].link_gbytes_per_s == 896
+    assert BY_ID["L4-24GB"].pcie_gbytes_per_s == 64
+    assert BY_ID["T4-16GB"].pcie_gbytes_per_s == 32
+    assert BY_ID["H100-NVL-94GB"].pcie_gbytes_per_s == 128
+    assert BY_ID["GB200-186GB"].scale_up_domain_gpus == 72

@@ -1,0 +1,150 @@
+"""catalog.offers.build_offer: stated beats inferred, inferred cites the datasheet, gaps are flagged."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from catalog.models import Claim, InvalidOffer, RawOffer
+from catalog.offers import build_offer
+from normalize.vocab import Basis, Fabric, Link
+
+URL = "https://example.test/page"
+NOW = datetime(2026, 12, 1)
+
+
+def claim(field, value, **kw):
+    return Claim(field=field, value=value, quote=kw.pop("quote", f"{field} {value}"), source_url=URL, **kw)
+
+
+def raw(*claims, **kw):
+    return RawOffer(
+        provider="test", instance_type=kw.pop("name", "x.large"), source_url=URL, claims=claims, **kw
+    )
+
+
+def test_sxm_board_gets_inferred_nvswitch_figure_with_datasheet_claim():
+    offer = build_offer(raw(claim("gpu_model", "H100-SXM-80GB"), claim("gpu_count", 8.0)), scraped_at=NOW)
+    assert offer.intra_node_link == Link.NVSWITCH
+    assert offer.intra_node_gbytes_per_s == 900
+    assert offer.intra_node_basis == Basis.INFERRED
+    assert offer.scale_up_domain_gpus == 8
+    assert offer.gpu_memory_gbytes_per_s == 3350
+    inferred = [c for c in offer.claims if c.basis == Basis.INFERRED]
+    assert {c.field for c in inferred} == {"intra_node_gbytes_per_s", "gpu_memory_gbytes_per_s"}
+    assert all(c.source_url == "https://www.nvidia.com/en-us/data-center/h100/" for c in inferred)
+
+
+def test_stated_figure_wins_and_nvlink_on_nvswitch_board_is_refined():
+    offer = build_offer(
+        raw(
+            claim("gpu_model", "H200-SXM-141GB"),
+            claim("gpu_count", 8.0),
+            claim("intra_node_link", "nvlink"),
+            claim("intra_node_gbytes_per_s", 900.0),
+        ),
+        scraped_at=NOW,
+    )
+    assert offer.intra_node_basis == Basis.STATED
+    assert offer.intra_node_link == Link.NVSWITCH
+
+
+def test_single_gpu_has_no_gpu_to_gpu_bandwidth():
+    offer = build_offer(raw(claim("gpu_model", "H100-SXM-80GB"), claim("gpu_count", 1.0)), scraped_at=NOW)
+    assert offer.intra_node_link == Link.SINGLE_GPU
+    assert offer.intra_node_gbytes_per_s is None
+    assert offer.intra_node_basis == Basis.NOT_APPLICABLE
+    assert not offer.missing_intra_bw
+
+
+def test_fractional_gpu_is_kept_as_a_fraction():
+    offer = build_offer(raw(claim("gpu_model", "A10-24GB"), claim("gpu_count", 1 / 6)), scraped_at=NOW)
+    assert offer.gpu_count == pytest.approx(0.1666667)
+    assert offer.intra_node_link == Link.SINGLE_GPU
+
+
+def test_bridge_or_pcie_card_is_not_guessed():
+    offer = build_offer(raw(claim("gpu_model", "H100-NVL-94GB"), claim("gpu_count", 2.0)), scraped_at=NOW)
+    assert offer.intra_node_link == Link.UNKNOWN
+    assert offer.intra_node_gbytes_per_s is None
+    assert offer.missing_intra_bw
+    assert "NVLink bridge (600 GB/s) or PCIe Gen5 (128 GB/s)" in offer.notes
+
+
+def test_pcie_only_gpu_is_inferred_pcie():
+    offer = build_offer(raw(claim("gpu_model", "A10G-24GB"), claim("gpu_count", 8.0)), scraped_at=NOW)
+    assert (offer.intra_node_link, offer.intra_node_gbytes_per_s) == (Link.PCIE, 64)
+    assert offer.scale_up_domain_gpus == 1
+
+
+def test_rack_scale_domain_spans_instances():
+    offer = build_offer(raw(claim("gpu_model", "GB200-186GB"), claim("gpu_count", 4.0)), scraped_at=NOW)
+    assert offer.scale_up_domain_gpus == 72
+
+
+def test_fabric_gbytes_is_gbits_over_eight_and_missing_is_flagged():
+    offer = build_offer(
+        raw(
+            claim("gpu_model", "H100-SXM-80GB"),
+            claim("gpu_count", 8.0),
+            claim("inter_node_fabric", "infiniband"),
+            claim("inter_node_gbits_per_s", 3200.0),
+        ),
+        scraped_at=NOW,
+    )
+    assert offer.inter_node_fabric == Fabric.INFINIBAND
+    assert offer.inter_node_gbytes_per_s == 400
+    assert not offer.missing_inter_bw
+    bare = build_offer(raw(claim("gpu_model", "H100-SXM-80GB"), claim("gpu_count", 8.0)), scraped_at=NOW)
+    assert bare.inter_node_fabric == Fabric.UNKNOWN
+    assert bare.inter_node_gbits_per_s is None
+    assert bare.missing_inter_bw
+
+
+def test_disagreeing_claims_are_both_kept_and_flagged():
+    offer = build_offer(
+        raw(
+            claim("gpu_model", "H100-SXM-80GB"),
+            claim("inter_node_gbits_per_s", 1800.0, quote="1,800 Gbps"),
+            claim("inter_node_gbits_per_s", 1600.0, quote="up to 1,600 Gbps"),
+        ),
+        scraped_at=NOW,
+    )
+    assert offer.conflict
+    assert "conflicting claims for inter_node_gbits_per_s: 1800 vs 1600" in offer.notes
+    assert [c.value for c in offer.claims if c.field == "inter_node_gbits_per_s"] == [1800.0, 1600.0]
+
+
+def test_agreeing_claims_are_not_a_conflict():
+    offer = build_offer(
+        raw(
+            claim("inter_node_gbits_per_s", 3200.0, quote="3.2 Tbps"),
+            claim("inter_node_gbits_per_s", 3200.0, quote="8 x 400 Gbps"),
+        ),
+        scraped_at=NOW,
+    )
+    assert not offer.conflict
+
+
+def test_unit_suspect_claim_marks_the_row():
+    offer = build_offer(raw(claim("inter_node_gbits_per_s", 1600.0, unit_suspect=True)), scraped_at=NOW)
+    assert offer.unit_suspect
+
+
+def test_claim_invariants():
+    with pytest.raises(InvalidOffer, match="unknown claim field"):
+        claim("bandwidth", 1.0)
+    with pytest.raises(InvalidOffer, match="wrong kind"):
+        claim("gpu_count", "eight")
+    with pytest.raises(InvalidOffer, match="no quote"):
+        Claim("gpu_count", 8.0, quote=" ", source_url=URL)
+
+
+def test_row_invariants():
+    with pytest.raises(InvalidOffer, match="lower-case"):
+        build_offer(RawOffer("AWS", "p5", URL, ()), scraped_at=NOW)
+    with pytest.raises(InvalidOffer, match="gpu_count must be positive"):
+        build_offer(raw(claim("gpu_model", "L4-24GB"), claim("gpu_count", 0.0)), scraped_at=NOW)
+    with pytest.raises(InvalidOffer, match="without gpu_model"):
+        build_offer(raw(claim("gpu_count", 8.0)), scraped_at=NOW)

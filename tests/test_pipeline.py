@@ -1,0 +1,200 @@
+"""The refresh pipeline end to end on a small mirror written by the tests (no ../shared needed)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import duckdb
+import httpx
+import pytest
+
+from catalog import pipeline
+from catalog.lock import LockHeld, refresh_lock
+from scrapers.azure import FAMILY_PAGES, SIZES
+from scrapers.http import make_client
+from tests.conftest import FIXTURES
+
+AWS_PAGE = "docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
+AZURE_DIR = SIZES.split("://", 1)[1]
+
+
+def build_mirror(root: Path) -> Path:
+    """A mirror with the AWS fixture page and one Azure series reachable from the ND family page."""
+    (root / AWS_PAGE).parent.mkdir(parents=True)
+    shutil.copy(FIXTURES / "aws/ac-small.md", root / AWS_PAGE)
+    azure = root / AZURE_DIR
+    (azure / "includes").mkdir(parents=True)
+    for family in FAMILY_PAGES:
+        (root / family.split("://", 1)[1]).write_text("# family\n")
+    (azure / "nd-family.md").write_text("### ND-Test-v9\n[View the full page](./nd-test-v9-series.md)\n")
+    shutil.copy(FIXTURES / "azure/nd-test-v9-series.md", azure / "nd-test-v9-series.md")
+    for name in ("nd-test-v9-series-summary.md", "nd-test-v9-series-specs.md"):
+        shutil.copy(FIXTURES / "azure/includes" / name, azure / "includes" / name)
+    return root
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 12, 1, 6, 0)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, hours: int = 24) -> None:
+        self.now += timedelta(hours=hours)
+
+
+def run(db: Path, mirror: Path | None, clock: Clock, **kw) -> pipeline.RefreshReport:
+    async def go():
+        transport = None if mirror else httpx.MockTransport(lambda r: httpx.Response(599))
+        async with make_client(mirror=mirror, transport=transport) as client:
+            return await pipeline.refresh(
+                db, client, mode="mirror", now=clock, fetcher_options={"sleep": _no_sleep}, **kw
+            )
+
+    return asyncio.run(go())
+
+
+async def _no_sleep(_: float) -> None:
+    return None
+
+
+def query(db: Path, sql: str) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+@pytest.fixture
+def setup(tmp_path):
+    return build_mirror(tmp_path / "mirror"), tmp_path / "catalog.duckdb", Clock()
+
+
+def test_first_refresh_builds_every_table(setup):
+    mirror, db, clock = setup
+    report = run(db, mirror, clock)
+    assert report.exit_code == 0
+    assert {o.provider: (o.outcome, o.rows_after) for o in report.outcomes} == {
+        "aws": ("ok", 3),
+        "azure": ("ok", 2),
+    }
+    assert query(
+        db, "SELECT inter_node_gbits_per_s, stale FROM instances WHERE instance_type = 'p5.48xlarge'"
+    ) == [(3200.0, False)]
+    fetched = dict(query(db, "SELECT url, status FROM fetches"))
+    assert fetched["https://" + AWS_PAGE] == 200
+    assert fetched[SIZES + "nd-gb200-v6-series.md"] == 404  # a known series absent here: recorded
+    assert query(db, "SELECT count(*) FROM claims WHERE fetched_at IS NULL AND basis = 'stated'") == [(0,)]
+    assert query(db, "SELECT count(*) FROM documents")[0][0] >= 5
+    assert not list(db.parent.glob("*.tmp-*"))
+
+
+def test_failed_provider_keeps_its_rows_marked_stale_and_others_refresh(setup):
+    mirror, db, clock = setup
+    run(db, mirror, clock)
+    (mirror / AWS_PAGE).unlink()
+    clock.advance()
+    report = run(db, mirror, clock)
+    outcomes = {o.provider: o for o in report.outcomes}
+    assert report.exit_code == pipeline.EXIT_PROVIDER_FAILED
+    assert outcomes["aws"].outcome == "stale" and "HTTP 404" in outcomes["aws"].cause
+    assert outcomes["aws"].last_success_at == datetime(2026, 12, 1, 6, 0)
+    assert outcomes["azure"].outcome == "ok"
+    rows = query(
+        db, "SELECT instance_type, stale, stale_since, stale_cause FROM instances WHERE provider='aws'"
+    )
+    assert len(rows) == 3
+    assert all(stale and since == clock.now and "404" in cause for _, stale, since, cause in rows)
+    assert query(db, "SELECT count(*) FROM instances WHERE provider='azure' AND stale") == [(0,)]
+    assert query(db, "SELECT count(*) FROM current_claims WHERE provider='aws'")[0][0] > 0
+    # A second failure keeps the time the rows first went stale.
+    clock.advance()
+    run(db, mirror, clock)
+    assert {r[0] for r in query(db, "SELECT stale_since FROM instances WHERE provider='aws'")} == {
+        datetime(2026, 12, 2, 6, 0)
+    }
+
+
+def test_a_changed_figure_closes_the_old_claim(setup):
+    mirror, db, clock = setup
+    run(db, mirror, clock)
+    page = mirror / AWS_PAGE
+    page.write_text(page.read_text().replace("3200 Gigabit", "6400 Gigabit"))
+    clock.advance()
+    run(db, mirror, clock)
+    history = query(
+        db,
+        """SELECT value, valid_from, valid_to FROM claims
+                           WHERE instance_type='p5.48xlarge' AND field='inter_node_gbits_per_s'
+                           ORDER BY valid_from""",
+    )
+    assert history == [
+        (3200.0, datetime(2026, 12, 1, 6), datetime(2026, 12, 2, 6)),
+        (6400.0, datetime(2026, 12, 2, 6), None),
+    ]
+    unchanged = query(
+        db,
+        """SELECT valid_from FROM current_claims
+                             WHERE instance_type='p5.48xlarge' AND field='gpu_count'""",
+    )
+    assert unchanged == [(datetime(2026, 12, 1, 6),)]
+
+
+def test_losing_more_than_half_the_rows_is_refused(setup):
+    mirror, db, clock = setup
+    run(db, mirror, clock)
+    page = mirror / AWS_PAGE
+    lines = [ln for ln in page.read_text().splitlines() if not ln.startswith(("| g5.", "| p5."))]
+    page.write_text("\n".join(lines) + "\n| **P5** |\n")
+    clock.advance()
+    report = run(db, mirror, clock)
+    aws = next(o for o in report.outcomes if o.provider == "aws")
+    assert aws.outcome == "stale"
+    assert "parse" in aws.cause or "half" in aws.cause or "no GPU" in aws.cause
+    assert query(db, "SELECT count(*) FROM instances WHERE provider='aws' AND stale") == [(3,)]
+
+
+def test_reparse_needs_no_network(setup):
+    mirror, db, clock = setup
+    run(db, mirror, clock)
+    before = query(db, "SELECT * EXCLUDE (scraped_at) FROM instances ORDER BY 1, 2")
+    clock.advance()
+    report = run(db, None, clock, replay=True)  # the transport would answer 599 to anything
+    assert report.exit_code == 0
+    assert query(db, "SELECT * EXCLUDE (scraped_at) FROM instances ORDER BY 1, 2") == before
+
+
+def test_refresh_of_one_provider_leaves_the_others_untouched(setup):
+    mirror, db, clock = setup
+    run(db, mirror, clock)
+    clock.advance()
+    run(db, mirror, clock, providers=["aws"])
+    assert query(db, "SELECT DISTINCT scraped_at FROM instances WHERE provider='azure'") == [
+        (datetime(2026, 12, 1, 6),)
+    ]
+    assert query(db, "SELECT DISTINCT scraped_at FROM instances WHERE provider='aws'") == [(clock.now,)]
+
+
+def test_a_crash_while_writing_leaves_the_old_catalog_intact(setup, monkeypatch):
+    mirror, db, clock = setup
+    run(db, mirror, clock)
+    before = db.read_bytes()
+
+    def disk_full(self, instances, claims):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(pipeline.CatalogWriter, "write_rows", disk_full)
+    with pytest.raises(OSError, match="No space"):
+        run(db, mirror, clock)
+    assert db.read_bytes() == before
+    assert not list(db.parent.glob("*.tmp-*"))
+
+
+def test_lock_keeps_a_second_refresh_out(tmp_path):
+    db = tmp_path / "c.duckdb"
+    with refresh_lock(db), pytest.raises(LockHeld, match="another refresh"), refresh_lock(db):
+        pass
+    with refresh_lock(db):  # released: can be taken again
+        pass

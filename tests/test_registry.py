@@ -1,0 +1,43 @@
+"""Contract: every provider module is registered once, and every registered provider is tested on
+real documents (or, for curated providers, on their reviewed data file)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+
+import scrapers
+from scrapers import REGISTRY
+from scrapers.base import Scraper
+from tests.conftest import ROOT
+
+
+def provider_classes() -> set[type[Scraper]]:
+    found = set()
+    for module in pkgutil.iter_modules(scrapers.__path__):
+        loaded = importlib.import_module(f"scrapers.{module.name}")
+        for _, obj in inspect.getmembers(loaded, inspect.isclass):
+            if issubclass(obj, Scraper) and obj is not Scraper and not inspect.isabstract(obj):
+                found.add(obj)
+    return found
+
+
+def test_every_provider_class_is_registered_under_its_name():
+    classes = provider_classes()
+    assert classes, "no provider modules found"
+    assert classes == set(REGISTRY.values())
+    for name, cls in REGISTRY.items():
+        assert name == cls.name and re.fullmatch(r"[a-z][a-z0-9]*", name)
+        assert cls.title and cls.source_kind in ("scraped", "curated")
+
+
+def test_every_provider_has_tests_on_real_documents():
+    for name, _cls in REGISTRY.items():
+        test_file = ROOT / "tests" / f"test_{name}.py"
+        assert test_file.is_file(), f"{name} has no tests/test_{name}.py"
+        text = test_file.read_text()
+        real = "need_shared()" in text or "requires_shared" in text or "curated" in text
+        assert real, f"tests/test_{name}.py never reads a real document (need_shared) or curated file"
+        assert re.search(r"^def test_real", text, re.M), f"tests/test_{name}.py has no test_real_* test"
