@@ -84,10 +84,12 @@ def _domain(link: Link, spec: GpuSpec | None, gpu_count: float | None) -> int | 
         return 1
     if spec is not None and spec.rack_scale:
         return spec.scale_up_domain_gpus
-    if link in _SCALE_UP_LINKS or link == Link.NVLINK_BRIDGE:
-        if gpu_count is None:
-            return None
-        cap = spec.scale_up_domain_gpus if spec and spec.scale_up_domain_gpus else gpu_count
+    if gpu_count is None:
+        return None
+    if link in _SCALE_UP_LINKS:  # every GPU on the board shares the NVSwitch/NVLink/IF fabric
+        return int(gpu_count)
+    if link == Link.NVLINK_BRIDGE:  # bridges join pairs (or quads of H200 NVL)
+        cap = spec.scale_up_domain_gpus if spec and spec.scale_up_domain_gpus else 2
         return int(min(gpu_count, cap))
     return None
 

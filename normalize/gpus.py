@@ -9,12 +9,14 @@ family-level id whose link stays unknown).
 
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import dataclass
+from importlib import resources
 
 from normalize.errors import ParseError
-from normalize.units import Quantity
-from normalize.vocab import PCIE_X16_GBYTES_PER_S, Link
+from normalize.units import Quantity, find_memory_gb
+from normalize.vocab import PCIE_X16_GBYTES_PER_S
 
 # A link that depends on how the provider built the server: two NVL/PCIe cards may or may not
 # carry an NVLink bridge. Inference cannot choose; the catalog leaves such a link unknown.
@@ -62,133 +64,54 @@ class GpuSpec:
         return "; ".join(parts)
 
 
-_NV = "https://www.nvidia.com/en-us/data-center"
-_AMD = "https://www.amd.com/en/products/accelerators/instinct"
+def _number(text: str) -> float | None:
+    return float(text) if text else None
 
-GPUS: tuple[GpuSpec, ...] = (
-    GpuSpec("V100-SXM2-16GB", "V100", "SXM2", 16, Link.NVLINK, 300, 3, 8, 900, f"{_NV}/v100/"),
-    GpuSpec("V100-SXM2-32GB", "V100", "SXM2", 32, Link.NVLINK, 300, 3, 8, 900, f"{_NV}/v100/"),
-    GpuSpec("V100-PCIE-16GB", "V100", "PCIE", 16, Link.PCIE, None, 3, 1, 900, f"{_NV}/v100/"),
-    GpuSpec("A100-SXM-40GB", "A100", "SXM", 40, Link.NVSWITCH, 600, 4, 8, 1555, f"{_NV}/a100/"),
-    GpuSpec("A100-SXM-80GB", "A100", "SXM", 80, Link.NVSWITCH, 600, 4, 8, 2039, f"{_NV}/a100/"),
-    GpuSpec("A100-PCIE-40GB", "A100", "PCIE", 40, PCIE_OR_BRIDGE, 600, 4, 2, 1555, f"{_NV}/a100/"),
-    GpuSpec("A100-PCIE-80GB", "A100", "PCIE", 80, PCIE_OR_BRIDGE, 600, 4, 2, 1935, f"{_NV}/a100/"),
-    GpuSpec("H100-SXM-80GB", "H100", "SXM", 80, Link.NVSWITCH, 900, 5, 8, 3350, f"{_NV}/h100/"),
-    GpuSpec("H100-PCIE-80GB", "H100", "PCIE", 80, PCIE_OR_BRIDGE, 600, 5, 2, 2000, f"{_NV}/h100/"),
-    GpuSpec("H100-NVL-94GB", "H100", "NVL", 94, PCIE_OR_BRIDGE, 600, 5, 2, 3900, f"{_NV}/h100/"),
-    GpuSpec("H200-SXM-141GB", "H200", "SXM", 141, Link.NVSWITCH, 900, 5, 8, 4800, f"{_NV}/h200/"),
-    GpuSpec("H200-NVL-141GB", "H200", "NVL", 141, PCIE_OR_BRIDGE, 900, 5, 4, 4800, f"{_NV}/h200/"),
-    GpuSpec("B200-SXM-180GB", "B200", "SXM", 180, Link.NVSWITCH, 1800, 5, 8, 8000, f"{_NV}/hgx/"),
-    GpuSpec("B300-SXM-288GB", "B300", "SXM", 288, Link.NVSWITCH, 1800, 6, 8, 8000, f"{_NV}/hgx/"),
-    GpuSpec(
-        "GB200-186GB",
-        "GB200",
-        None,
-        186,
-        Link.NVSWITCH,
-        1800,
-        None,
-        72,
-        8000,
-        f"{_NV}/gb200-nvl72/",
-        rack_scale=True,
-    ),
-    GpuSpec(
-        "GB300-288GB",
-        "GB300",
-        None,
-        288,
-        Link.NVSWITCH,
-        1800,
-        None,
-        72,
-        8000,
-        f"{_NV}/gb300-nvl72/",
-        rack_scale=True,
-    ),
-    GpuSpec("L4-24GB", "L4", None, 24, Link.PCIE, None, 4, 1, 300, f"{_NV}/l4/"),
-    GpuSpec("L40S-48GB", "L40S", None, 48, Link.PCIE, None, 4, 1, 864, f"{_NV}/l40s/"),
-    GpuSpec("L40-48GB", "L40", None, 48, Link.PCIE, None, 4, 1, 864, f"{_NV}/l40/"),
-    GpuSpec("A10G-24GB", "A10G", None, 24, Link.PCIE, None, 4, 1, 600, f"{_NV}/products/a10-gpu/"),
-    GpuSpec("A10-24GB", "A10", None, 24, Link.PCIE, None, 4, 1, 600, f"{_NV}/products/a10-gpu/"),
-    GpuSpec("T4-16GB", "T4", None, 16, Link.PCIE, None, 3, 1, 320, f"{_NV}/tesla-t4/"),
-    GpuSpec("T4G-16GB", "T4G", None, 16, Link.PCIE, None, 3, 1, 320, f"{_NV}/tesla-t4/"),
-    GpuSpec("P40-24GB", "P40", None, 24, Link.PCIE, None, 3, 1, 346, f"{_NV}/tesla-p40/"),
-    GpuSpec(
-        "RTX-PRO-6000-96GB",
-        "RTX-PRO-6000",
-        None,
-        96,
-        Link.PCIE,
-        None,
-        5,
-        1,
-        1597,
-        f"{_NV}/rtx-pro-6000-blackwell-server-edition/",
-    ),
-    GpuSpec(
-        "MI300X-192GB",
-        "MI300X",
-        None,
-        192,
-        Link.INFINITY_FABRIC,
-        896,
-        5,
-        8,
-        5300,
-        f"{_AMD}/mi300/mi300x.html",
-    ),
-    GpuSpec(
-        "RADEON-PRO-V520-8GB",
-        "RADEON-PRO-V520",
-        None,
-        8,
-        Link.PCIE,
-        None,
-        None,
-        1,
-        None,
-        "https://www.amd.com/en/products/server-accelerators/amd-radeon-pro-v520",
-    ),
-    GpuSpec(
-        "GAUDI-HL205-32GB",
-        "GAUDI-HL205",
-        None,
-        32,
-        Link.UNKNOWN,
-        None,
-        None,
-        None,
-        None,
-        "https://habana.ai/products/gaudi/",
-    ),
-)
 
-# Family names as providers spell them, most specific first ("GB200" before "B200", "A10G"
-# before "A10", "H100 NVL" is a form factor of H100).
-FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("GB300", r"\bGB300\b|Blackwell Ultra"),
-    ("GB200", r"\bGB200\b"),
-    ("B300", r"\bB300\b"),
-    ("B200", r"\bB200\b"),
-    ("H200", r"\bH200\b"),
-    ("H100", r"\bH100\b"),
-    ("A100", r"\bA100\b"),
-    ("A10G", r"\bA10G\b"),
-    ("A10", r"\bA10\b"),
-    ("L40S", r"\bL40S\b"),
-    ("L40", r"\bL40\b"),
-    ("L4", r"\bL4\b"),
-    ("T4G", r"\bT4g\b"),
-    ("T4", r"\bT4\b"),
-    ("V100", r"\bV100\b"),
-    ("P40", r"\bP40\b"),
-    ("RTX-PRO-6000", r"RTX\s*PRO\s*6000"),
-    ("MI300X", r"\bMI300X?\b"),
-    ("RADEON-PRO-V520", r"Radeon\s+Pro\s+V520"),
-    ("GAUDI-HL205", r"Gaudi\s+HL-?205"),
+def _load_gpus() -> tuple[GpuSpec, ...]:
+    """The datasheet table, normalize/gpus.csv: one row per GPU part."""
+    with resources.files("normalize").joinpath("gpus.csv").open(encoding="utf-8") as handle:
+        return tuple(
+            GpuSpec(
+                id=row["id"],
+                family=row["family"],
+                form_factor=row["form_factor"] or None,
+                memory_gb=float(row["memory_gb"]),
+                link=row["link"],
+                link_gbytes_per_s=_number(row["link_gbytes_per_s"]),
+                pcie_gen=int(row["pcie_gen"]) if row["pcie_gen"] else None,
+                scale_up_domain_gpus=int(row["scale_up_domain_gpus"])
+                if row["scale_up_domain_gpus"]
+                else None,
+                memory_gbytes_per_s=_number(row["memory_gbytes_per_s"]),
+                datasheet_url=row["datasheet_url"],
+                rack_scale=row["rack_scale"] == "true",
+            )
+            for row in csv.DictReader(handle)
+        )
+
+
+def _load_families() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Family names as providers spell them, most specific first (normalize/gpu_families.csv):
+    "GB200" before "B200", "A10G" before "A10", "RTX 4080 SUPER" before "RTX 4080"."""
+    with resources.files("normalize").joinpath("gpu_families.csv").open(encoding="utf-8") as handle:
+        return tuple(
+            (row["family"], re.compile(row["pattern"], re.IGNORECASE)) for row in csv.DictReader(handle)
+        )
+
+
+GPUS = _load_gpus()
+FAMILY_PATTERNS = _load_families()
+_FORM_FACTORS = (
+    ("SXM2", r"\bSXM2\b"),
+    ("SXM", r"\bSXM\d?\b"),
+    ("NVL", r"\bNVL\b"),
+    ("MAXQ", r"\bMax-?Q\b"),
+    ("WS", r"\bWorkstation\b"),
+    ("SERVER", r"\bServer Edition\b"),
+    ("SFF", r"\bSFF\b"),
+    ("PCIE", r"\bPCI-?e\b"),
 )
-_FORM_FACTORS = (("SXM2", r"\bSXM2\b"), ("SXM", r"\bSXM\d?\b"), ("NVL", r"\bNVL\b"), ("PCIE", r"\bPCI-?e\b"))
 
 BY_ID = {spec.id: spec for spec in GPUS}
 
@@ -211,7 +134,7 @@ class GpuMatch:
 def family_of(name: str) -> str | None:
     """The GPU family a provider's text names ('8 x NVIDIA H100 GPU' → 'H100'), or None."""
     for family, pattern in FAMILY_PATTERNS:
-        if re.search(pattern, name, flags=re.IGNORECASE):
+        if pattern.search(name):
             return family
     return None
 
@@ -238,6 +161,8 @@ def identify_gpu(name: str, *, memory_gb: float | None = None, form_factor: str 
     family = family_of(name)
     if family is None:
         raise ParseError(f"unknown GPU {name!r}")
+    if memory_gb is None:
+        memory_gb = next(iter(find_memory_gb(name)), None)  # "NVIDIA A100-SXM4-80GB"
     form = _form_factor_of(name) or form_factor
     family_parts = [s for s in GPUS if s.family == family]
     candidates = [s for s in family_parts if s.form_factor == form] or family_parts

@@ -240,7 +240,7 @@ def test_real_discovery_records_missing_pages(real):
         ),
         (
             "Standard_NC320ds_xl_RTXPRO6000BSE_v6",
-            "RTX-PRO-6000-96GB",
+            "RTX-PRO-6000-SERVER-96GB",
             2,
             Link.PCIE,
             128,
