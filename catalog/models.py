@@ -8,7 +8,7 @@ numeric field carries its unit in its name.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 from normalize.vocab import Basis, Fabric, Link
 
@@ -49,6 +49,7 @@ class Claim:
     basis: Basis = Basis.STATED
     qualifiers: str = ""
     unit_suspect: bool = False
+    read_on: date | None = None  # curated facts: the day a person read the source
 
     def __post_init__(self) -> None:
         if self.field not in FIELD_UNITS:
@@ -73,6 +74,7 @@ class RawOffer:
     claims: tuple[Claim, ...]
     notes: tuple[str, ...] = ()
     fabric_shares_frontend: bool = False
+    source_kind: str = "scraped"
 
 
 @dataclass(frozen=True)

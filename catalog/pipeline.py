@@ -32,8 +32,8 @@ from catalog.store import (
 )
 from catalog.validate import ValidationError, check
 from normalize.errors import ParseError
-from scrapers import REGISTRY
-from scrapers.base import Document, DocumentSet, Scraper, ScraperError
+from scrapers import REGISTRY, curated
+from scrapers.base import Document, DocumentSet, NotInMirror, Scraper, ScraperError
 from scrapers.http import Fetcher, utcnow
 
 log = logging.getLogger(__name__)
@@ -44,18 +44,27 @@ EXIT_PROVIDER_FAILED = 1
 
 @dataclass
 class ProviderOutcome:
-    """How one provider fared in one refresh."""
+    """How one provider fared in one refresh.
+
+    ``outcome``: ok; curated (the scrape failed and nothing scraped was kept before: the curated
+    facts stand alone); stale (failed, previous rows kept); failed (failed, nothing to keep).
+    ``failure`` decides the exit code: a provider whose pages are simply absent from a mirror and
+    whose curated facts stand in is not a failure.
+    """
 
     provider: str
-    outcome: str  # ok | stale (failed, previous rows kept) | failed (failed, nothing to keep)
+    outcome: str
     documents: int
     rows_before: int
     rows_after: int
     cause: str | None = None
     last_success_at: datetime | None = None
+    failure: bool = False
 
     def as_row(self) -> dict:
-        return self.__dict__.copy()
+        row = self.__dict__.copy()
+        del row["failure"]
+        return row
 
 
 @dataclass
@@ -68,7 +77,7 @@ class RefreshReport:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_OK if all(o.outcome == "ok" for o in self.outcomes) else EXIT_PROVIDER_FAILED
+        return EXIT_PROVIDER_FAILED if any(o.failure for o in self.outcomes) else EXIT_OK
 
 
 @dataclass
@@ -81,29 +90,35 @@ def _cause(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-async def _fetch(scraper: Scraper, fetcher: Fetcher) -> str | None:
-    """Fetch one provider's documents; the cause of failure, or None."""
+async def _fetch(scraper: Scraper, fetcher: Fetcher) -> Exception | None:
+    """Fetch one provider's documents; what stopped it, or None."""
     try:
         await scraper.fetch(fetcher)
     except (ScraperError, httpx.HTTPError) as exc:
-        return _cause(exc)
+        return exc
     except Exception as exc:  # a bug in one provider must not stop the others
         log.exception("%s: unexpected error while fetching", scraper.name)
-        return f"internal error: {_cause(exc)}"
+        return RuntimeError(f"internal error: {_cause(exc)}")
     return None
 
 
-def _replay(previous: PreviousCatalog, provider: str, sink: Callable[[Document], None]) -> str | None:
-    documents = previous.documents_of(provider)
+def _replay(previous: PreviousCatalog, scraper: Scraper, sink: Callable[[Document], None]):
+    documents = previous.documents_of(scraper.name)
     for doc in documents:
         sink(doc)
-    return None if documents else "no stored documents to reparse"
+    if documents or scraper.source_kind == "curated":
+        return None
+    return ScraperError("no stored documents to reparse")
 
 
-def parse_documents(scraper: Scraper, documents: list[Document], now: datetime) -> _Parsed:
-    """Parse one provider's stored documents into validated catalog rows (pure, no network)."""
-    raw = scraper.parse(DocumentSet(documents))
-    offers = [build_offer(r, scraped_at=now, source_kind=scraper.source_kind) for r in raw]
+def parse_documents(
+    scraper: Scraper, documents: list[Document], now: datetime, *, scrape: bool = True
+) -> _Parsed:
+    """One provider's rows: its stored documents parsed (pure, no network) and merged with its
+    curated facts; with ``scrape`` False, the curated facts alone."""
+    raw = scraper.parse(DocumentSet(documents)) if scrape else []
+    raw = curated.merge(raw, curated.load(scraper.name))
+    offers = [build_offer(r, scraped_at=now) for r in raw]
     seen = set()
     for offer in offers:
         if offer.instance_type in seen:
@@ -112,9 +127,11 @@ def parse_documents(scraper: Scraper, documents: list[Document], now: datetime) 
     return _Parsed(offers, {d.url: d.fetched_at for d in documents if d.ok})
 
 
-def _parse(scraper: Scraper, documents: list[Document], now: datetime, rows_before: int):
+def _parse(
+    scraper: Scraper, documents: list[Document], now: datetime, rows_before: int, *, scrape: bool = True
+):
     try:
-        parsed = parse_documents(scraper, documents, now)
+        parsed = parse_documents(scraper, documents, now, scrape=scrape)
         check(scraper.name, parsed.offers, rows_before)
     except (ParseError, ValidationError, InvalidOffer) as exc:
         return None, _cause(exc)
@@ -132,6 +149,10 @@ def _stale_rows(previous: PreviousCatalog, provider: str, cause: str, now: datet
     rows["stale"] = True
     rows["stale_cause"] = cause
     return rows
+
+
+def _has_scraped_rows(previous: PreviousCatalog, provider: str) -> bool:
+    return bool((previous.rows(provider)["source_kind"] == "scraped").any())
 
 
 def _last_success(previous: PreviousCatalog, provider: str) -> datetime | None:
@@ -172,7 +193,7 @@ async def refresh(
 
         fetcher = Fetcher(client, previous=previous.documents, sink=sink, **(fetcher_options or {}))
         if replay:
-            fetch_causes = [_replay(previous, s.name, sink) for s in scrapers]
+            fetch_causes = [_replay(previous, s, sink) for s in scrapers]
         else:
             fetch_causes = await asyncio.gather(*(_fetch(s, fetcher) for s in scrapers))
         report = _assemble(writer, previous, scrapers, fetch_causes, refresh_id, started, now())
@@ -196,39 +217,47 @@ def _assemble(
     writer: CatalogWriter,
     previous: PreviousCatalog,
     scrapers: list[Scraper],
-    fetch_causes: list[str | None],
+    fetch_errors: list[Exception | None],
     refresh_id: str,
     started: datetime,
     finished: datetime,
 ) -> RefreshReport:
-    """Parse each provider from its stored documents and write its rows (fresh or stale)."""
+    """Parse each provider from its stored documents and write its rows (fresh, curated or stale)."""
     instances, claims, outcomes = [], [], []
     refreshed = {s.name for s in scrapers}
-    for scraper, cause in zip(scrapers, fetch_causes, strict=True):
-        name = scraper.name
-        documents = writer.stored_documents(refresh_id, name)
-        rows_before = previous.row_count(name)
-        parsed = None
-        if cause is None:
-            parsed, cause = _parse(scraper, documents, started, rows_before)
-        previous_claims = previous.claims[previous.claims["provider"] == name]
-        if parsed is not None:
-            rows = pd.DataFrame([offer_row(o) for o in parsed.offers], columns=list(INSTANCE_COLUMNS))
-            fresh = [
-                claim_row(name, o.instance_type, c, parsed.fetched_at.get(c.source_url), started)
-                for o in parsed.offers
-                for c in o.claims
-            ]
-            instances.append(rows)
-            claims.append(carried_claims(previous_claims, fresh, started))
-            outcome = ProviderOutcome(
-                name, "ok", len(documents), rows_before, len(rows), last_success_at=started
-            )
-        else:
-            log.error("%s: keeping %d previous rows: %s", name, rows_before, cause)
-            instances.append(_stale_rows(previous, name, cause, started))
-            claims.append(previous_claims)
-            outcome = ProviderOutcome(
+    for scraper, error in zip(scrapers, fetch_errors, strict=True):
+        rows, provider_claims, outcome = _provider(writer, previous, scraper, error, refresh_id, started)
+        instances.append(rows)
+        claims.append(provider_claims)
+        outcomes.append(outcome)
+    untouched = ~previous.instances["provider"].isin(refreshed)
+    instances.append(previous.instances[untouched])
+    claims.append(previous.claims[~previous.claims["provider"].isin(refreshed)])
+    writer.write_rows(_concat(instances), _concat(claims))
+    writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
+    return RefreshReport(refresh_id, "", started, finished, outcomes)
+
+
+def _provider(writer, previous, scraper, error, refresh_id, started):
+    """One provider's rows, claims and outcome for this refresh."""
+    name = scraper.name
+    documents = writer.stored_documents(refresh_id, name)
+    rows_before = previous.row_count(name)
+    previous_claims = previous.claims[previous.claims["provider"] == name]
+    cause = None if error is None else _cause(error)
+    parsed = None
+    if cause is None:
+        parsed, cause = _parse(scraper, documents, started, rows_before)
+    outcome = "ok"
+    if parsed is None and not _has_scraped_rows(previous, name):
+        parsed, _ = _parse(scraper, documents, started, 0, scrape=False)  # curated facts alone
+        outcome = "curated"
+    if parsed is None:
+        log.error("%s: keeping %d previous rows: %s", name, rows_before, cause)
+        return (
+            _stale_rows(previous, name, cause, started),
+            previous_claims,
+            ProviderOutcome(
                 name,
                 "stale" if rows_before else "failed",
                 len(documents),
@@ -236,13 +265,32 @@ def _assemble(
                 rows_before,
                 cause,
                 _last_success(previous, name),
-            )
-        outcomes.append(outcome)
-    untouched = ~previous.instances["provider"].isin(refreshed)
-    instances.append(previous.instances[untouched])
-    claims.append(previous.claims[~previous.claims["provider"].isin(refreshed)])
-    writer.write_rows(_concat(instances), _concat(claims))
-    return RefreshReport(refresh_id, "", started, finished, outcomes)
+                failure=True,
+            ),
+        )
+    if outcome == "curated":
+        log.warning("%s: scrape failed (%s); curated facts stand alone", name, cause)
+    rows = pd.DataFrame([offer_row(o) for o in parsed.offers], columns=list(INSTANCE_COLUMNS))
+    fresh = [
+        claim_row(name, o.instance_type, c, parsed.fetched_at.get(c.source_url), started)
+        for o in parsed.offers
+        for c in o.claims
+    ]
+    not_mirrored = isinstance(error, NotInMirror)
+    return (
+        rows,
+        carried_claims(previous_claims, fresh, started),
+        ProviderOutcome(
+            name,
+            outcome,
+            len(documents),
+            rows_before,
+            len(rows),
+            cause,
+            started,
+            failure=outcome == "curated" and not not_mirrored,
+        ),
+    )
 
 
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:

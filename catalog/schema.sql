@@ -97,6 +97,13 @@ CREATE TABLE IF NOT EXISTS provider_refreshes (
     last_success_at  TIMESTAMP
 );
 
+-- What each parser expects of each live page (header texts), so a layout change can be checked.
+CREATE TABLE IF NOT EXISTS source_layouts (
+    provider  VARCHAR NOT NULL,
+    url       VARCHAR NOT NULL,
+    expects   VARCHAR NOT NULL
+);
+
 -- The current claims, and the fields where current claims disagree.
 CREATE OR REPLACE VIEW current_claims AS
     SELECT * FROM claims WHERE valid_to IS NULL;

@@ -307,6 +307,11 @@ class CatalogWriter:
                 ],
             )
 
+    def write_layouts(self, layouts: dict[str, dict[str, str]]) -> None:
+        for provider, pages in layouts.items():
+            for url, expects in pages.items():
+                self.con.execute("INSERT INTO source_layouts VALUES (?, ?, ?)", [provider, url, expects])
+
     def commit(self) -> None:
         """Checkpoint, close and atomically replace the catalog with the new file."""
         self.con.execute("CHECKPOINT")

@@ -104,7 +104,7 @@ GPUS = _load_gpus()
 FAMILY_PATTERNS = _load_families()
 _FORM_FACTORS = (
     ("SXM2", r"\bSXM2\b"),
-    ("SXM", r"\bSXM\d?\b"),
+    ("SXM", r"\bSXM\d?\b|\bHGX\b"),  # HGX boards carry SXM modules
     ("NVL", r"\bNVL\b"),
     ("MAXQ", r"\bMax-?Q\b"),
     ("WS", r"\bWorkstation\b"),
@@ -133,6 +133,7 @@ class GpuMatch:
 
 def family_of(name: str) -> str | None:
     """The GPU family a provider's text names ('8 x NVIDIA H100 GPU' → 'H100'), or None."""
+    name = re.sub(r"(?<=\d)[x×](?=[A-Za-z])", " x ", name)  # OCI writes "(8xH100)"
     for family, pattern in FAMILY_PATTERNS:
         if pattern.search(name):
             return family
@@ -165,7 +166,8 @@ def identify_gpu(name: str, *, memory_gb: float | None = None, form_factor: str 
         memory_gb = next(iter(find_memory_gb(name)), None)  # "NVIDIA A100-SXM4-80GB"
     form = _form_factor_of(name) or form_factor
     family_parts = [s for s in GPUS if s.family == family]
-    candidates = [s for s in family_parts if s.form_factor == form] or family_parts
+    form_parts = [s for s in family_parts if s.form_factor == form]
+    candidates = form_parts or family_parts
     fits = candidates
     if memory_gb is not None:
         fits = [s for s in candidates if _memory_distance(memory_gb, s.memory_gb) <= MEMORY_TOLERANCE]
@@ -176,6 +178,8 @@ def identify_gpu(name: str, *, memory_gb: float | None = None, form_factor: str 
         return GpuMatch(fits[0].id, family, fits[0])
     if not fits and len(candidates) == 1:
         return GpuMatch(candidates[0].id, family, candidates[0], memory_mismatch=True)
+    if not fits and len(form_parts) == 1:  # a MIG slice of a Server Edition card
+        return GpuMatch(form_parts[0].id, family, form_parts[0], memory_mismatch=True)
     if not fits:
         raise ParseError(f"{name!r} with {memory_gb} GB fits no known {family} part")
     nominal = {s.memory_gb for s in fits}

@@ -28,6 +28,10 @@ class FetchError(ScraperError):
     """A document the parser needs could not be fetched (HTTP error, timeout, refused)."""
 
 
+class NotInMirror(FetchError):
+    """A mirror refresh asked for a document the mirror has no copy of."""
+
+
 class LayoutError(ParseError):
     """A page's shape is not what the parser expects: a table or header is missing, or no rows."""
 
@@ -96,12 +100,16 @@ class Scraper(ABC):
     """One provider. Subclasses set ``name`` (the lower-case provider id) and ``title``.
 
     ``source_kind`` is "scraped" for providers read from their published documents and "curated"
-    for providers whose facts come from a reviewed data file in this repository.
+    for providers whose facts all come from a reviewed data file in this repository
+    (``scrapers/curated/<name>.toml``; any provider may also have one, see scrapers.curated).
     """
 
     name: ClassVar[str]
     title: ClassVar[str]
     source_kind: ClassVar[str] = "scraped"
+    # What the parser expects of each live page (URL → header texts), recorded in the catalog's
+    # source_layouts table so a layout change can be checked against it.
+    expected_layout: ClassVar[dict[str, str]] = {}
 
     @abstractmethod
     async def fetch(self, fetcher: Fetcher) -> None:
@@ -110,3 +118,15 @@ class Scraper(ABC):
     @abstractmethod
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
         """Extract one RawOffer per GPU instance type. Pure: raises only ParseError subclasses."""
+
+
+class CuratedOnly(Scraper):
+    """A provider with no fetchable page: its rows are its curated facts alone."""
+
+    source_kind = "curated"
+
+    async def fetch(self, fetcher: Fetcher) -> None:
+        return None
+
+    def parse(self, documents: DocumentSet) -> list[RawOffer]:
+        return []

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from scrapers.base import Document, FetchError
+from scrapers.base import Document, FetchError, NotInMirror
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,8 @@ USER_AGENT = (
 )
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=30.0, write=10.0, pool=60.0)
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+NOT_IN_MIRROR = "not in mirror"
+_MIRROR_MISSING_HEADER = "X-Mirror-Missing"
 
 
 def utcnow() -> datetime:
@@ -57,7 +59,9 @@ class MirrorTransport(httpx.AsyncBaseTransport):
         except ValueError:
             return httpx.Response(400, request=request)
         if not path.is_file():
-            return httpx.Response(404, text="not in mirror", request=request)
+            return httpx.Response(
+                404, text=NOT_IN_MIRROR, headers={_MIRROR_MISSING_HEADER: "1"}, request=request
+            )
         return httpx.Response(200, content=path.read_bytes(), request=request)
 
 
@@ -94,6 +98,12 @@ def retry_after_s(response: httpx.Response, *, now: datetime | None = None) -> f
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def _error_text(response: httpx.Response) -> str:
+    if response.headers.get(_MIRROR_MISSING_HEADER):
+        return f"HTTP {response.status_code}: {NOT_IN_MIRROR}"
+    return f"HTTP {response.status_code}"
 
 
 class Fetcher:
@@ -170,7 +180,7 @@ class Fetcher:
             sha256=hashlib.sha256(content).hexdigest() if body is not None else None,
             etag=response.headers.get("ETag"),
             last_modified=response.headers.get("Last-Modified"),
-            error=None if body is not None else f"HTTP {response.status_code}",
+            error=None if body is not None else _error_text(response),
             attempts=attempts,
             bytes_received=len(content),
         )
@@ -207,7 +217,8 @@ class Fetcher:
         if self.sink is not None:
             self.sink(doc)
         if required and not doc.ok:
-            raise FetchError(f"{url}: {doc.error or f'HTTP {doc.status}'}")
+            error = NotInMirror if doc.error and doc.error.endswith(NOT_IN_MIRROR) else FetchError
+            raise error(f"{url}: {doc.error or f'HTTP {doc.status}'}")
         return doc
 
     async def get_all(self, urls: list[str], *, provider: str, required: bool = True) -> list[Document]:

@@ -9,11 +9,16 @@ from catalog.cli import main
 from tests.conftest import ROOT
 from tests.test_pipeline import build_mirror
 
+SMALL = ["--provider", "aws", "--provider", "azure"]  # the providers the small mirror holds
+
 
 @pytest.fixture
 def catalog_db(tmp_path, monkeypatch):
     db = tmp_path / "c.duckdb"
-    assert main(["refresh", "--mirror", str(build_mirror(tmp_path / "m")), "--db", str(db), "--quiet"]) == 0
+    assert (
+        main(["refresh", "--mirror", str(build_mirror(tmp_path / "m")), *SMALL, "--db", str(db), "--quiet"])
+        == 0
+    )
     monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(db))
     return db
 

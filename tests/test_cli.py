@@ -12,18 +12,20 @@ from catalog.lock import refresh_lock
 from tests.conftest import MIRROR, need_shared
 from tests.test_pipeline import build_mirror
 
+SMALL = ["--provider", "aws", "--provider", "azure"]  # the providers the small mirror holds
+
 
 @pytest.fixture
 def small(tmp_path):
     mirror = build_mirror(tmp_path / "mirror")
     db = tmp_path / "c.duckdb"
-    assert main(["refresh", "--mirror", str(mirror), "--db", str(db)]) == 0
+    assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db)]) == 0
     return mirror, db
 
 
 def test_refresh_shows_progress_and_a_summary(tmp_path, capsys):
     mirror = build_mirror(tmp_path / "mirror")
-    assert main(["refresh", "--mirror", str(mirror), "--db", str(tmp_path / "c.duckdb")]) == 0
+    assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(tmp_path / "c.duckdb")]) == 0
     err = capsys.readouterr().err
     assert "aws      200" in err and "ec2/latest/instancetypes/ac.md" in err
     assert "azure    404" in err  # a known series page absent from this mirror
@@ -31,7 +33,9 @@ def test_refresh_shows_progress_and_a_summary(tmp_path, capsys):
 
 
 def test_missing_mirror_dir_is_a_usage_error(tmp_path, capsys):
-    assert main(["refresh", "--mirror", str(tmp_path / "nope"), "--db", str(tmp_path / "c.duckdb")]) == 2
+    assert (
+        main(["refresh", "--mirror", str(tmp_path / "nope"), *SMALL, "--db", str(tmp_path / "c.duckdb")]) == 2
+    )
     assert "does not exist" in capsys.readouterr().err
 
 
@@ -66,14 +70,14 @@ def test_export(small, tmp_path, fmt):
 def test_second_refresh_exits_3_while_the_lock_is_held(small, capsys):
     mirror, db = small
     with refresh_lock(db):
-        assert main(["refresh", "--mirror", str(mirror), "--db", str(db)]) == 3
+        assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db)]) == 3
     assert "another refresh" in capsys.readouterr().err
 
 
 def test_provider_failure_exits_1_and_names_the_cause(small, capsys):
     mirror, db = small
     (mirror / "docs.aws.amazon.com/ec2/latest/instancetypes/ac.md").write_text("# moved\n")
-    assert main(["refresh", "--mirror", str(mirror), "--db", str(db), "--quiet"]) == 1
+    assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db), "--quiet"]) == 1
     err = capsys.readouterr().err
     assert "aws            1       3      3  stale    LayoutError: no table with columns" in err
 
@@ -95,7 +99,7 @@ def test_seed_from_a_snapshot_and_keep_existing(small, tmp_path, capsys):
 def test_done_when_query_on_the_real_mirror(tmp_path, capsys):
     need_shared()
     db = tmp_path / "c.duckdb"
-    assert main(["refresh", "--mirror", str(MIRROR), "--db", str(db), "--quiet"]) == 0
+    assert main(["refresh", "--mirror", str(MIRROR), *SMALL, "--db", str(db), "--quiet"]) == 0
     capsys.readouterr()
     sql = (
         "select provider, instance_type, intra_node_gbytes_per_s, intra_node_basis, inter_node_gbits_per_s, "

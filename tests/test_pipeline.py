@@ -21,6 +21,18 @@ AWS_PAGE = "docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
 AZURE_DIR = SIZES.split("://", 1)[1]
 
 
+GCP_PAGES = {
+    "cloud.google.com/compute/docs/gpus/gpu-network-bandwidth": "gcp/gpu-network-bandwidth.html",
+    "cloud.google.com/compute/docs/accelerator-optimized-machines": "gcp/accelerator-optimized-machines.html",
+}
+
+
+def add_gcp(root: Path) -> None:
+    for path, fixture in GCP_PAGES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(FIXTURES / fixture, root / path)
+
+
 def build_mirror(root: Path) -> Path:
     """A mirror with the AWS fixture page and one Azure series reachable from the ND family page."""
     (root / AWS_PAGE).parent.mkdir(parents=True)
@@ -48,6 +60,8 @@ class Clock:
 
 
 def run(db: Path, mirror: Path | None, clock: Clock, **kw) -> pipeline.RefreshReport:
+    kw.setdefault("providers", ["aws", "azure"])
+
     async def go():
         transport = None if mirror else httpx.MockTransport(lambda r: httpx.Response(599))
         async with make_client(mirror=mirror, transport=transport) as client:
@@ -198,3 +212,50 @@ def test_lock_keeps_a_second_refresh_out(tmp_path):
         pass
     with refresh_lock(db):  # released: can be taken again
         pass
+
+
+def test_absent_from_the_mirror_curated_facts_stand_in_without_failing(setup):
+    mirror, db, clock = setup
+    report = run(db, mirror, clock, providers=["gcp"])
+    (gcp,) = report.outcomes
+    assert (gcp.outcome, gcp.failure, report.exit_code) == ("curated", False, 0)
+    assert "not in mirror" in gcp.cause
+    assert query(db, "SELECT DISTINCT source_kind, stale FROM instances WHERE provider='gcp'") == [
+        ("curated", False)
+    ]
+
+
+def test_a_live_failure_with_curated_facts_still_fails_the_run(setup):
+    _, db, clock = setup
+
+    async def go():
+        transport = httpx.MockTransport(lambda r: httpx.Response(500))
+        async with make_client(transport=transport) as client:
+            return await pipeline.refresh(
+                db,
+                client,
+                providers=["gcp"],
+                now=clock,
+                fetcher_options={"sleep": _no_sleep, "max_attempts": 1},
+            )
+
+    report = asyncio.run(go())
+    (gcp,) = report.outcomes
+    assert (gcp.outcome, gcp.failure, report.exit_code) == ("curated", True, 1)
+    assert "HTTP 500" in gcp.cause
+
+
+def test_a_scrape_supersedes_curated_facts_and_its_rows_go_stale_not_curated(setup):
+    mirror, db, clock = setup
+    add_gcp(mirror)
+    report = run(db, mirror, clock, providers=["gcp"])
+    assert report.exit_code == 0 and report.outcomes[0].outcome == "ok"
+    kinds = dict(query(db, "SELECT instance_type, source_kind FROM instances WHERE provider='gcp'"))
+    assert kinds["a3-highgpu-8g"] == "scraped"  # listed on the (fixture) page
+    assert kinds["a4-highgpu-8g"] == "curated"  # not on the fixture page: curated row stands alone
+    for path in GCP_PAGES:
+        (mirror / path).unlink()
+    clock.advance()
+    report = run(db, mirror, clock, providers=["gcp"])
+    assert (report.outcomes[0].outcome, report.exit_code) == ("stale", 1)
+    assert query(db, "SELECT DISTINCT stale FROM instances WHERE provider='gcp'") == [(True,)]

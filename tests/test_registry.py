@@ -19,7 +19,7 @@ def provider_classes() -> set[type[Scraper]]:
     for module in pkgutil.iter_modules(scrapers.__path__):
         loaded = importlib.import_module(f"scrapers.{module.name}")
         for _, obj in inspect.getmembers(loaded, inspect.isclass):
-            if issubclass(obj, Scraper) and obj is not Scraper and not inspect.isabstract(obj):
+            if issubclass(obj, Scraper) and "name" in vars(obj) and not inspect.isabstract(obj):
                 found.add(obj)
     return found
 

@@ -1,0 +1,162 @@
+"""Curated facts: a small reviewed data file per provider, for what no fetchable page states.
+
+Some providers publish specs only in JavaScript-rendered pages, or not at all; some pages cannot be
+fetched here. ``scrapers/curated/<provider>.toml`` holds facts a person read in a published source,
+each with its URL, the exact quote and the date it was read. The text of each fact goes through the
+same normalize/ parsers as scraped text, so units and GPU names are handled once. A live scrape
+supersedes curated facts: scraped claims win field by field, curated rows stand alone only for
+instance types the scrape does not list.
+
+File layout::
+
+    provider = "lambda"
+    reviewed_on = 2026-12-02
+
+    [defaults]                                 # optional: keys every fact takes unless it sets them
+    url = "https://..."
+    read_on = 2026-12-02
+
+    [[instance]]
+    instance_type = "gpu_8x_a100"
+    source_url = "https://..."                 # the page the row mainly rests on
+
+    [[instance.fact]]
+    field = "inter_node_gbits_per_s"           # an instances column (catalog.models.FIELD_UNITS)
+    text = "up to 200 Gbps"                    # parsed by normalize/
+    quote = "... can be up to 200 Gbps."        # exact source text
+    url = "https://..."
+    read_on = 2026-12-02
+    local_copy = "reference/lambda/..."        # optional: path under ../shared, checked by tests
+    form_factor = "SXM"                        # gpu_model only: a hint, explained in `note`
+    note = "..."                               # optional: becomes a row note
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import replace
+from datetime import date
+from importlib import resources
+from typing import Any
+
+from catalog.models import Claim, RawOffer
+from normalize.errors import ParseError
+from normalize.gpus import identify_gpu
+from normalize.units import parse_bandwidth, parse_gpu_count, parse_memory_gb, to_number
+from normalize.vocab import Basis, Fabric, fabric_from_text, link_from_text
+from scrapers.claims import bandwidth_claim, fact
+
+COUNT_FIELDS = ("nic_count", "frontend_nic_count", "scale_up_domain_gpus")
+REQUIRED_KEYS = ("field", "text", "quote", "url", "read_on")
+
+
+def curated_file(provider: str):
+    """The provider's curated data file (a Traversable), or None."""
+    path = resources.files("scrapers").joinpath("curated", f"{provider}.toml")
+    return path if path.is_file() else None
+
+
+def load(provider: str) -> list[RawOffer]:
+    """The curated RawOffers of ``provider`` ([] when it has no file). ParseError on a bad file."""
+    path = curated_file(provider)
+    return [] if path is None else parse_curated(path.read_text(encoding="utf-8"), provider)
+
+
+def parse_curated(text: str, provider: str) -> list[RawOffer]:
+    """RawOffers from the text of a curated file (pure). ParseError naming what is wrong."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ParseError(f"curated/{provider}.toml: {exc}") from None
+    if data.get("provider") != provider:
+        raise ParseError(f"curated/{provider}.toml declares provider {data.get('provider')!r}")
+    defaults = data.get("defaults", {})
+    return [_offer(provider, entry, defaults) for entry in data.get("instance", [])]
+
+
+def _offer(provider: str, entry: dict[str, Any], defaults: dict[str, Any]) -> RawOffer:
+    name = entry.get("instance_type")
+    if not name or not entry.get("source_url"):
+        raise ParseError(f"curated/{provider}.toml: an instance lacks instance_type or source_url")
+    facts = [{**defaults, **item} for item in entry.get("fact", [])]
+    memory = next((f for f in facts if f.get("field") == "gpu_memory_gb"), None)
+    memory_gb = parse_memory_gb(memory["text"]) if memory else None
+    claims, notes = [], []
+    for item in facts:
+        missing = [k for k in REQUIRED_KEYS if k not in item]
+        if missing:
+            raise ParseError(f"curated/{provider}.toml {name}: a fact lacks {', '.join(missing)}")
+        claims.append(_claim(item, memory_gb))
+        if item.get("note"):
+            notes.append(item["note"])
+    return RawOffer(
+        provider=provider,
+        instance_type=name,
+        source_url=entry["source_url"],
+        claims=tuple(claims),
+        notes=tuple(notes),
+        source_kind="curated",
+    )
+
+
+def _claim(item: dict[str, Any], memory_gb: float | None) -> Claim:
+    """One fact's text through normalize/, into a claim in the unit its field names."""
+    field, text = item["field"], str(item["text"])
+    common = {
+        "quote": item["quote"],
+        "source_url": item["url"],
+        "context": item.get("context", "curated"),
+        "basis": Basis(item.get("basis", "stated")),
+    }
+    read_on = item["read_on"]
+    if field.endswith(("_gbits_per_s", "_gbytes_per_s")):
+        claim = bandwidth_claim(
+            field, parse_bandwidth(text), extra_qualifiers=item.get("qualifiers", ""), **common
+        )
+    else:
+        claim = fact(
+            field, _value(field, text, item, memory_gb), qualifiers=item.get("qualifiers", ""), **common
+        )
+    return replace(claim, read_on=read_on if isinstance(read_on, date) else date.fromisoformat(read_on))
+
+
+def _value(field: str, text: str, item: dict[str, Any], memory_gb: float | None) -> float | str:
+    if field == "gpu_model":
+        return identify_gpu(text, memory_gb=memory_gb, form_factor=item.get("form_factor")).id
+    if field == "gpu_count":
+        return float(parse_gpu_count(text))
+    if field == "gpu_memory_gb":
+        return parse_memory_gb(text)
+    if field == "intra_node_link":
+        link = link_from_text(text)
+        if link is None:
+            raise ParseError(f"no link named in {text!r}")
+        return link.value
+    if field == "inter_node_fabric":
+        fabric = Fabric(text) if text in {f.value for f in Fabric} else fabric_from_text(text)
+        if fabric is None:
+            raise ParseError(f"no fabric named in {text!r}")
+        return fabric.value
+    if field in COUNT_FIELDS:
+        return to_number(text)
+    raise ParseError(f"field {field!r} cannot be curated")
+
+
+def merge(scraped: list[RawOffer], curated: list[RawOffer]) -> list[RawOffer]:
+    """Scraped offers with curated claims for the fields the scrape leaves unstated, then the
+    curated offers for instance types the scrape does not list. A curated offer that names no GPU
+    only supplements a scraped row; without one it is dropped."""
+    by_type = {offer.instance_type: offer for offer in curated}
+    merged = []
+    for offer in scraped:
+        extra = by_type.pop(offer.instance_type, None)
+        if extra is not None:
+            stated = {c.field for c in offer.claims}
+            offer = replace(
+                offer,
+                claims=(*offer.claims, *(c for c in extra.claims if c.field not in stated)),
+                notes=(*offer.notes, *extra.notes),
+            )
+        merged.append(offer)
+    alone = [o for o in by_type.values() if any(c.field == "gpu_model" for c in o.claims)]
+    return merged + alone

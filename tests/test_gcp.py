@@ -1,0 +1,151 @@
+"""GCP: the HTML parsers on fixtures in the live pages' layout, and the curated facts from the
+restated page (../shared/facts/gcp-gpu-network.md), which stand in when the pages cannot be fetched."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from catalog.offers import build_offer
+from normalize.vocab import Basis, Fabric, Link
+from scrapers import curated
+from scrapers.base import Document, DocumentSet, LayoutError
+from scrapers.gcp import MACHINES_URL, NETWORK_URLS, Gcp, parse_machine_types, parse_network_page
+from tests.conftest import FIXTURES, SHARED, need_shared
+
+NOW = datetime(2026, 12, 1)
+
+
+def page(name: str) -> str:
+    return (FIXTURES / "gcp" / name).read_text(encoding="utf-8")
+
+
+def rows(*, newer: bool = True) -> dict:
+    docs = [
+        Document(NETWORK_URLS[0], "gcp", 200, NOW, page("gpu-network-bandwidth.html")),
+        Document(MACHINES_URL, "gcp", 200, NOW, page("accelerator-optimized-machines.html")),
+    ]
+    if newer:
+        docs.append(Document(NETWORK_URLS[1], "gcp", 200, NOW, page("gpu-network-bandwidth-newer.html")))
+    return {o.instance_type: build_offer(o, scraped_at=NOW) for o in Gcp().parse(DocumentSet(docs))}
+
+
+def test_rdma_series_split_into_fabric_and_front_end():
+    ultra = rows()["a3-ultragpu-8g"]
+    assert (ultra.gpu_model, ultra.gpu_count) == ("H200-SXM-141GB", 8)
+    assert (ultra.inter_node_fabric, ultra.inter_node_gbits_per_s, ultra.nic_count) == (Fabric.ROCE, 3200, 8)
+    assert (ultra.frontend_gbits_per_s, ultra.frontend_nic_count) == (400, 2)
+    assert ultra.intra_node_link == Link.NVSWITCH  # "all to all NVLink bridge" on an SXM board
+    assert (ultra.intra_node_gbytes_per_s, ultra.intra_node_basis) == (900, Basis.INFERRED)
+    a4x = rows()["a4x-highgpu-4g"]
+    assert (a4x.gpu_model, a4x.inter_node_gbits_per_s, a4x.frontend_gbits_per_s) == ("GB200-186GB", 1600, 400)
+    assert a4x.scale_up_domain_gpus == 72
+
+
+def test_tcpx_total_goes_to_the_largest_machine_type_only():
+    offers = rows()
+    high = offers["a3-highgpu-8g"]
+    assert (high.inter_node_fabric, high.inter_node_gbits_per_s) == (Fabric.GPUDIRECT_TCPX, 1000)
+    claim = next(c for c in high.claims if c.field == "inter_node_gbits_per_s")
+    assert "includes the general-purpose NIC" in claim.qualifiers
+    small = offers["a3-highgpu-2g"]
+    assert small.inter_node_fabric == Fabric.GPUDIRECT_TCPX and small.missing_inter_bw
+    assert "only for the largest A3 High machine type" in small.notes
+
+
+def test_two_revisions_that_disagree_are_a_conflict():
+    mega = rows()["a3-megagpu-8g"]
+    assert mega.conflict
+    assert sorted(c.value for c in mega.claims if c.field == "inter_node_gbits_per_s") == [1600, 1800]
+    assert not rows(newer=False)["a3-megagpu-8g"].conflict
+
+
+def test_general_purpose_only_series():
+    g2 = rows()["g2-standard-96"]
+    assert (g2.inter_node_fabric, g2.inter_node_gbits_per_s, g2.frontend_gbits_per_s) == (
+        Fabric.ETHERNET,
+        100,
+        100,
+    )
+    assert (g2.intra_node_link, g2.intra_node_gbytes_per_s) == (Link.PCIE, 64)
+
+
+def test_renamed_overview_header_fails_loudly():
+    renamed = page("gpu-network-bandwidth.html").replace("<th>Max total bandwidth</th>", "<th>Bandwidth</th>")
+    with pytest.raises(LayoutError, match=r"lacks header\(s\) \['Max total bandwidth'\]"):
+        parse_network_page(renamed, NETWORK_URLS[0])
+
+
+def test_machine_family_page_layout():
+    machines = parse_machine_types(page("accelerator-optimized-machines.html"), MACHINES_URL)
+    assert [(m.instance_type, m.gpu_count) for m in machines][:4] == [
+        ("a3-highgpu-1g", 1),
+        ("a3-highgpu-2g", 2),
+        ("a3-highgpu-4g", 4),
+        ("a3-highgpu-8g", 8),
+    ]
+    with pytest.raises(LayoutError, match=r"Machine type \| GPU count"):
+        parse_machine_types("<table><tr><th>Type</th><th>GPUs</th></tr></table>", MACHINES_URL)
+
+
+def test_quotes_are_the_pages_text():
+    from bs4 import BeautifulSoup
+
+    texts = {
+        url: " ".join(BeautifulSoup(page(name), "lxml").get_text(" ").split())
+        for url, name in (
+            (NETWORK_URLS[0], "gpu-network-bandwidth.html"),
+            (NETWORK_URLS[1], "gpu-network-bandwidth-newer.html"),
+            (MACHINES_URL, "accelerator-optimized-machines.html"),
+        )
+    }
+    for offer in rows().values():
+        for c in offer.claims:
+            if c.basis == Basis.STATED:
+                assert " ".join(c.quote.split()) in texts[c.source_url], c
+
+
+@pytest.fixture(scope="module")
+def real():
+    need_shared()
+    assert (SHARED / "facts/gcp-gpu-network.md").is_file()
+    return {o.instance_type: build_offer(o, scraped_at=NOW) for o in curated.load("gcp")}
+
+
+@pytest.mark.parametrize(
+    ("machine", "model", "count", "fabric", "gbits", "nics", "frontend"),
+    [
+        ("a3-highgpu-8g", "H100-SXM-80GB", 8, Fabric.GPUDIRECT_TCPX, 1000, None, None),
+        ("a3-megagpu-8g", "H100-SXM-80GB", 8, Fabric.GPUDIRECT_TCPXO, 1800, None, None),
+        ("a3-edgegpu-8g", "H100-SXM-80GB", 8, Fabric.GPUDIRECT_TCPX, 600, None, None),
+        ("a3-ultragpu-8g", "H200-SXM-141GB", 8, Fabric.ROCE, 3200, 8, 400),
+        ("a4-highgpu-8g", "B200-SXM-180GB", 8, Fabric.ROCE, 3200, 8, 400),
+        ("a4x-highgpu-4g", "GB200-186GB", 4, Fabric.ROCE, 1600, 4, 400),
+        ("a4x-maxgpu-4g-metal", "GB300-288GB", 4, Fabric.ROCE, 3200, 4, None),
+        ("a2-megagpu-16g", "A100-SXM-40GB", 16, Fabric.ETHERNET, 100, None, 100),
+        ("a2-ultragpu-8g", "A100-SXM-80GB", 8, Fabric.ETHERNET, 100, None, 100),
+    ],
+)
+def test_real_curated_machine_types(real, machine, model, count, fabric, gbits, nics, frontend):
+    row = real[machine]
+    assert (row.gpu_model, row.gpu_count, row.inter_node_fabric) == (model, count, fabric)
+    assert (row.inter_node_gbits_per_s, row.nic_count, row.frontend_gbits_per_s) == (gbits, nics, frontend)
+    assert row.intra_node_basis == Basis.INFERRED  # Google never states NVLink bandwidth
+    assert row.source_kind == "curated"
+
+
+def test_real_curated_conflicts_between_revisions_and_documents(real):
+    assert {name for name, row in real.items() if row.conflict} == {
+        "a3-megagpu-8g",
+        "a3-edgegpu-8g",
+        "a3-highgpu-8g",
+    }
+    edge = [c.value for c in real["a3-edgegpu-8g"].claims if c.field == "inter_node_gbits_per_s"]
+    assert sorted(edge) == [600, 800]
+    high = [c.value for c in real["a3-highgpu-8g"].claims if c.field == "inter_node_gbits_per_s"]
+    assert sorted(high) == [1000, 1600]  # the page's max total vs the toolkit's "200 Gbps ... per GPU"
+
+
+def test_real_curated_smaller_types_have_no_bandwidth(real):
+    assert real["a3-highgpu-4g"].missing_inter_bw and real["a3-highgpu-1g"].intra_node_link == Link.SINGLE_GPU
