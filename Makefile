@@ -54,12 +54,13 @@ format: install
 snapshot: install
 	rm -f .snapshot.duckdb
 	$(PY) -m catalog refresh --quiet --db .snapshot.duckdb --mirror $(SHARED)/mirror
-	$(PY) -c "from pathlib import Path; from catalog import snapshot; snapshot.dump(Path('.snapshot.duckdb'), snapshot.DEFAULT_DIR)"
+	$(PY) -c "from pathlib import Path; from catalog import snapshot; \
+	  print('snapshot', 'rewritten' if snapshot.update(Path('.snapshot.duckdb'), snapshot.DEFAULT_DIR) else 'unchanged')"
 	rm -f .snapshot.duckdb .snapshot.duckdb.lock
 
-# Measure speed on this machine and print the figures (see README "Benchmarks").
+# Measure speed on this machine; prints the figures and writes them into README "Benchmarks".
 bench: install
-	$(PY) -m bench
+	$(PY) -m catalog.bench
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .snapshot.duckdb*

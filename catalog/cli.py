@@ -1,4 +1,4 @@
-"""Command line: ``python -m catalog refresh | reparse | query | export | seed | providers``.
+"""Command line: ``python -m catalog refresh | reparse | query | export | seed | changes | ...``.
 
 Exit codes: 0 success; 1 a provider failed (its last good rows are kept, marked stale) or the
 catalog could not be read; 2 bad usage or SQL; 3 another refresh holds the lock.
@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
 
 from catalog import pipeline, snapshot
+from catalog.changes import changes
 from catalog.lock import LockHeld, refresh_lock
+from catalog.mirror_server import MirrorServer
 from catalog.store import connect_readonly
 from scrapers import REGISTRY
 from scrapers.base import Document
@@ -62,7 +66,7 @@ def _summary(report: pipeline.RefreshReport) -> str:
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     mode = "reparse" if args.command == "reparse" else ("mirror" if args.mirror else "live")
-    if args.mirror and not Path(args.mirror).is_dir():
+    if args.mirror and not args.mirror.startswith(("http://", "https://")) and not Path(args.mirror).is_dir():
         print(f"error: mirror directory {args.mirror} does not exist", file=sys.stderr)
         return EXIT_USAGE
     progress = None if args.quiet else _progress(sys.stderr)
@@ -77,7 +81,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 
 async def _run_refresh(args, mode, progress) -> pipeline.RefreshReport:
-    async with make_client(mirror=Path(args.mirror) if getattr(args, "mirror", None) else None) as client:
+    async with make_client(mirror=getattr(args, "mirror", None)) as client:
         return await pipeline.refresh(
             args.db,
             client,
@@ -128,6 +132,36 @@ def cmd_seed(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_changes(args: argparse.Namespace) -> int:
+    try:
+        with connect_readonly(args.db) as con:
+            frame = changes(con, args.since)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if frame.empty:
+        print("(no changes)" + (f" since {args.since:%Y-%m-%d}" if args.since else ""))
+        return 0
+    for row in frame.itertuples(index=False):
+        before, after = ", ".join(row.before), ", ".join(row.after) or "(gone)"
+        unit = f" {row.unit}" if row.unit else ""
+        print(
+            f"{row.changed_at:%Y-%m-%d %H:%M}  {row.provider}/{row.instance_type}  {row.field}: "
+            f"{before} -> {after}{unit}"
+        )
+    return 0
+
+
+def cmd_serve_mirror(args: argparse.Namespace) -> int:
+    server = MirrorServer(Path(args.directory), port=args.port, latency_s=args.latency_ms / 1000)
+    print(
+        f"serving {args.directory} at {server.base_url} (refresh --mirror {server.base_url})", file=sys.stderr
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        server.server.serve_forever()
+    return 0
+
+
 def cmd_providers(args: argparse.Namespace) -> int:
     for name, cls in REGISTRY.items():
         print(f"{name:<10} {cls.source_kind:<8} {cls.title}")
@@ -143,7 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     refresh = with_db(sub.add_parser("refresh", help="fetch, parse and swap in a new catalog"))
-    refresh.add_argument("--mirror", help="read https://<host>/<path> from DIR/<host>/<path> (offline)")
+    refresh.add_argument(
+        "--mirror",
+        help="read https://<host>/<path> from DIR/<host>/<path> (offline), or from URL/<host>/<path>",
+    )
     refresh.add_argument(
         "--provider", action="append", choices=list(REGISTRY), help="refresh only this provider (repeatable)"
     )
@@ -172,6 +209,16 @@ def build_parser() -> argparse.ArgumentParser:
     seed.add_argument("--from", dest="source", default=str(snapshot.DEFAULT_DIR))
     seed.add_argument("--force", action="store_true", help="rebuild even if the catalog exists")
     seed.set_defaults(func=cmd_seed)
+
+    changed = with_db(sub.add_parser("changes", help="what changed between refreshes"))
+    changed.add_argument("--since", type=datetime.fromisoformat, help="only changes since DATE (YYYY-MM-DD)")
+    changed.set_defaults(func=cmd_changes)
+
+    serve = sub.add_parser("serve-mirror", help="serve a mirror directory over HTTP (for --mirror URL)")
+    serve.add_argument("directory")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--latency-ms", type=float, default=0.0, help="delay every response (benchmarks)")
+    serve.set_defaults(func=cmd_serve_mirror)
 
     providers = sub.add_parser("providers", help="list registered providers")
     providers.set_defaults(func=cmd_providers)

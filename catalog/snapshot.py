@@ -1,13 +1,18 @@
 """The catalog snapshot that ships in the repository, so a fresh clone has data without a network.
 
-``dump`` writes the current rows and claims as JSON lines (one row per line: diffs stay
-reviewable); ``load`` builds a catalog file from them. ``make snapshot`` regenerates the snapshot
-from a refresh, and a test checks it still equals what the parsers make of ../shared/mirror.
+``dump`` writes the current rows and claims as JSON lines, one row per line and without the
+timestamps of the run that made them, so a diff shows exactly the facts that changed; the time the
+snapshot was built is in ``meta.json`` and ``load`` gives it to every row. ``make snapshot`` rewrites
+the snapshot only when its facts change, and a test checks it still equals what the parsers make of
+../shared/mirror.
 """
 
 from __future__ import annotations
 
+import json
+import tempfile
 import uuid
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
@@ -18,37 +23,64 @@ from scrapers.http import utcnow
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "snapshot"
 INSTANCES_FILE = "instances.jsonl"
 CLAIMS_FILE = "claims.jsonl"
+META_FILE = "meta.json"
+# Per-run timestamps: not facts, so not in the snapshot; on load they take the snapshot's build time.
+INSTANCE_TIMES = ("scraped_at", "stale_since")
+CLAIM_TIMES = ("fetched_at", "valid_from", "valid_to")
+INSTANCE_FACTS = tuple(c for c in INSTANCE_COLUMNS if c not in INSTANCE_TIMES)
+CLAIM_FACTS = tuple(c for c in CLAIM_COLUMNS if c not in CLAIM_TIMES)
 
 
-def dump(db_path: Path, out_dir: Path) -> None:
+def dump(db_path: Path, out_dir: Path, *, built_at: datetime | None = None) -> None:
     """Write the catalog's instances and current claims to ``out_dir`` in a stable order."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with duckdb.connect(str(db_path), read_only=True) as con:
         con.execute(
-            f"COPY (SELECT {', '.join(INSTANCE_COLUMNS)} FROM instances ORDER BY provider, instance_type) "
+            f"COPY (SELECT {', '.join(INSTANCE_FACTS)} FROM instances ORDER BY provider, instance_type) "
             f"TO '{out_dir / INSTANCES_FILE}' (FORMAT JSON)"
         )
         con.execute(
-            f"COPY (SELECT {', '.join(CLAIM_COLUMNS)} FROM current_claims "
-            "ORDER BY provider, instance_type, field, source_url, context, quote, qualifiers) "
+            f"COPY (SELECT {', '.join(CLAIM_FACTS)} FROM current_claims ORDER BY ALL) "
             f"TO '{out_dir / CLAIMS_FILE}' (FORMAT JSON)"
         )
+    meta = {"built_at": (built_at or utcnow()).isoformat(timespec="seconds")}
+    (out_dir / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def update(db_path: Path, out_dir: Path) -> bool:
+    """Rewrite the snapshot from ``db_path`` only if its facts differ; True if it was rewritten."""
+    with tempfile.TemporaryDirectory() as scratch:
+        fresh = Path(scratch)
+        dump(db_path, fresh)
+        same = all(
+            (out_dir / name).is_file() and (out_dir / name).read_bytes() == (fresh / name).read_bytes()
+            for name in (INSTANCES_FILE, CLAIMS_FILE)
+        )
+        if not same:
+            dump(db_path, out_dir)
+        return not same
 
 
 def load(source_dir: Path, db_path: Path) -> int:
     """Build the catalog at ``db_path`` from a snapshot directory; returns the instance count."""
-    for name in (INSTANCES_FILE, CLAIMS_FILE):
+    for name in (INSTANCES_FILE, CLAIMS_FILE, META_FILE):
         if not (source_dir / name).is_file():
             raise FileNotFoundError(f"snapshot file {source_dir / name} is missing")
+    built_at = datetime.fromisoformat(json.loads((source_dir / META_FILE).read_text())["built_at"])
     started = utcnow()
     writer = CatalogWriter(db_path)
     try:
         con = writer.con
-        for table, name in (("instances", INSTANCES_FILE), ("claims", CLAIMS_FILE)):
-            con.execute(
-                f"INSERT INTO {table} BY NAME SELECT * FROM read_json(?, format='newline_delimited')",
-                [str(source_dir / name)],
-            )
+        con.execute(
+            "INSERT INTO instances BY NAME SELECT *, ? AS scraped_at "
+            "FROM read_json(?, format='newline_delimited')",
+            [built_at, str(source_dir / INSTANCES_FILE)],
+        )
+        con.execute(
+            "INSERT INTO claims BY NAME SELECT *, ? AS fetched_at, ? AS valid_from "
+            "FROM read_json(?, format='newline_delimited')",
+            [built_at, built_at, str(source_dir / CLAIMS_FILE)],
+        )
         count = con.execute("SELECT count(*) FROM instances").fetchone()[0]
         writer.write_refresh(f"snapshot-{uuid.uuid4().hex[:6]}", started, utcnow(), "snapshot", 0, [])
         writer.commit()

@@ -199,7 +199,9 @@ class CatalogWriter:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
-        for leftover in (self.tmp, self.tmp.with_name(self.tmp.name + ".wal")):
+        # A refresh killed mid-write leaves its half-built file; the caller holds the refresh lock,
+        # so no other writer can own one now.
+        for leftover in self.path.parent.glob(f"{self.path.name}.tmp-*"):
             leftover.unlink(missing_ok=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(str(self.tmp))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 from catalog.models import InstanceOffer
 from normalize.bounds import FABRIC_MAX_GBITS_PER_S, INTRA_MAX_GBYTES_PER_S
-from normalize.vocab import Link
+from normalize.gpus import BY_ID
+from normalize.vocab import Basis, Link
 
 # NVLink 1 (P100) already gave 160 GB/s per GPU; a smaller "NVLink" figure is a unit error.
 NVLINK_MIN_GBYTES_PER_S = 100.0
@@ -14,9 +17,28 @@ class ValidationError(Exception):
     """A provider's fresh rows fail a gate; the provider keeps its previous rows."""
 
 
+def _datasheet_eighth(offer: InstanceOffer) -> float | None:
+    """The datasheet GPU-to-GPU GB/s when a stated figure is exactly an eighth of it (Gb/s for GB/s)."""
+    spec = BY_ID.get(offer.gpu_model or "")
+    stated = offer.intra_node_gbytes_per_s
+    if (
+        spec is None
+        or spec.link_gbytes_per_s is None
+        or stated is None
+        or offer.intra_node_basis != Basis.STATED
+    ):
+        return None
+    return spec.link_gbytes_per_s if math.isclose(stated * 8, spec.link_gbytes_per_s, rel_tol=0.01) else None
+
+
 def problems(offer: InstanceOffer) -> list[str]:
     """Values outside physical bounds, for one row."""
     found = []
+    if (datasheet := _datasheet_eighth(offer)) is not None:
+        found.append(
+            f"stated GPU-to-GPU {offer.intra_node_gbytes_per_s:g} GB/s is an eighth of the {offer.gpu_model} "
+            f"datasheet's {datasheet:g} GB/s: a Gbit/s figure printed as GB/s"
+        )
     intra = offer.intra_node_gbytes_per_s
     if intra is not None and intra > INTRA_MAX_GBYTES_PER_S:
         found.append(f"intra-node {intra:g} GB/s per GPU exceeds {INTRA_MAX_GBYTES_PER_S:g}")

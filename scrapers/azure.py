@@ -192,7 +192,11 @@ def _offer(
     ]
     if rdma_capable(size):
         fabric = [c for c in prose if c.field in ("inter_node_gbits_per_s", "inter_node_fabric", "nic_count")]
-        claims += fabric or azure_prose.rdma_claims(series.name, rdma, INFINIBAND_PAGE)
+        # The InfiniBand page's catch-all rate ("FDR for other RDMA-capable N-series") only fits a
+        # series whose summary was read and is silent; with the summary missing, the rate is unknown.
+        claims += fabric or azure_prose.rdma_claims(
+            series.name, rdma, INFINIBAND_PAGE, with_rate=bool(series.summary)
+        )
     else:
         claims += _ethernet_claims(series, size, frontend)
     if series.missing_includes:

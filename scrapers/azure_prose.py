@@ -176,21 +176,25 @@ def rdma_generations(text: str) -> RdmaRates:
     return RdmaRates("", {})
 
 
-def rdma_claims(series_name: str, rates: RdmaRates, url: str) -> list[Claim]:
-    """Fabric of an 'r' size whose summary states none: InfiniBand at its generation's rate."""
+def rdma_claims(series_name: str, rates: RdmaRates, url: str, *, with_rate: bool = True) -> list[Claim]:
+    """Fabric of an 'r' size whose summary states none: InfiniBand at its generation's rate
+    (the rate only ``with_rate``)."""
     generation = rates.generation(series_name)
     if generation is None:
         return []
     rate = INFINIBAND_RATE_GBITS[generation]
+    fabric = fact(
+        "inter_node_fabric",
+        Fabric.INFINIBAND.value,
+        quote=rates.sentence,
+        source_url=url,
+        context="Set up InfiniBand › RDMA-capable instances",
+        qualifiers=f"'r' size of {series_name}",
+    )
+    if not with_rate:
+        return [fabric]
     return [
-        fact(
-            "inter_node_fabric",
-            Fabric.INFINIBAND.value,
-            quote=rates.sentence,
-            source_url=url,
-            context="Set up InfiniBand › RDMA-capable instances",
-            qualifiers=f"'r' size of {series_name}: {generation} rate",
-        ),
+        fabric,
         fact(
             "inter_node_gbits_per_s",
             rate,

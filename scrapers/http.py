@@ -3,9 +3,9 @@
 ``make_client`` builds the single ``httpx.AsyncClient`` a refresh uses: explicit timeouts, a
 descriptive User-Agent, gzip, redirects, connect retries, and either the network or a mirror
 directory as its transport. ``Fetcher`` adds what every provider needs and none should rewrite:
-bounded concurrency, backoff on 429/5xx and timeouts (honouring Retry-After), conditional GET
-with the validators of the previous refresh, and handing every document to a sink that stores it
-raw before anything parses it.
+bounded concurrency (overall and per host), backoff on 429/5xx and timeouts (honouring
+Retry-After), conditional GET with the validators of the previous refresh, and handing every
+document to a sink that stores it raw before anything parses it.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ USER_AGENT = (
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=30.0, write=10.0, pool=60.0)
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 NOT_IN_MIRROR = "not in mirror"
-_MIRROR_MISSING_HEADER = "X-Mirror-Missing"
+MIRROR_MISSING_HEADER = "X-Mirror-Missing"
 
 
 def utcnow() -> datetime:
@@ -60,20 +60,51 @@ class MirrorTransport(httpx.AsyncBaseTransport):
             return httpx.Response(400, request=request)
         if not path.is_file():
             return httpx.Response(
-                404, text=NOT_IN_MIRROR, headers={_MIRROR_MISSING_HEADER: "1"}, request=request
+                404, text=NOT_IN_MIRROR, headers={MIRROR_MISSING_HEADER: "1"}, request=request
             )
         return httpx.Response(200, content=path.read_bytes(), request=request)
 
 
+class OriginTransport(httpx.AsyncBaseTransport):
+    """Fetch ``https://<host>/<path>`` from ``<origin>/<host>/<path>``: a mirror served over HTTP.
+
+    Everything else (retries, 304s, timeouts) is real HTTP, which is what makes a local mirror
+    server useful for fault tests and benchmarks.
+    """
+
+    def __init__(self, origin: str, inner: httpx.AsyncBaseTransport | None = None) -> None:
+        self.origin = httpx.URL(origin.rstrip("/") + "/")
+        self.inner = inner or httpx.AsyncHTTPTransport(retries=2)
+
+    def rewrite(self, url: httpx.URL) -> httpx.URL:
+        path = f"{self.origin.path}{url.host}{url.raw_path.decode('ascii')}"
+        return self.origin.copy_with(raw_path=path.encode("ascii"))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.url = self.rewrite(request.url)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def mirror_transport(mirror: str | Path) -> httpx.AsyncBaseTransport:
+    """A directory mirror, or an http(s):// origin serving the same layout."""
+    text = str(mirror)
+    if text.startswith(("http://", "https://")):
+        return OriginTransport(text)
+    return MirrorTransport(Path(text))
+
+
 def make_client(
     *,
-    mirror: Path | None = None,
+    mirror: str | Path | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
     timeout: httpx.Timeout = DEFAULT_TIMEOUT,
 ) -> httpx.AsyncClient:
-    """The refresh's one HTTP client: the network, a mirror directory, or a given transport."""
+    """The refresh's one HTTP client: the network, a mirror (directory or origin), or a transport."""
     if transport is None:
-        transport = MirrorTransport(mirror) if mirror else httpx.AsyncHTTPTransport(retries=2)
+        transport = mirror_transport(mirror) if mirror else httpx.AsyncHTTPTransport(retries=2)
     return httpx.AsyncClient(
         transport=transport,
         timeout=timeout,
@@ -101,7 +132,7 @@ def retry_after_s(response: httpx.Response, *, now: datetime | None = None) -> f
 
 
 def _error_text(response: httpx.Response) -> str:
-    if response.headers.get(_MIRROR_MISSING_HEADER):
+    if response.headers.get(MIRROR_MISSING_HEADER):
         return f"HTTP {response.status_code}: {NOT_IN_MIRROR}"
     return f"HTTP {response.status_code}"
 
@@ -123,7 +154,8 @@ class Fetcher:
         max_attempts: int = 4,
         backoff_s: float = 0.5,
         max_wait_s: float = 60.0,
-        concurrency: int = 8,
+        concurrency: int = 32,
+        per_host: int = 16,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
@@ -136,6 +168,8 @@ class Fetcher:
         self.sleep = sleep
         self.clock = clock
         self._slots = asyncio.Semaphore(concurrency)
+        self._per_host = per_host
+        self._host_slots: dict[str, asyncio.Semaphore] = {}
 
     def _conditional_headers(self, url: str) -> dict[str, str]:
         prev = self.previous.get(url)
@@ -212,7 +246,9 @@ class Fetcher:
 
     async def get(self, url: str, *, provider: str, required: bool = True) -> Document:
         """Fetch one URL and store the result. FetchError if it is required and not ok."""
-        async with self._slots:
+        host = urlsplit(url).netloc
+        host_slots = self._host_slots.setdefault(host, asyncio.Semaphore(self._per_host))
+        async with self._slots, host_slots:
             doc = await self._attempts(url, provider)
         if self.sink is not None:
             self.sink(doc)

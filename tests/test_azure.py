@@ -303,11 +303,14 @@ def test_real_per_gpu_memory_column_trap(real):
 
 def test_real_old_rdma_sizes_get_the_fdr_rate_as_inferred(real):
     _, offers = real
-    for size in ("Standard_NC24rs_v3", "Standard_ND24rs"):
-        offer = offers[size]
-        assert offer.inter_node_fabric == Fabric.INFINIBAND
-        assert offer.inter_node_gbits_per_s == 56
-        assert offer.inter_node_basis == Basis.INFERRED
+    nc = offers["Standard_NC24rs_v3"]  # its summary was read and names no InfiniBand figure
+    assert (nc.inter_node_fabric, nc.inter_node_gbits_per_s, nc.inter_node_basis) == (
+        Fabric.INFINIBAND,
+        56,
+        Basis.INFERRED,
+    )
+    nd = offers["Standard_ND24rs"]  # its summary include is missing: the catch-all rate is not applied
+    assert nd.inter_node_fabric == Fabric.INFINIBAND and nd.missing_inter_bw
     assert offers["Standard_NC24s_v3"].missing_inter_bw  # no bandwidth column on the NCv3 page
 
 

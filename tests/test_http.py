@@ -1,7 +1,7 @@
 """The fetch layer: retries, Retry-After, conditional GET, errors; mirror mode; recorded exchanges.
 
 Behaviour is driven two ways: httpx transports (deterministic, covers timeouts which cannot be
-recorded) and vcrpy cassettes recorded against the scripted loopback server in tests/httpserver.py
+recorded) and vcrpy cassettes recorded against the scripted loopback server in catalog/mirror_server.py
 (``make record`` re-records them; CI replays with record mode "none", so no socket is opened).
 """
 
@@ -16,9 +16,9 @@ import httpx
 import pytest
 import vcr
 
+from catalog.mirror_server import MirrorServer, Reply
 from scrapers.base import Document, FetchError
 from scrapers.http import USER_AGENT, Fetcher, MirrorTransport, make_client, retry_after_s
-from tests.httpserver import Reply, ScriptedServer
 
 CASSETTES = Path(__file__).parent / "cassettes" / "http"
 RECORD_MODE = os.environ.get("VCR_RECORD_MODE", "none")
@@ -184,7 +184,7 @@ def run_recorded(name: str, script: dict[str, list[Reply]], paths: list[str], st
     ``stored`` maps a path to the (body, etag) a previous refresh left for it.
     """
     recording = RECORD_MODE != "none"
-    server = ScriptedServer()
+    server = MirrorServer()
     for path, replies in script.items():
         server.script(path, *replies)
     base = server.base_url if recording else "http://127.0.0.1:9"

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from catalog import pipeline
+from catalog.changes import changes
 from catalog.lock import LockHeld, refresh_lock
 from scrapers.azure import FAMILY_PAGES, SIZES
 from scrapers.http import make_client
@@ -154,6 +155,16 @@ def test_a_changed_figure_closes_the_old_claim(setup):
                              WHERE instance_type='p5.48xlarge' AND field='gpu_count'""",
     )
     assert unchanged == [(datetime(2026, 12, 1, 6),)]
+    with duckdb.connect(str(db), read_only=True) as con:
+        listed = changes(con)
+        assert sorted(listed[["instance_type", "field"]].itertuples(index=False, name=None)) == [
+            ("p5.48xlarge", "frontend_gbits_per_s"),
+            ("p5.48xlarge", "inter_node_gbits_per_s"),
+        ]
+        row = listed[listed["field"] == "inter_node_gbits_per_s"].iloc[0]
+        assert (list(row["before"]), list(row["after"]), row["unit"]) == (["3200.0"], ["6400.0"], "Gbit/s")
+        assert row["changed_at"] == datetime(2026, 12, 2, 6)
+        assert changes(con, datetime(2026, 12, 3)).empty
 
 
 def test_losing_more_than_half_the_rows_is_refused(setup):

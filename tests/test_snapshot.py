@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from datetime import datetime
 
 import duckdb
 import pytest
@@ -11,7 +13,7 @@ from catalog import pipeline, snapshot
 from scrapers.http import make_client
 from tests.conftest import MIRROR, need_shared
 
-SEMANTIC = "* EXCLUDE (scraped_at, stale_since)"
+SEMANTIC = ", ".join(snapshot.INSTANCE_FACTS)
 
 
 def test_shipped_snapshot_loads(tmp_path):
@@ -22,6 +24,27 @@ def test_shipped_snapshot_loads(tmp_path):
         assert count == sum(providers.values())
         assert providers["aws"] >= 10 and providers["azure"] >= 10
         assert con.execute("SELECT count(*) FROM claims WHERE valid_to IS NULL").fetchone()[0] > count
+
+
+def test_seeded_rows_carry_the_snapshot_build_time(tmp_path):
+    db = tmp_path / "seeded.duckdb"
+    snapshot.load(snapshot.DEFAULT_DIR, db)
+    built = datetime.fromisoformat(
+        json.loads((snapshot.DEFAULT_DIR / snapshot.META_FILE).read_text())["built_at"]
+    )
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT DISTINCT scraped_at FROM instances").fetchall() == [(built,)]
+        assert con.execute("SELECT DISTINCT valid_from FROM claims").fetchall() == [(built,)]
+
+
+def test_update_rewrites_only_when_facts_change(tmp_path):
+    db = tmp_path / "seeded.duckdb"
+    snapshot.load(snapshot.DEFAULT_DIR, db)
+    out = tmp_path / "snap"
+    assert snapshot.update(db, out) is True
+    meta = (out / snapshot.META_FILE).read_text()
+    assert snapshot.update(db, out) is False
+    assert (out / snapshot.META_FILE).read_text() == meta
 
 
 def test_snapshot_missing_file_is_a_clear_error(tmp_path):

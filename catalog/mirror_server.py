@@ -1,4 +1,9 @@
-"""A scriptable HTTP server on loopback for fetch tests: each path plays a list of responses."""
+"""A local HTTP server for a mirror directory, with scriptable faults and latency.
+
+``python -m catalog serve-mirror DIR`` serves ``DIR/<host>/<path>`` at ``/<host>/<path>`` with ETags
+and 304s, so ``refresh --mirror http://127.0.0.1:PORT`` exercises real HTTP end to end. Tests and
+benchmarks script faults per path (a list of replies played in order) and add latency.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from scrapers.http import MIRROR_MISSING_HEADER, NOT_IN_MIRROR
 
 
 @dataclass
@@ -26,18 +33,18 @@ class Reply:
     close: bool = False
 
 
-class ScriptedServer:
+class MirrorServer:
     """``server.script(path, Reply(...), Reply(...))``; the last reply repeats. Unscripted paths are
     served from ``mirror_root/<host>/<path>`` when given (with ETag and 304 support), else 404."""
 
-    def __init__(self, mirror_root: Path | None = None, host_header: str | None = None) -> None:
+    def __init__(self, mirror_root: Path | None = None, *, port: int = 0, latency_s: float = 0.0) -> None:
         self.scripts: dict[str, list[Reply]] = {}
         self.requests: list[tuple[str, dict[str, str]]] = []
         self.mirror_root = mirror_root
-        self.default_delay_s = 0.0
+        self.default_delay_s = latency_s
         self.bytes_sent = 0
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -48,7 +55,7 @@ class ScriptedServer:
     def script(self, path: str, *replies: Reply) -> None:
         self.scripts[path] = list(replies)
 
-    def __enter__(self) -> ScriptedServer:
+    def __enter__(self) -> MirrorServer:
         self.thread.start()
         return self
 
@@ -65,11 +72,14 @@ class ScriptedServer:
 
     def _from_mirror(self, raw_path: str, headers: dict[str, str]) -> Reply:
         # Mirror layout: /<host>/<path> on this server is https://<host>/<path> upstream.
+        missing = Reply(
+            404, NOT_IN_MIRROR.encode(), {MIRROR_MISSING_HEADER: "1"}, delay_s=self.default_delay_s
+        )
         if self.mirror_root is None:
-            return Reply(404, b"not found")
+            return missing
         file = (self.mirror_root / raw_path.lstrip("/")).resolve()
         if not file.is_relative_to(self.mirror_root.resolve()) or not file.is_file():
-            return Reply(404, b"not found")
+            return missing
         body = file.read_bytes()
         etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
         if headers.get("if-none-match") == etag:

@@ -1,0 +1,270 @@
+"""The fault matrix: the real pipeline against the real mirror served over loopback HTTP, with one
+fault injected per URL. Each fault has a documented outcome: retried and recovered, provider kept
+stale with its cause, or document skipped with a warning; other providers never lose rows.
+
+Waits between retries are recorded, not slept; server-side delays are kept well under a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from datetime import datetime
+
+import duckdb
+import httpx
+import pytest
+
+from catalog import pipeline
+from catalog.cli import main
+from catalog.mirror_server import MirrorServer, Reply
+from scrapers.azure import SIZES
+from scrapers.http import OriginTransport, make_client
+from tests.conftest import MIRROR, ROOT, need_shared
+
+PROVIDERS = ["aws", "azure", "runpod", "gcp"]
+AWS_PATH = "/docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
+AZURE_H100_PATH = "/" + SIZES.split("://", 1)[1] + "ndh100v5-series.md"
+AZURE_SUMMARY_PATH = "/" + SIZES.split("://", 1)[1] + "includes/ndh100v5-series-summary.md"
+TIMEOUT = httpx.Timeout(connect=0.3, read=0.3, write=1.0, pool=5.0)
+T0 = datetime(2026, 12, 1, 6)
+T1 = datetime(2026, 12, 2, 6)
+
+
+class Waits:
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
+
+
+class PerHost(httpx.AsyncBaseTransport):
+    """Send some hosts to their own origin (a closed or black-holed port), the rest to the server."""
+
+    def __init__(self, default: str, overrides: dict[str, str]) -> None:
+        self.default = OriginTransport(default)
+        # No connect retries inside the transport: the fetcher's own retries are what is under test.
+        self.overrides = {
+            host: OriginTransport(origin, httpx.AsyncHTTPTransport(retries=0)) for host, origin in overrides.items()
+        }
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        transport = self.overrides.get(request.url.host, self.default)
+        return await transport.handle_async_request(request)
+
+
+def refresh(db, origin: str, *, overrides=None, waits=None, now=T1) -> pipeline.RefreshReport:
+    async def go():
+        transport = PerHost(origin, overrides or {})
+        async with make_client(transport=transport, timeout=TIMEOUT) as client:
+            options = {"sleep": waits or Waits(), "max_attempts": 3}
+            return await pipeline.refresh(
+                db, client, providers=PROVIDERS, mode="mirror", now=lambda: now, fetcher_options=options
+            )
+
+    return asyncio.run(go())
+
+
+@pytest.fixture(scope="module")
+def server():
+    need_shared()
+    with MirrorServer(MIRROR) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def baseline(server, tmp_path_factory):
+    db = tmp_path_factory.mktemp("baseline") / "catalog.duckdb"
+    report = refresh(db, server.base_url, now=T0)
+    assert report.exit_code == 0, [(o.provider, o.cause) for o in report.outcomes]
+    return db
+
+
+@pytest.fixture
+def db(baseline, tmp_path, server):
+    copy = tmp_path / "catalog.duckdb"
+    shutil.copy(baseline, copy)
+    server.scripts.clear()
+    server.requests.clear()
+    return copy
+
+
+def outcomes(report) -> dict:
+    return {o.provider: o for o in report.outcomes}
+
+
+def rows(db, provider: str) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(
+            "SELECT count(*), bool_or(stale), max(scraped_at) FROM instances WHERE provider = ?", [provider]
+        ).fetchall()
+
+
+def assert_others_fresh(db, failed: str) -> None:
+    for provider in PROVIDERS:
+        if provider != failed:
+            count, stale, scraped = rows(db, provider)[0]
+            assert count > 0 and not stale and scraped == T1, provider
+
+
+def assert_stale(db, report, provider: str, cause: str) -> None:
+    outcome = outcomes(report)[provider]
+    assert outcome.outcome == "stale" and cause in outcome.cause, outcome.cause
+    assert report.exit_code == pipeline.EXIT_PROVIDER_FAILED
+    count, stale, scraped = rows(db, provider)[0]
+    assert count > 0 and stale and scraped == T0  # last good rows kept, with their own time
+    assert_others_fresh(db, provider)
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def blackhole():
+    """A listener whose backlog is full, so a new connection's SYN is never answered."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = []
+    for _ in range(4):
+        filler = socket.socket()
+        filler.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            filler.connect(("127.0.0.1", port))
+        fillers.append(filler)
+    yield port
+    for sock in (*fillers, listener):
+        sock.close()
+
+
+def test_connect_timeout_keeps_the_provider_stale(db, server, blackhole):
+    report = refresh(db, server.base_url, overrides={"docs.aws.amazon.com": f"http://127.0.0.1:{blackhole}"})
+    assert_stale(db, report, "aws", "ConnectTimeout")
+
+
+def test_read_timeout_on_a_slow_drip(db, server):
+    server.script(AWS_PATH, Reply(200, b"x" * 512, drip_s=0.5))  # slower than the 0.3 s read timeout
+    report = refresh(db, server.base_url)
+    assert_stale(db, report, "aws", "ReadTimeout")
+
+
+def test_connection_refused(db, server):
+    report = refresh(
+        db, server.base_url, overrides={"docs.aws.amazon.com": f"http://127.0.0.1:{closed_port()}"}
+    )
+    assert_stale(db, report, "aws", "ConnectError")
+
+
+def test_persistent_500_is_retried_then_stale(db, server):
+    server.script(AWS_PATH, Reply(500))
+    waits = Waits()
+    report = refresh(db, server.base_url, waits=waits)
+    assert_stale(db, report, "aws", "HTTP 500")
+    assert waits.seconds == [0.5, 1.0]
+    assert [p for p, _ in server.requests].count(AWS_PATH) == 3
+
+
+def test_503_then_success_recovers(db, server):
+    page = (MIRROR / AWS_PATH.lstrip("/")).read_bytes()
+    server.script(AWS_PATH, Reply(503), Reply(200, page))
+    waits = Waits()
+    report = refresh(db, server.base_url, waits=waits)
+    assert report.exit_code == 0 and outcomes(report)["aws"].outcome == "ok"
+    assert waits.seconds == [0.5]
+    assert_others_fresh(db, "")
+
+
+def test_429_honours_retry_after(db, server):
+    page = (MIRROR / AWS_PATH.lstrip("/")).read_bytes()
+    server.script(AWS_PATH, Reply(429, headers={"Retry-After": "7"}), Reply(200, page))
+    waits = Waits()
+    report = refresh(db, server.base_url, waits=waits)
+    assert report.exit_code == 0 and waits.seconds == [7.0]
+
+
+def test_404_for_an_include_skips_that_document_with_a_note(db, server):
+    server.script(AZURE_SUMMARY_PATH, Reply(404))
+    report = refresh(db, server.base_url)
+    assert report.exit_code == 0 and outcomes(report)["azure"].outcome == "ok"
+    with duckdb.connect(str(db), read_only=True) as con:
+        notes, gbits = con.execute(
+            "SELECT notes, inter_node_gbits_per_s FROM instances "
+            "WHERE instance_type = 'Standard_ND96isr_H100_v5'"
+        ).fetchone()
+    assert "missing includes: ndh100v5-series-summary.md" in notes
+    assert gbits is None  # the InfiniBand figure lived in that include: now missing, not guessed
+
+
+def test_truncated_body_is_retried_then_stale(db, server):
+    page = (MIRROR / AWS_PATH.lstrip("/")).read_bytes()
+    server.script(AWS_PATH, Reply(200, page, truncate_to=1000))
+    report = refresh(db, server.base_url)
+    assert_stale(db, report, "aws", "RemoteProtocolError")
+
+
+def test_truncated_once_then_whole_recovers(db, server):
+    page = (MIRROR / AWS_PATH.lstrip("/")).read_bytes()
+    server.script(AWS_PATH, Reply(200, page, truncate_to=1000), Reply(200, page))
+    assert refresh(db, server.base_url).exit_code == 0
+
+
+def test_renamed_headers_fail_loudly_naming_the_header(db, server):
+    page = (MIRROR / AWS_PATH.lstrip("/")).read_text().replace("| Instance type ", "| Type          ")
+    server.script(AWS_PATH, Reply(200, page.encode()))
+    report = refresh(db, server.base_url)
+    assert_stale(db, report, "aws", "LayoutError: no table with columns ['^Instance type$'")
+
+
+def test_swapped_units_are_caught_by_the_physical_bounds(db, server):
+    page = (
+        (MIRROR / AZURE_H100_PATH.lstrip("/"))
+        .read_text()
+        .replace("Max Bandwidth (Mbps)", "Max Bandwidth (Gbps)")
+    )
+    server.script(AZURE_H100_PATH, Reply(200, page.encode()))
+    report = refresh(db, server.base_url)
+    assert_stale(db, report, "azure", "frontend_gbits_per_s 80000 exceeds 30000 Gbit/s per node")
+
+
+def test_sigkill_mid_write_leaves_the_old_catalog_intact_and_the_next_refresh_succeeds(db, tmp_path):
+    need_shared()
+    before = db.read_bytes()
+    with MirrorServer(MIRROR, latency_s=0.3) as slow:
+        command = [
+            sys.executable,
+            "-m",
+            "catalog",
+            "refresh",
+            "--mirror",
+            slow.base_url,
+            "--db",
+            str(db),
+            "--provider",
+            "azure",
+            "--quiet",
+        ]
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while not list(db.parent.glob(f"{db.name}.tmp-*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # well inside the fetch phase: documents are being written to the new file
+        assert process.poll() is None, "the refresh finished before it could be killed"
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+    assert process.returncode == -signal.SIGKILL
+    assert db.read_bytes() == before  # readers never saw the half-written file
+    assert list(db.parent.glob(f"{db.name}.tmp-*"))  # the half-built file is left behind ...
+    assert main(["refresh", "--mirror", str(MIRROR), "--db", str(db), "--quiet"]) == 0  # ... lock released
+    assert not list(db.parent.glob(f"{db.name}.tmp-*"))  # ... and cleaned up by the next refresh

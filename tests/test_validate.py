@@ -1,0 +1,56 @@
+"""The gates a provider's fresh rows must pass before they replace its previous ones."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from catalog.models import Claim, RawOffer
+from catalog.offers import build_offer
+from catalog.validate import ValidationError, check, problems
+
+URL = "https://example.test/p"
+
+
+def row(name="x", **values):
+    claims = tuple(Claim(field=f, value=v, quote=f"{f} {v}", source_url=URL) for f, v in values.items())
+    return build_offer(RawOffer("test", name, URL, claims), scraped_at=datetime(2026, 12, 1))
+
+
+def test_physical_bounds():
+    assert problems(row(inter_node_gbits_per_s=3200.0)) == []
+    assert problems(row(inter_node_gbits_per_s=32000.0)) == [
+        "inter_node_gbits_per_s 32000 exceeds 30000 Gbit/s per node"]  # fmt: skip
+    assert problems(row(frontend_gbits_per_s=80000.0)) == [
+        "frontend_gbits_per_s 80000 exceeds 30000 Gbit/s per node"
+    ]
+    too_fast = row(gpu_model="H100-SXM-80GB", gpu_count=8.0, intra_node_gbytes_per_s=3600.0)
+    assert problems(too_fast) == ["intra-node 3600 GB/s per GPU exceeds 2000"]
+
+
+def test_a_gbit_figure_printed_as_gbytes_for_nvlink():
+    # "900 Gb/s NVLink" on an H100 board would store 112.5 GB/s: an eighth of the datasheet's 900.
+    suspect = row(gpu_model="H100-SXM-80GB", gpu_count=8.0, intra_node_gbytes_per_s=112.5)
+    assert problems(suspect) == [
+        "stated GPU-to-GPU 112.5 GB/s is an eighth of the H100-SXM-80GB datasheet's 900 GB/s: "
+        "a Gbit/s figure printed as GB/s"
+    ]
+    slow_nvlink = row(
+        intra_node_link="nvlink", gpu_count=8.0, gpu_model="V100-16GB", intra_node_gbytes_per_s=50.0
+    )
+    assert problems(slow_nvlink) == ["NVLink at 50 GB/s per GPU only makes sense as Gbit/s"]
+
+
+def test_zero_rows_and_halving_are_refused():
+    with pytest.raises(ValidationError, match="no rows"):
+        check("p", [], rows_before=10)
+    with pytest.raises(ValidationError, match="4 rows against 10 before"):
+        check("p", [row(str(i)) for i in range(4)], rows_before=10)
+    check("p", [row(str(i)) for i in range(5)], rows_before=10)  # half is still accepted
+
+
+def test_bad_rows_are_listed_with_a_count():
+    rows = [row(str(i), inter_node_gbits_per_s=99999.0) for i in range(5)]
+    with pytest.raises(ValidationError, match=r"values outside physical bounds: 0: .* \(\+2 more\)"):
+        check("p", rows, rows_before=0)
