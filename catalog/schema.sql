@@ -89,7 +89,7 @@ CREATE TABLE IF NOT EXISTS refreshes (
 CREATE TABLE IF NOT EXISTS provider_refreshes (
     refresh_id       VARCHAR   NOT NULL,
     provider         VARCHAR   NOT NULL,
-    outcome          VARCHAR   NOT NULL,  -- ok | stale | failed
+    outcome          VARCHAR   NOT NULL,  -- ok | curated | stale | failed
     documents        INTEGER   NOT NULL,
     rows_before      INTEGER   NOT NULL,
     rows_after       INTEGER   NOT NULL,

@@ -366,8 +366,13 @@ def _offer(machine: Machine, facts: SeriesFacts, *, with_network: bool) -> RawOf
     if with_network:
         claims += facts.claims
     else:
-        claims += [c for c in facts.claims if c.field in ("inter_node_fabric", "intra_node_link")]
-        notes.append(f"the page states bandwidth only for the largest {facts.series} machine type")
+        # Only the link and a series-wide absence of a GPU fabric hold for the smaller machine types.
+        claims += [
+            c
+            for c in facts.claims
+            if c.field == "intra_node_link" or (c.field == "inter_node_fabric" and c.value == Fabric.ETHERNET)
+        ]
+        notes.append(f"the page states the network only for the largest {facts.series} machine type")
     return RawOffer(
         provider="gcp",
         instance_type=machine.instance_type,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -29,6 +30,19 @@ def mirror_text(host_path: str) -> str:
     return (MIRROR / host_path).read_text(encoding="utf-8")
 
 
+def fetch_from_mirror(scraper) -> list:
+    """The documents a scraper fetches from the real mirror, through the real fetch code."""
+    from scrapers.http import Fetcher, make_client
+
+    async def fetch() -> list:
+        stored: list = []
+        async with make_client(mirror=MIRROR) as client:
+            await scraper.fetch(Fetcher(client, sink=stored.append))
+        return stored
+
+    return asyncio.run(fetch())
+
+
 def url_to_mirror_path(url: str) -> Path:
     return MIRROR / url.split("://", 1)[1]
 
@@ -39,3 +53,18 @@ def fixture_text():
         return (FIXTURES / name).read_text(encoding="utf-8")
 
     return read
+
+
+# Hypothesis profiles for tests/test_properties.py. "default": a modest, deterministic run (no
+# .hypothesis database); `HYPOTHESIS_PROFILE=bench` runs 10,000 examples per property test.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("default", max_examples=40, deadline=None, derandomize=True, database=None)
+settings.register_profile("bench", max_examples=10_000, deadline=None, database=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "property: hypothesis property tests (HYPOTHESIS_PROFILE=bench for 10,000 examples each)"
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 
 import pytest
@@ -20,8 +19,7 @@ from scrapers.azure import (
     series_urls,
 )
 from scrapers.base import Document, DocumentSet
-from scrapers.http import Fetcher, make_client
-from tests.conftest import FIXTURES, MIRROR, need_shared, url_to_mirror_path
+from tests.conftest import FIXTURES, fetch_from_mirror, need_shared, url_to_mirror_path
 
 NOW = datetime(2026, 12, 1)
 
@@ -107,13 +105,7 @@ def test_fixture_missing_include_is_recorded_not_fatal():
 def real():
     need_shared()
 
-    async def fetch() -> list[Document]:
-        stored: list[Document] = []
-        async with make_client(mirror=MIRROR) as client:
-            await Azure().fetch(Fetcher(client, sink=stored.append))
-        return stored
-
-    documents = asyncio.run(fetch())
+    documents = fetch_from_mirror(Azure())
     return documents, build(DocumentSet(documents))
 
 

@@ -53,7 +53,8 @@ class PerHost(httpx.AsyncBaseTransport):
         self.default = OriginTransport(default)
         # No connect retries inside the transport: the fetcher's own retries are what is under test.
         self.overrides = {
-            host: OriginTransport(origin, httpx.AsyncHTTPTransport(retries=0)) for host, origin in overrides.items()
+            host: OriginTransport(origin, httpx.AsyncHTTPTransport(retries=0))
+            for host, origin in overrides.items()
         }
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

@@ -49,9 +49,10 @@ def test_tcpx_total_goes_to_the_largest_machine_type_only():
     assert (high.inter_node_fabric, high.inter_node_gbits_per_s) == (Fabric.GPUDIRECT_TCPX, 1000)
     claim = next(c for c in high.claims if c.field == "inter_node_gbits_per_s")
     assert "includes the general-purpose NIC" in claim.qualifiers
-    small = offers["a3-highgpu-2g"]
-    assert small.inter_node_fabric == Fabric.GPUDIRECT_TCPX and small.missing_inter_bw
+    small = offers["a3-highgpu-2g"]  # TCPX and its figure are stated for the series' largest type only
+    assert small.inter_node_fabric == Fabric.UNKNOWN and small.missing_inter_bw
     assert "only for the largest A3 High machine type" in small.notes
+    assert offers["g2-standard-48"].inter_node_fabric == Fabric.ETHERNET  # "N/A" holds for the series
 
 
 def test_two_revisions_that_disagree_are_a_conflict():
@@ -147,5 +148,8 @@ def test_real_curated_conflicts_between_revisions_and_documents(real):
     assert sorted(high) == [1000, 1600]  # the page's max total vs the toolkit's "200 Gbps ... per GPU"
 
 
-def test_real_curated_smaller_types_have_no_bandwidth(real):
-    assert real["a3-highgpu-4g"].missing_inter_bw and real["a3-highgpu-1g"].intra_node_link == Link.SINGLE_GPU
+def test_real_curated_smaller_types_have_no_network(real):
+    smaller = real["a3-highgpu-4g"]
+    assert smaller.missing_inter_bw and smaller.inter_node_fabric == Fabric.UNKNOWN
+    assert real["a3-highgpu-1g"].intra_node_link == Link.SINGLE_GPU
+    assert real["a2-highgpu-8g"].inter_node_fabric == Fabric.ETHERNET  # no GPU-to-GPU network in A2

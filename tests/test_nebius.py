@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import datetime
 
@@ -11,10 +10,9 @@ import pytest
 from catalog.offers import build_offer
 from normalize.errors import ParseError
 from normalize.vocab import Basis, Fabric, Link
-from scrapers.base import Document, DocumentSet, LayoutError
-from scrapers.http import Fetcher, make_client
+from scrapers.base import DocumentSet, LayoutError
 from scrapers.nebius import VMS_URL, Nebius, csv_rows, gpu_info, parse_vms
-from tests.conftest import FIXTURES, MIRROR, need_shared
+from tests.conftest import FIXTURES, fetch_from_mirror, need_shared
 
 NOW = datetime(2026, 12, 1)
 H100_INFO = (
@@ -147,13 +145,7 @@ def test_cpu_only_catalog_is_a_layout_error(small):
 def real():
     need_shared()
 
-    async def fetch() -> list[Document]:
-        stored: list[Document] = []
-        async with make_client(mirror=MIRROR) as client:
-            await Nebius().fetch(Fetcher(client, sink=stored.append))
-        return stored
-
-    documents = asyncio.run(fetch())
+    documents = fetch_from_mirror(Nebius())
     body = DocumentSet(documents).text(VMS_URL)
     offers = {o.instance_type: build_offer(o, scraped_at=NOW) for o in Nebius().parse(DocumentSet(documents))}
     return body, offers

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 
 import pytest
@@ -11,7 +10,6 @@ from catalog.offers import build_offer
 from normalize.errors import ParseError
 from normalize.vocab import Basis, Fabric, Link
 from scrapers.base import Document, DocumentSet, LayoutError
-from scrapers.http import Fetcher, make_client
 from scrapers.runpod import (
     CLUSTERS_URL,
     COUNT_NOTE,
@@ -22,7 +20,7 @@ from scrapers.runpod import (
     enum_key,
     gpus_per_node,
 )
-from tests.conftest import FIXTURES, MIRROR, need_shared
+from tests.conftest import FIXTURES, fetch_from_mirror, need_shared
 
 NOW = datetime(2026, 12, 1)
 FIXTURE_FILES = {
@@ -139,13 +137,7 @@ def test_flash_enum_key_of_gpu_ids():
 def real():
     need_shared()
 
-    async def fetch() -> list[Document]:
-        stored: list[Document] = []
-        async with make_client(mirror=MIRROR) as client:
-            await RunPod().fetch(Fetcher(client, sink=stored.append))
-        return stored
-
-    documents = asyncio.run(fetch())
+    documents = fetch_from_mirror(RunPod())
     return documents, build(DocumentSet(documents))
 
 
