@@ -40,6 +40,7 @@ _QUERIES = frozenset(
         "latest_refresh",
         "provider_status",
         "stale_providers",
+        "recent_changes",
     }
 )
 
@@ -444,6 +445,21 @@ def show_status(catalog: Catalog) -> None:
             "last_success_at": st.column_config.DatetimeColumn("last success (UTC)"),
             "refreshed_at": st.column_config.DatetimeColumn("refreshed at (UTC)"),
             "cause": st.column_config.TextColumn("cause", width="large"),
+        },
+    )
+    st.subheader("Changes between refreshes")
+    changed = catalog.load("recent_changes")
+    if changed.empty:
+        st.info("No figure has changed between the refreshes recorded in this catalog.")
+        return
+    st.dataframe(
+        changed,
+        hide_index=True,
+        width="stretch",
+        column_order=["changed_at", "provider", "instance_type", "field", "before", "after", "unit", "quote"],
+        column_config={
+            "changed_at": st.column_config.DatetimeColumn("changed at (UTC)"),
+            "quote": st.column_config.TextColumn("now quoted as", width="large"),
         },
     )
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
+from catalog.changes import changes
+
 WORKLOADS = ("tensor", "pipeline", "expert")
 
 #: GPU-to-GPU links that form a scale-up domain (all-reduce at NVLink-class speed).
@@ -499,3 +501,11 @@ def stale_providers(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 def providers(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The providers that have rows in the catalog."""
     return [p for (p,) in con.execute("SELECT DISTINCT provider FROM instances ORDER BY 1").fetchall()]
+
+
+def recent_changes(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """What changed between refreshes (``catalog.changes``), newest first, before/after as text."""
+    frame = changes(con)
+    for column in ("before", "after"):
+        frame[column] = [", ".join(values) if len(values) else "(gone)" for values in frame[column]]
+    return frame

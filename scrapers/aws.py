@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import ClassVar
 
 from catalog.models import RawOffer
 from normalize.errors import ParseError
@@ -49,6 +50,11 @@ FORM_FACTOR_BY_FAMILY = {
 class Aws(Scraper):
     name = "aws"
     title = "Amazon Web Services"
+    expected_layout: ClassVar[dict[str, str]] = {
+        AC_URL: "markdown tables headed Instance type | ... | Accelerators | Accelerator memory, and "
+        "Instance type | Baseline / Burst bandwidth (Gbps) | EFA | ... | Network cards; "
+        "'| **Family** |' group rows",
+    }
 
     async def fetch(self, fetcher: Fetcher) -> None:
         await fetcher.get(AC_URL, provider=self.name)
@@ -129,7 +135,12 @@ def _offer(
         raise ParseError(f"accelerators cell {accel_raw!r} is not 'N x NAME'")
     count = to_number(match.group("count"))
     per_gpu = _PER_GPU_MEMORY.search(memory_raw)
-    memory_gb = parse_memory_gb(per_gpu.group("each")) if per_gpu else parse_memory_gb(memory_raw) / count
+    if per_gpu:
+        memory_gb = parse_memory_gb(per_gpu.group("each"))
+    elif count < 1:  # "0.125 x NVIDIA L4 GPU" with "2.79 GiB": the slice's memory, not a GPU's
+        memory_gb = parse_memory_gb(memory_raw)
+    else:
+        memory_gb = parse_memory_gb(memory_raw) / count
     hint = FORM_FACTOR_BY_FAMILY.get(family.lower())
     gpu = identify_gpu(f"{family} {match.group('name')}", memory_gb=memory_gb, form_factor=hint)
     perf_context = "Performance specifications"
@@ -142,7 +153,7 @@ def _offer(
             quote=memory_raw,
             source_url=url,
             context=f"{perf_context} › Accelerator memory",
-            qualifiers="per GPU",
+            qualifiers="per GPU" if count >= 1 else "of the GPU slice",
         ),
     ]
     notes = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 from urllib.parse import urljoin
 
 from catalog.models import Claim, RawOffer
@@ -56,6 +57,14 @@ _HEADER_UNIT = re.compile(r"\((?P<unit>[A-Za-z/]+)\)\s*$")
 class Azure(Scraper):
     name = "azure"
     title = "Microsoft Azure"
+    expected_layout: ClassVar[dict[str, str]] = {
+        SIZES
+        + "<series>-series.md": "tables headed Size Name | Accelerators (Qty.) | Accelerator-Memory (GB) "
+        "and Size Name | Max NICs (Qty.) | Max Bandwidth (Mbps); [!INCLUDE] of *-summary.md and *-specs.md",
+        SIZES
+        + "includes/<series>-specs.md": "table headed Part | Quantity | Specs (rows Network, Accelerators)",
+        INFINIBAND_PAGE: "a sentence '... <GEN> rates for <series>, ...' naming InfiniBand generations",
+    }
 
     async def fetch(self, fetcher: Fetcher) -> None:
         families = await fetcher.get_all(list(FAMILY_PAGES), provider=self.name)

@@ -17,7 +17,7 @@ import logging
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from catalog.models import Claim, RawOffer
 from normalize.errors import ParseError
@@ -40,6 +40,7 @@ _PRESET_GPUS = re.compile(r"^(?P<count>\d+)gpu-")
 class Nebius(Scraper):
     name = "nebius"
     title = "Nebius AI Cloud"
+    expected_layout: ClassVar[dict[str, str]] = {VMS_URL: "CSV columns " + ", ".join(COLUMNS)}
 
     async def fetch(self, fetcher: Fetcher) -> None:
         await fetcher.get(VMS_URL, provider=self.name)

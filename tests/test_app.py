@@ -222,3 +222,21 @@ def test_the_real_catalog_answers_the_question(tmp_path, monkeypatch):
     assert top["gpu_model"].startswith(("GB200", "GB300")) and top["tp_confined_to_one_node"] == "no"
     assert table["rank"].isna().any() and table["rank"].dropna().is_monotonic_increasing
     assert "a3-highgpu-8g" in set(tab(app, "Conflicts").dataframe[0].value["instance_type"])
+
+
+def test_status_tab_lists_what_changed_between_refreshes(tmp_path, monkeypatch):
+    db, mirror = tmp_path / "c.duckdb", build_mirror(tmp_path / "m")
+    assert refresh(mirror, db, *SMALL) == 0
+    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(db))
+    assert tab(run_app(), "Catalog status").info[-1].value.startswith("No figure has changed")
+    page = mirror / AWS_PAGE
+    page.write_text(page.read_text().replace("3200 Gigabit", "6400 Gigabit"))
+    assert refresh(mirror, db, *SMALL) == 0
+    changed = tab(run_app(), "Catalog status").dataframe[-1].value
+    row = changed[changed["field"] == "inter_node_gbits_per_s"].iloc[0]
+    assert (row["instance_type"], row["before"], row["after"], row["unit"]) == (
+        "p5.48xlarge",
+        "3200.0",
+        "6400.0",
+        "Gbit/s",
+    )

@@ -38,6 +38,14 @@ def test_fixture_rows(fixture_text, caplog):
     )
 
 
+def test_fractional_gpu_stays_a_fraction(fixture_text):
+    # The newer revision of the page writes "0.125 x NVIDIA L4 GPU" with "2.79 GiB" for g6f.large.
+    slice_ = rows(fixture_text("aws/ac-fractional.md"))["g6f.large"]
+    assert slice_.gpu_count == 0.125 and slice_.gpu_model == "L4-24GB"
+    assert slice_.gpu_memory_gb == pytest.approx(2.995739, abs=1e-6)  # 2.79 GiB of the slice, not 8x it
+    assert slice_.intra_node_link == Link.SINGLE_GPU and "GPU partition" in slice_.notes
+
+
 def test_missing_table_is_a_layout_error(fixture_text):
     text = fixture_text("aws/ac-small.md").replace("| Instance type      | Baseline", "| Type | Baseline")
     with pytest.raises(LayoutError, match="network specifications"):
