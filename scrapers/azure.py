@@ -16,14 +16,13 @@ from typing import ClassVar
 from urllib.parse import urljoin
 
 from catalog.models import Claim, RawOffer
-from normalize.bounds import FRONTEND_MIN_GBITS_PER_S
 from normalize.errors import ParseError
 from normalize.gpus import GpuMatch, identify_gpu
-from normalize.units import find_memory_gb, parse_bandwidth, parse_gpu_count, parse_memory_gb, to_number
-from normalize.vocab import Basis, Fabric, Link
-from scrapers import azure_prose
+from normalize.units import find_memory_gb, parse_gpu_count, parse_memory_gb
+from normalize.vocab import Link
+from scrapers import azure_network, azure_prose
 from scrapers.base import DocumentSet, LayoutError, Scraper
-from scrapers.claims import bandwidth_claim, fact
+from scrapers.claims import fact
 from scrapers.http import Fetcher
 from scrapers.markdown import Table, body, clean, find_table, find_tables, markdown_tables, title
 
@@ -51,7 +50,6 @@ _SERIES_LINK = re.compile(r"\]\((?P<href>[^)\s]+-series\.md)\)")
 _INCLUDE = re.compile(r"\[!INCLUDE\s*\[[^\]]*\]\((?P<href>[^)\s]+)\)\]")
 _USED_INCLUDE = re.compile(r"-(?:summary|specs)\.md$")
 _SIZE = re.compile(r"^Standard_N[A-Z]*\d+(?P<caps>[a-z]*)")
-_HEADER_UNIT = re.compile(r"\((?P<unit>[A-Za-z/]+)\)\s*$")
 
 
 class Azure(Scraper):
@@ -193,8 +191,8 @@ def _offer(
     claims = list(gpu_claims)
     frontend: list[Claim] = []
     if net is not None:
-        frontend = _frontend_claims(series, *net)
-        claims += frontend + _scale_claims(series, *net)
+        frontend = azure_network.frontend_claims(series, *net)
+        claims += frontend + azure_network.scale_claims(series, *net)
     prose = azure_prose.claims(series.summary, series.summary_url or series.url, gpu_count)
     claims += [
         c for c in prose if c.field not in ("inter_node_gbits_per_s", "inter_node_fabric", "nic_count")
@@ -207,7 +205,7 @@ def _offer(
             series.name, rdma, INFINIBAND_PAGE, with_rate=bool(series.summary)
         )
     else:
-        claims += _ethernet_claims(series, size, frontend)
+        claims += azure_network.ethernet_claims(series, size, frontend)
     if series.missing_includes:
         notes.append("missing includes: " + ", ".join(series.missing_includes))
     return RawOffer(
@@ -297,7 +295,7 @@ def _per_gpu_memory(
     if not clean(memory_raw):
         return None, ""
     header = table.clean_headers[table.column(r"^Accelerator.?Memory")]
-    unit = _HEADER_UNIT.search(header)
+    unit = azure_network.HEADER_UNIT.search(header)
     printed = parse_memory_gb(f"{clean(memory_raw)} {unit.group('unit') if unit else 'GB'}")
     if not count:
         return None, ""
@@ -312,167 +310,3 @@ def _per_gpu_memory(
     if count > 1 and reference is not None and abs(printed - reference) < abs(as_total - reference):
         return printed, "per GPU as printed (the column holds the per-GPU size here)"
     return as_total, f"VM total {clean(memory_raw)} / {count:g} GPUs"
-
-
-def _column_unit(table: Table, pattern: str) -> str:
-    header = table.clean_headers[table.column(pattern)]
-    match = _HEADER_UNIT.search(header)
-    if match is None:
-        raise ParseError(f"no unit in header {header!r}")
-    return match.group("unit")
-
-
-def _frontend_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[Claim]:
-    """Front-end Ethernet: the network table's bandwidth, checked against the specs table."""
-    claims = []
-    nic_pattern = r"Front-end NICs|^Max NICs"
-    if table.has_column(nic_pattern) and clean(table.cell(row, nic_pattern)).isdigit():
-        raw = table.cell(row, nic_pattern)
-        claims.append(
-            fact(
-                "frontend_nic_count",
-                int(clean(raw)),
-                quote=raw,
-                source_url=series.url,
-                context=f"{series.name} › Network",
-            )
-        )
-    pattern = r"^Max (?:Front-end |Network )?Bandwidth"
-    if not table.has_column(pattern) or not clean(table.cell(row, pattern)):
-        return claims
-    raw = table.cell(row, pattern)
-    header = table.clean_headers[table.column(pattern)]
-    printed = parse_bandwidth(clean(raw), default_unit=_column_unit(table, pattern))
-    context = f"{series.name} › Network › {header}"
-    spec = _spec_network(series)
-    if spec is not None and printed.gbits_per_s < FRONTEND_MIN_GBITS_PER_S:
-        reread = printed.reread_in(spec[0].each.units)
-        if abs(reread.gbits_per_s - spec[0].gbits_per_s) < 1e-9:
-            claims.append(
-                bandwidth_claim(
-                    "frontend_gbits_per_s",
-                    reread,
-                    quote=raw,
-                    source_url=series.url,
-                    context=context,
-                    unit_suspect=True,
-                    extra_qualifiers=f"header says {header}; read in the specs table's unit",
-                )
-            )
-            printed = None  # type: ignore[assignment]
-    if printed is not None:
-        claims.append(
-            bandwidth_claim(
-                "frontend_gbits_per_s", printed, quote=raw, source_url=series.url, context=context
-            )
-        )
-    if spec is not None:
-        claims.append(
-            bandwidth_claim(
-                "frontend_gbits_per_s",
-                spec[0],
-                quote=spec[1],
-                source_url=series.specs_url or series.url,
-                context=f"{series.name} › Host specifications › Network",
-            )
-        )
-    return claims
-
-
-def _spec_network(series: Series):
-    """The specs table's network figure when it is one figure (not a range), with its quote."""
-    row = series.spec_row("Network")
-    if row is None or len(row) < 3:
-        return None
-    text = clean(row[2]).split(" Interfaces:")[0]
-    try:
-        return parse_bandwidth(text), row[2].strip()
-    except ParseError:
-        return None
-
-
-def _scale_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[Claim]:
-    """GB200/GB300 scale-up and scale-out columns, sorted by magnitude, not by their labels."""
-    claims = []
-    for label, bw_pattern, nic_pattern in (
-        ("Scale-Up", r"Scale-Up Bandwidth", r"Scale-up NICS"),
-        ("Scale-Out", r"Scale-Out Bandwidth", r"Scale-out NICS"),
-    ):
-        if not table.has_column(bw_pattern) or not clean(table.cell(row, bw_pattern)):
-            continue
-        raw = table.cell(row, bw_pattern)
-        header = table.clean_headers[table.column(bw_pattern)]
-        figure = parse_bandwidth(clean(raw), default_unit=_column_unit(table, bw_pattern))
-        nics = int(to_number(clean(table.cell(row, nic_pattern)))) if table.has_column(nic_pattern) else 1
-        context = f"{series.name} › Network › {header}"
-        if figure.each.to("gigabyte / second").magnitude >= 200:  # NVLink-class: a scale-up link
-            claims.append(
-                bandwidth_claim(
-                    "intra_node_gbytes_per_s",
-                    figure,
-                    quote=raw,
-                    source_url=series.url,
-                    context=context,
-                    unit_suspect=label != "Scale-Up",
-                    extra_qualifiers="per GPU"
-                    + ("" if label == "Scale-Up" else f"; printed under {label}, NVLink by magnitude"),
-                )
-            )
-            continue
-        total = (
-            figure
-            if figure.count > 1
-            else parse_bandwidth(f"{nics} x {clean(raw)}", default_unit=_column_unit(table, bw_pattern))
-        )
-        claims.append(
-            bandwidth_claim(
-                "inter_node_gbits_per_s",
-                total,
-                quote=raw,
-                source_url=series.url,
-                context=context,
-                unit_suspect=label != "Scale-Out",
-                extra_qualifiers=f"{nics} NICs"
-                + ("" if label == "Scale-Out" else f"; printed under {label}, InfiniBand by magnitude"),
-            )
-        )
-        claims.append(
-            fact(
-                "nic_count",
-                nics,
-                quote=table.cell(row, nic_pattern),
-                source_url=series.url,
-                context=f"{series.name} › Network",
-            )
-        )
-    return claims
-
-
-def _ethernet_claims(series: Series, size: str, frontend: list[Claim]) -> list[Claim]:
-    """A size without RDMA reaches other VMs over its front-end Ethernet only."""
-    claims = [
-        fact(
-            "inter_node_fabric",
-            Fabric.ETHERNET.value,
-            quote=size,
-            source_url=series.url,
-            context="size name without the 'r' (RDMA) capability letter",
-            qualifiers="front-end Ethernet only",
-        )
-    ]
-    stated = [c for c in frontend if c.field == "frontend_gbits_per_s"]
-    if stated:
-        first = stated[0]
-        claims.append(
-            Claim(
-                "inter_node_gbits_per_s",
-                first.value,
-                first.quote,
-                first.source_url,
-                first.context,
-                Basis.STATED,
-                "front-end Ethernet; no RDMA fabric",
-                first.unit_suspect,
-            )
-        )
-    return claims
