@@ -6,7 +6,7 @@ DB     ?= data/catalog.duckdb
 SHARED ?= ../shared
 PYTEST_ARGS ?=
 
-.PHONY: install app seed test refresh reparse lint format snapshot bench clean
+.PHONY: install app seed test refresh reparse lint format snapshot bench fuzz clean
 
 # Create .venv and install the pinned dependencies (again whenever pyproject/constraints change).
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -61,6 +61,10 @@ snapshot: install
 # Measure speed on this machine; prints the figures and writes them into README "Benchmarks".
 bench: install
 	$(PY) -m catalog.bench
+
+# Property tests at 10,000 examples each (the hypothesis "bench" profile; about 35 minutes).
+fuzz: install
+	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m property tests/test_properties.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .snapshot.duckdb*

@@ -7,6 +7,7 @@ numeric field carries its unit in its name.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -141,7 +142,7 @@ class InstanceOffer:
             yield "inter_node_gbits_per_s and inter_node_gbytes_per_s must both be set or unset"
         elif self.inter_node_gbits_per_s is not None:
             assert self.inter_node_gbytes_per_s is not None
-            if abs(self.inter_node_gbits_per_s / 8 - self.inter_node_gbytes_per_s) > 1e-6:
+            if not math.isclose(self.inter_node_gbits_per_s / 8, self.inter_node_gbytes_per_s, rel_tol=1e-9):
                 yield "inter_node_gbytes_per_s is not inter_node_gbits_per_s / 8"
         if self.missing_intra_bw != (self.intra_node_basis == Basis.MISSING):
             yield "missing_intra_bw disagrees with intra_node_basis"

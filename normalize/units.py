@@ -63,7 +63,11 @@ MEMORY_SYMBOLS = {
     "TiB": "tebibyte",
 }
 
-_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_NUM = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
+_NUMBER = re.compile(rf"(?:{_NUM})")
+# No figure in a spec sheet comes near this; bigger numbers are noise (and past 1e308, not floats).
+MAX_NUMBER = 1e12
+MAX_COUNT = 100_000
 _TIMES = r"\s*[x×X*]\s*"
 
 
@@ -99,12 +103,23 @@ _UNIDIRECTIONAL = re.compile(r"(?i)\b(?:uni-?directional|each direction|per dire
 
 
 def to_number(text: str) -> float:
-    """'1,600' → 1600.0, '3.2' → 3.2. Raises ParseError for anything that is not one number."""
-    cleaned = text.strip().replace(",", "")
-    try:
-        return float(cleaned)
-    except ValueError:
-        raise ParseError(f"not a number: {text!r}") from None
+    """'1,600' → 1600.0, '3.2' → 3.2. ParseError for anything but one plain decimal number
+    ('nan', 'inf', '1e9' and numbers past MAX_NUMBER included)."""
+    cleaned = text.strip()
+    if not _NUMBER.fullmatch(cleaned):
+        raise ParseError(f"not a number: {text!r}")
+    value = float(cleaned.replace(",", ""))
+    if value > MAX_NUMBER:
+        raise ParseError(f"implausibly large number: {text!r}")
+    return value
+
+
+def parse_count(text: str) -> int:
+    """A positive whole count such as a number of GPUs or NICs ('8'); ParseError otherwise."""
+    match = re.fullmatch(r"\s*([0-9]{1,6})\s*", text)
+    if match is None or not 0 < int(match.group(1)) <= MAX_COUNT:
+        raise ParseError(f"not a positive count: {text!r}")
+    return int(match.group(1))
 
 
 def _clean_float(x: float) -> float:
@@ -213,17 +228,20 @@ def _qualifiers(text: str) -> tuple[str | None, str | None]:
 
 
 def _figure(match: re.Match[str], unit: str, text: str) -> Bandwidth:
-    counts = [to_number(c) for c in re.split(_TIMES, match.group("counts")) if c.strip()]
     count = 1
-    for c in counts:
-        if c != int(c) or c <= 0:
-            raise ParseError(f"link count must be a positive whole number in {text!r}")
-        count *= int(c)
+    for part in re.split(_TIMES, match.group("counts")):
+        if part.strip():
+            count *= parse_count(part)
+    if count > MAX_COUNT:
+        raise ParseError(f"implausible link count {count} in {text!r}")
+    value = to_number(match.group("value"))
+    if value <= 0:
+        raise ParseError(f"a zero bandwidth is not a figure: {text!r}")
     burst = match.group("burst")
     per, direction = _qualifiers(text)
     return Bandwidth(
         text=text,
-        each=Quantity(to_number(match.group("value")), unit),
+        each=Quantity(value, unit),
         count=count,
         up_to=bool(match.group("up_to")),
         burst=None if burst is None else Quantity(to_number(burst), unit),
@@ -241,8 +259,12 @@ def find_bandwidths(text: str) -> list[Bandwidth]:
     found = []
     for match in _FIGURE.finditer(text):
         unit = _unit_of(match, None)
-        if unit is not None:
+        if unit is None:
+            continue
+        try:
             found.append(_figure(match, unit, text))
+        except ParseError:
+            continue  # "0 Gbps" or a garbled count in prose is not a figure
     return found
 
 
@@ -292,11 +314,17 @@ _MEMORY = re.compile(rf"(?P<value>{_NUM})\s*(?P<unit>{_alternation(list(MEMORY_S
 
 
 def find_memory_gb(text: str) -> list[float]:
-    """Every memory size in ``text`` ('80 GiB', '(141GB)') converted to GB (10^9 bytes)."""
-    return [
-        _clean_float(Quantity(to_number(m.group("value")), MEMORY_SYMBOLS[m.group("unit")]).to(GB).magnitude)
-        for m in _MEMORY.finditer(text)
-    ]
+    """Every memory size in ``text`` ('80 GiB', '(141GB)') converted to GB (10^9 bytes); zero or
+    implausibly large figures are not sizes and are left out."""
+    sizes = []
+    for match in _MEMORY.finditer(text):
+        try:
+            value = to_number(match.group("value"))
+        except ParseError:
+            continue
+        if value > 0:
+            sizes.append(_clean_float(Quantity(value, MEMORY_SYMBOLS[match.group("unit")]).to(GB).magnitude))
+    return sizes
 
 
 def parse_memory_gb(text: str) -> float:
@@ -307,7 +335,9 @@ def parse_memory_gb(text: str) -> float:
     return sizes[0]
 
 
-_COUNT = re.compile(r"^\s*(?:(?P<num>\d+)\s*/\s*(?P<den>\d+)|(?P<dec>\d+(?:\.\d+)?|\.\d+))\s*$")
+_COUNT = re.compile(
+    r"^\s*(?:(?P<num>[0-9]{1,6})\s*/\s*(?P<den>[0-9]{1,6})|(?P<dec>[0-9]{1,6}(?:\.[0-9]{1,6})?|\.[0-9]{1,6}))\s*$"
+)
 
 
 def parse_gpu_count(text: str) -> Fraction:
@@ -321,6 +351,6 @@ def parse_gpu_count(text: str) -> Fraction:
         if int(match.group("den")) == 0:
             raise ParseError(f"zero denominator in GPU count {text!r}")
         value = Fraction(int(match.group("num")), int(match.group("den")))
-    if value <= 0:
-        raise ParseError(f"GPU count must be positive: {text!r}")
+    if not 0 < value <= MAX_COUNT:
+        raise ParseError(f"GPU count must be positive and plausible: {text!r}")
     return value

@@ -15,7 +15,7 @@ from typing import ClassVar
 from catalog.models import RawOffer
 from normalize.errors import ParseError
 from normalize.gpus import identify_gpu
-from normalize.units import parse_bandwidth, parse_memory_gb, to_number
+from normalize.units import parse_bandwidth, parse_count, parse_gpu_count, parse_memory_gb
 from normalize.vocab import Fabric
 from scrapers.base import DocumentSet, Scraper
 from scrapers.claims import bandwidth_claim, fact
@@ -133,7 +133,7 @@ def _offer(
     match = _ACCELERATORS.match(clean(accel_raw))
     if match is None:
         raise ParseError(f"accelerators cell {accel_raw!r} is not 'N x NAME'")
-    count = to_number(match.group("count"))
+    count = float(parse_gpu_count(match.group("count")))
     per_gpu = _PER_GPU_MEMORY.search(memory_raw)
     if per_gpu:
         memory_gb = parse_memory_gb(per_gpu.group("each"))
@@ -212,11 +212,11 @@ def _network_claims(row: tuple[str, ...], network: Table, unit: str, url: str) -
             extra_qualifiers="shared by ENA and EFA traffic",
         ),
     ]
-    if clean(cards_raw).isdigit():
+    if re.fullmatch(r"[0-9]+", clean(cards_raw)):
         claims.append(
             fact(
                 "nic_count",
-                int(clean(cards_raw)),
+                parse_count(clean(cards_raw)),
                 quote=cards_raw,
                 source_url=url,
                 context=f"{context} › Network cards",

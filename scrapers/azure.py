@@ -18,7 +18,7 @@ from urllib.parse import urljoin
 from catalog.models import Claim, RawOffer
 from normalize.errors import ParseError
 from normalize.gpus import GpuMatch, identify_gpu
-from normalize.units import find_memory_gb, parse_gpu_count, parse_memory_gb
+from normalize.units import find_memory_gb, parse_count, parse_gpu_count, parse_memory_gb
 from normalize.vocab import Link
 from scrapers import azure_network, azure_prose
 from scrapers.base import DocumentSet, LayoutError, Scraper
@@ -87,17 +87,27 @@ class Azure(Scraper):
 
 def series_urls(family_pages: list[tuple[str, str]]) -> list[str]:
     """Series pages linked from the family pages, then the known ones they do not link yet."""
-    urls = [urljoin(url, m.group("href")) for url, text in family_pages for m in _SERIES_LINK.finditer(text)]
-    return list(dict.fromkeys([*urls, *KNOWN_SERIES]))
+    urls = [_join(url, m.group("href")) for url, text in family_pages for m in _SERIES_LINK.finditer(text)]
+    return list(dict.fromkeys([*filter(None, urls), *KNOWN_SERIES]))
+
+
+def _join(base: str, href: str) -> str | None:
+    """``href`` resolved against ``base``; None (and a warning) for a link urllib cannot parse."""
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        log.warning("Skipping azure link %r on %s: not a URL", href, base)
+        return None
 
 
 def include_urls(page_url: str, text: str) -> list[str]:
     """The summary and specs includes a series page pulls in, resolved against the page."""
-    return [
-        urljoin(page_url, m.group("href"))
+    links = [
+        _join(page_url, m.group("href"))
         for m in _INCLUDE.finditer(text)
         if _USED_INCLUDE.search(m.group("href"))
     ]
+    return [link for link in links if link is not None]
 
 
 def is_series_page(url: str) -> bool:
@@ -248,7 +258,7 @@ def _gpu_claims(series: Series, size: str, table: Table, row: tuple[str, ...]):
         spec = series.spec_row("Accelerators")
         quantity = clean(spec[1]) if spec is not None else ""
         if re.fullmatch(r"\d+(?:\s*GPUs?)?", quantity):
-            count = float(re.match(r"\d+", quantity).group())  # type: ignore[union-attr]
+            count = float(parse_count(quantity.split()[0]))
             count_quote, count_url = spec[1].strip(), series.specs_url or series.url  # type: ignore[index]
             notes.append("GPU count taken from the host specifications table (size table cell empty)")
     stated_link = next(

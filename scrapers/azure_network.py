@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from catalog.models import Claim
 from normalize.bounds import FRONTEND_MIN_GBITS_PER_S
 from normalize.errors import ParseError
-from normalize.units import parse_bandwidth, to_number
+from normalize.units import parse_bandwidth, parse_count
 from normalize.vocab import Basis, Fabric
 from scrapers.claims import bandwidth_claim, fact
 from scrapers.markdown import Table, clean
@@ -38,12 +38,12 @@ def frontend_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[
     """Front-end Ethernet: the network table's bandwidth, checked against the specs table."""
     claims = []
     nic_pattern = r"Front-end NICs|^Max NICs"
-    if table.has_column(nic_pattern) and clean(table.cell(row, nic_pattern)).isdigit():
+    if table.has_column(nic_pattern) and re.fullmatch(r"[0-9]+", clean(table.cell(row, nic_pattern))):
         raw = table.cell(row, nic_pattern)
         claims.append(
             fact(
                 "frontend_nic_count",
-                int(clean(raw)),
+                parse_count(clean(raw)),
                 quote=raw,
                 source_url=series.url,
                 context=f"{series.name} › Network",
@@ -115,7 +115,7 @@ def scale_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[Cla
         raw = table.cell(row, bw_pattern)
         header = table.clean_headers[table.column(bw_pattern)]
         figure = parse_bandwidth(clean(raw), default_unit=column_unit(table, bw_pattern))
-        nics = int(to_number(clean(table.cell(row, nic_pattern)))) if table.has_column(nic_pattern) else 1
+        nics = parse_count(clean(table.cell(row, nic_pattern))) if table.has_column(nic_pattern) else 1
         context = f"{series.name} › Network › {header}"
         if figure.each.to("gigabyte / second").magnitude >= 200:  # NVLink-class: a scale-up link
             claims.append(

@@ -109,7 +109,7 @@ def _fabric_claims(sentence: str, figures: list[Bandwidth], url: str, gpu_count:
     found = []
     for figure in figures:
         if figure.per == "gpu":
-            if not gpu_count:
+            if not gpu_count or gpu_count < 1:  # a GPU slice has no InfiniBand connection of its own
                 continue
             links = int(gpu_count)
             figure, suspect = network_rate(figure, links=1)

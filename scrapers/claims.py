@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from catalog.models import Claim
+from normalize.errors import ParseError
 from normalize.units import Bandwidth
 from normalize.vocab import Basis
+
+
+def _check_source(field: str, quote: object, source_url: object) -> None:
+    """A claim needs text to quote and a page to cite: an empty cell is no evidence."""
+    if not isinstance(quote, str) or not quote.strip():
+        raise ParseError(f"no text to quote for {field}: {quote!r}")
+    if not isinstance(source_url, str) or not source_url.startswith(("https://", "http://")):
+        raise ParseError(f"no source URL for {field}: {source_url!r}")
 
 
 def bandwidth_claim(
@@ -20,6 +29,7 @@ def bandwidth_claim(
     baseline_only: bool = False,
 ) -> Claim:
     """A claim for a ``*_gbits_per_s`` or ``*_gbytes_per_s`` field, converted through pint."""
+    _check_source(field, quote, source_url)
     if field.endswith("_gbits_per_s"):
         value = bandwidth.gbits_per_s
     elif field.endswith("_gbytes_per_s"):
@@ -50,6 +60,7 @@ def fact(
     qualifiers: str = "",
 ) -> Claim:
     """A claim for a count, size or vocabulary field."""
+    _check_source(field, quote, source_url)
     return Claim(
         field=field,
         value=value if isinstance(value, str) else float(value),

@@ -39,7 +39,7 @@ from datetime import date
 from importlib import resources
 from typing import Any
 
-from catalog.models import Claim, RawOffer
+from catalog.models import FIELD_UNITS, Claim, RawOffer
 from normalize.errors import ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_bandwidth, parse_gpu_count, parse_memory_gb, to_number
@@ -70,29 +70,39 @@ def parse_curated(text: str, provider: str) -> list[RawOffer]:
         raise ParseError(f"curated/{provider}.toml: {exc}") from None
     if data.get("provider") != provider:
         raise ParseError(f"curated/{provider}.toml declares provider {data.get('provider')!r}")
-    defaults = data.get("defaults", {})
-    return [_offer(provider, entry, defaults) for entry in data.get("instance", [])]
+    defaults, instances = data.get("defaults", {}), data.get("instance", [])
+    if not isinstance(defaults, dict) or not isinstance(instances, list):
+        raise ParseError(f"curated/{provider}.toml: [defaults] must be a table and [[instance]] a list")
+    return [_offer(provider, entry, defaults) for entry in instances]
 
 
-def _offer(provider: str, entry: dict[str, Any], defaults: dict[str, Any]) -> RawOffer:
-    name = entry.get("instance_type")
-    if not name or not entry.get("source_url"):
-        raise ParseError(f"curated/{provider}.toml: an instance lacks instance_type or source_url")
+def _offer(provider: str, entry: Any, defaults: dict[str, Any]) -> RawOffer:
+    where = f"curated/{provider}.toml"
+    if not isinstance(entry, dict) or not isinstance(entry.get("fact", []), list):
+        raise ParseError(f"{where}: an [[instance]] must be a table with a list of facts")
+    name, source_url = entry.get("instance_type"), entry.get("source_url")
+    if not isinstance(name, str) or not name or not isinstance(source_url, str) or not source_url:
+        raise ParseError(f"{where}: an instance lacks instance_type or source_url")
+    if not all(isinstance(item, dict) for item in entry.get("fact", [])):
+        raise ParseError(f"{where} {name}: every fact must be a table")
     facts = [{**defaults, **item} for item in entry.get("fact", [])]
-    memory = next((f for f in facts if f.get("field") == "gpu_memory_gb"), None)
-    memory_gb = parse_memory_gb(memory["text"]) if memory else None
     claims, notes = [], []
-    for item in facts:
-        missing = [k for k in REQUIRED_KEYS if k not in item]
-        if missing:
-            raise ParseError(f"curated/{provider}.toml {name}: a fact lacks {', '.join(missing)}")
-        claims.append(_claim(item, memory_gb))
-        if item.get("note"):
-            notes.append(item["note"])
+    try:
+        memory = next((f for f in facts if f.get("field") == "gpu_memory_gb"), None)
+        memory_gb = parse_memory_gb(str(memory["text"])) if memory else None
+        for index, item in enumerate(facts, 1):
+            missing = [k for k in REQUIRED_KEYS if k not in item]
+            if missing:
+                raise ParseError(f"fact {index} lacks {', '.join(missing)}")
+            claims.append(_claim(item, memory_gb))
+            if item.get("note"):
+                notes.append(str(item["note"]))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a value of the wrong kind
+        raise ParseError(f"{where} {name}: {type(exc).__name__}: {exc}") from None
     return RawOffer(
         provider=provider,
         instance_type=name,
-        source_url=entry["source_url"],
+        source_url=source_url,
         claims=tuple(claims),
         notes=tuple(notes),
         source_kind="curated",
@@ -102,22 +112,21 @@ def _offer(provider: str, entry: dict[str, Any], defaults: dict[str, Any]) -> Ra
 def _claim(item: dict[str, Any], memory_gb: float | None) -> Claim:
     """One fact's text through normalize/, into a claim in the unit its field names."""
     field, text = item["field"], str(item["text"])
+    if field not in FIELD_UNITS:
+        raise ParseError(f"unknown field {field!r}")
     common = {
         "quote": item["quote"],
         "source_url": item["url"],
-        "context": item.get("context", "curated"),
+        "context": str(item.get("context", "curated")),
         "basis": Basis(item.get("basis", "stated")),
     }
-    read_on = item["read_on"]
+    qualifiers = str(item.get("qualifiers", ""))
     if field.endswith(("_gbits_per_s", "_gbytes_per_s")):
-        claim = bandwidth_claim(
-            field, parse_bandwidth(text), extra_qualifiers=item.get("qualifiers", ""), **common
-        )
+        claim = bandwidth_claim(field, parse_bandwidth(text), extra_qualifiers=qualifiers, **common)
     else:
-        claim = fact(
-            field, _value(field, text, item, memory_gb), qualifiers=item.get("qualifiers", ""), **common
-        )
-    return replace(claim, read_on=read_on if isinstance(read_on, date) else date.fromisoformat(read_on))
+        claim = fact(field, _value(field, text, item, memory_gb), qualifiers=qualifiers, **common)
+    read_on = item["read_on"]
+    return replace(claim, read_on=read_on if isinstance(read_on, date) else date.fromisoformat(str(read_on)))
 
 
 def _value(field: str, text: str, item: dict[str, Any], memory_gb: float | None) -> float | str:

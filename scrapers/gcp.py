@@ -22,7 +22,7 @@ from bs4 import BeautifulSoup, Tag
 from catalog.models import Claim, RawOffer
 from normalize.errors import ParseError
 from normalize.gpus import identify_gpu
-from normalize.units import find_bandwidths, parse_bandwidth
+from normalize.units import find_bandwidths, parse_bandwidth, parse_count
 from normalize.vocab import Fabric, Link
 from scrapers.base import DocumentSet, LayoutError, Scraper
 from scrapers.claims import bandwidth_claim, fact
@@ -138,8 +138,11 @@ def parse_machine_types(html: str, url: str) -> list[Machine]:
         count_col = next(i for i, h in enumerate(headers) if h.startswith("GPU count"))
         for row in table.find_all("tr"):
             cells = [_text(td) for td in row.find_all("td")]
-            if len(cells) > max(type_col, count_col) and cells[count_col].isdigit():
-                machines.append(Machine(cells[type_col], int(cells[count_col]), cells[count_col]))
+            if len(cells) > max(type_col, count_col) and re.fullmatch(r"[0-9]+", cells[count_col]):
+                try:
+                    machines.append(Machine(cells[type_col], parse_count(cells[count_col]), cells[count_col]))
+                except ParseError as exc:
+                    log.warning("Skipping gcp row %s: %s", cells[type_col], exc)
     if not machines:
         raise LayoutError(f"{url}: no table headed {' | '.join(MACHINE_HEADERS)}")
     return machines
@@ -161,7 +164,7 @@ def parse_network_page(html: str, url: str) -> list[SeriesFacts]:
     soup = BeautifulSoup(html, "lxml")
     table = _overview(soup, url)
     if table is not None:
-        facts = [f for row in table.find_all("tr")[1:] for f in _overview_row(row, url)]
+        facts = [f for row in table.find_all("tr")[1:] for f in _overview_row_or_skip(row, url)]
         by_series = {f.series: f for f in facts}
         for heading in soup.find_all("h3"):
             _section(heading, by_series, url)
@@ -173,6 +176,14 @@ def parse_network_page(html: str, url: str) -> list[SeriesFacts]:
             "nor a list of '<series>: up to N Gbps'"
         )
     return facts
+
+
+def _overview_row_or_skip(row: Tag, url: str) -> list[SeriesFacts]:
+    try:
+        return _overview_row(row, url)
+    except ParseError as exc:
+        log.warning("Skipping gcp overview row %s: %s", _text(row)[:60], exc)
+        return []
 
 
 def _overview_row(row: Tag, url: str) -> list[SeriesFacts]:
@@ -269,7 +280,9 @@ def _section(heading: Tag, by_series: dict[str, SeriesFacts], url: str) -> None:
 def _sentence_claims(sentence: str, url: str, context: str) -> list[Claim]:
     figures = find_bandwidths(sentence)
     nics = _NIC_COUNT.search(sentence)
-    count = None if nics is None else _NUMBER_WORDS.get(nics.group(1).lower()) or int(nics.group(1))
+    count = (
+        None if nics is None else _NUMBER_WORDS.get(nics.group(1).lower()) or _count_or_none(nics.group(1))
+    )
     if re.search(r"(?i)all[- ]to[- ]all NVLink", sentence):
         return [
             fact(
@@ -293,6 +306,13 @@ def _sentence_claims(sentence: str, url: str, context: str) -> list[Claim]:
     if count is not None:
         claims.append(fact(count_field, count, quote=sentence, source_url=url, context=context))
     return claims
+
+
+def _count_or_none(text: str) -> int | None:
+    try:
+        return parse_count(text)
+    except ParseError:
+        return None
 
 
 def _list_item(item: Tag, url: str) -> SeriesFacts | None:

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from catalog.models import Claim, RawOffer
 from normalize.errors import ParseError
 from normalize.gpus import GIB_PER_GB, GPUS, MEMORY_TOLERANCE, GpuMatch, family_of, identify_gpu
-from normalize.units import Quantity, parse_gpu_count, parse_memory_gb, to_number
+from normalize.units import MAX_NUMBER, Quantity, parse_gpu_count, parse_memory_gb, to_number
 from scrapers.base import DocumentSet, LayoutError, Scraper
 from scrapers.claims import fact
 from scrapers.http import Fetcher
@@ -164,7 +164,7 @@ def gpu_info(cell: str) -> dict[str, Any]:
     """The GpuInfo cell, a Python-repr dict (not JSON), read with ast.literal_eval; never eval."""
     try:
         info = ast.literal_eval(cell)
-    except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
         raise ParseError(f"GpuInfo is not a Python literal: {exc}") from None
     gpus = info.get("Gpus") if isinstance(info, dict) else None
     if not isinstance(gpus, list) or len(gpus) != 1 or not isinstance(gpus[0], dict):
@@ -175,8 +175,8 @@ def gpu_info(cell: str) -> dict[str, Any]:
 def _size_mib(info: dict[str, Any]) -> float:
     memory = info["Gpus"][0].get("MemoryInfo")
     size = memory.get("SizeInMiB") if isinstance(memory, dict) else None
-    if not isinstance(size, int | float) or size <= 0:
-        raise ParseError(f"GpuInfo has no positive MemoryInfo.SizeInMiB: {info!r}")
+    if not isinstance(size, int | float) or not 0 < size <= MAX_NUMBER:
+        raise ParseError(f"GpuInfo has no plausible MemoryInfo.SizeInMiB: {info!r}")
     return float(size)
 
 
@@ -240,6 +240,8 @@ def _gpu_info_notes(info: dict[str, Any], row: Row, gpu_count: float, size_mib: 
     if isinstance(entry.get("Count"), int | float) and entry["Count"] != gpu_count:
         notes.append(f"GpuInfo Count {entry['Count']} differs from AcceleratorCount {gpu_count:g}")
     total = info.get("TotalGpuMemoryInMiB")
-    if isinstance(total, int | float) and not math.isclose(total, size_mib * gpu_count, rel_tol=1e-6):
+    if isinstance(total, int | float) and not 0 < total <= MAX_NUMBER:
+        notes.append(f"GpuInfo TotalGpuMemoryInMiB {str(total)[:20]} is not a plausible size")
+    elif isinstance(total, int | float) and not math.isclose(total, size_mib * gpu_count, rel_tol=1e-6):
         notes.append(f"GpuInfo TotalGpuMemoryInMiB {total} is not SizeInMiB x {gpu_count:g} GPUs")
     return notes

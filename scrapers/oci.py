@@ -19,7 +19,7 @@ from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from catalog.models import Claim, RawOffer
 from normalize.errors import ParseError
 from normalize.gpus import family_of, identify_gpu
-from normalize.units import parse_bandwidth, parse_memory_gb
+from normalize.units import parse_bandwidth, parse_count, parse_memory_gb
 from normalize.vocab import Fabric, fabric_from_text
 from scrapers.base import DocumentSet, LayoutError, Scraper
 from scrapers.claims import bandwidth_claim, fact
@@ -175,15 +175,15 @@ def _shape_and_gpus(cell: str) -> tuple[str, int, str, str | None]:
     if match.group("gpus") is None:
         if suffix is None:
             raise ParseError(f"shape cell {cell!r} states no GPU count")
-        count = int(suffix.group("count"))
+        count = parse_count(suffix.group("count"))
         note = f"GPU count {count} taken from the shape name's trailing '.{count}' (the cell names no GPUs)"
         return shape, count, shape, note
     gpus = _GPUS.match(match.group("gpus").strip())
     if gpus is None:
         raise ParseError(f"GPUs in {cell!r} are not 'NxGPU'")
-    count = int(gpus.group("count"))
+    count = parse_count(gpus.group("count"))
     note = None
-    if suffix is not None and int(suffix.group("count")) != count:
+    if suffix is not None and suffix.group("count") != str(count):
         note = f"shape name suffix .{suffix.group('count')} disagrees with the stated {count} GPUs"
     return shape, count, f"{shape} {gpus.group('name')}", note
 
@@ -224,7 +224,7 @@ def _leading_counts(part: str) -> tuple[int, int | None] | None:
     if match is None:
         return None
     second = match.group("second")
-    return int(match.group("first")), None if second is None else int(second)
+    return parse_count(match.group("first")), None if second is None else parse_count(second)
 
 
 def _split_network(parts: list[str]) -> tuple[str | None, str | None]:

@@ -22,7 +22,7 @@ from typing import ClassVar
 from catalog.models import Claim, RawOffer
 from normalize.errors import ParseError
 from normalize.gpus import GpuMatch, family_of, identify_gpu
-from normalize.units import parse_bandwidth, parse_memory_gb
+from normalize.units import parse_bandwidth, parse_count, parse_memory_gb
 from normalize.vocab import fabric_from_text
 from scrapers.base import DocumentSet, Scraper
 from scrapers.claims import bandwidth_claim, fact
@@ -93,7 +93,7 @@ def gpus_per_node(cell: str) -> int:
     pairs = [(match.group("nodes_lo"), match.group("gpus_lo"))]
     if match.group("nodes_hi") and match.group("gpus_hi"):
         pairs.append((match.group("nodes_hi"), match.group("gpus_hi")))
-    per_node = {int(gpus) / int(nodes) for nodes, gpus in pairs if int(nodes) > 0}
+    per_node = {parse_count(gpus) / parse_count(nodes) for nodes, gpus in pairs}
     if len(per_node) != 1 or not next(iter(per_node)).is_integer():
         raise ParseError(f"nodes cell {cell!r} gives no single whole number of GPUs per node")
     return int(per_node.pop())
@@ -104,7 +104,10 @@ def interfaces_sentence(text: str) -> tuple[int, str] | None:
     for sentence in sentences(body(text)):
         match = _INTERFACES.search(sentence)
         if match and re.search(r"(?i)inter-node", sentence):
-            count = int(match.group("last")) - int(match.group("first")) + 1
+            try:
+                count = parse_count(match.group("last")) - parse_count(match.group("first")) + 1
+            except ParseError:
+                continue
             if count > 0:
                 return count, sentence
     return None
