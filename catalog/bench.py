@@ -169,7 +169,7 @@ def report(offline: dict, live: dict, wire: dict, parsing: dict) -> str:
         f"({share:.2%}) | <= 1 % |",
     ]
     lines += [
-        f"| parse + build, {name} ({docs} documents) | {seconds * 1000:.1f} ms | |"
+        f"| parse + build, {name} ({docs} document{'' if docs == 1 else 's'}) | {seconds * 1000:.1f} ms | |"
         for name, (seconds, docs) in parsing.items()
     ]
     return "\n".join(lines)
