@@ -64,7 +64,7 @@ bench: install
 
 # Property tests at 10,000 examples each (the hypothesis "bench" profile; about 35 minutes).
 fuzz: install
-	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m property tests/test_properties.py
+	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m property tests/
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .snapshot.duckdb*

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import os
 from pathlib import Path
 
@@ -47,6 +49,33 @@ def url_to_mirror_path(url: str) -> Path:
     return MIRROR / url.split("://", 1)[1]
 
 
+@pytest.fixture(scope="module")
+def real_document():
+    """The real documents of ../shared/mirror by URL, read in place and byte for byte; skips when
+    ../shared is absent."""
+    need_shared()
+
+    @functools.cache
+    def read(url: str) -> str:
+        return url_to_mirror_path(url).read_bytes().decode("utf-8")
+
+    return read
+
+
+@pytest.fixture(autouse=True)
+def _quiet_parsers(request):
+    """Parsers log a warning per skipped row; a property test's thousands of examples would fill the
+    captured log."""
+    if request.node.get_closest_marker("property") is None:
+        yield
+        return
+    logger = logging.getLogger("scrapers")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    yield
+    logger.setLevel(level)
+
+
 @pytest.fixture
 def fixture_text():
     def read(name: str) -> str:
@@ -55,8 +84,8 @@ def fixture_text():
     return read
 
 
-# Hypothesis profiles for tests/test_properties.py. "default": a modest, deterministic run (no
-# .hypothesis database); `HYPOTHESIS_PROFILE=bench` runs 10,000 examples per property test.
+# Hypothesis profiles for the property tests (tests/test_properties_*.py). "default": a modest,
+# deterministic run (no .hypothesis database); `HYPOTHESIS_PROFILE=bench` runs 10,000 per test.
 from hypothesis import settings  # noqa: E402
 
 settings.register_profile("default", max_examples=40, deadline=None, derandomize=True, database=None)

@@ -1,5 +1,5 @@
 """Contract: every provider module is registered once, and every registered provider is tested on
-real documents (or, for curated providers, on their reviewed data file)."""
+real documents (or, for curated providers, on their reviewed data file) and by property tests."""
 
 from __future__ import annotations
 
@@ -41,3 +41,12 @@ def test_every_provider_has_tests_on_real_documents():
         real = "need_shared()" in text or "requires_shared" in text or "curated" in text
         assert real, f"tests/test_{name}.py never reads a real document (need_shared) or curated file"
         assert re.search(r"^def test_real", text, re.M), f"tests/test_{name}.py has no test_real_* test"
+
+
+def test_every_provider_parser_is_property_tested():
+    """Scraped providers have their own property-test module; curated ones share the curated one."""
+    for name, cls in REGISTRY.items():
+        module = name if cls.source_kind == "scraped" else "curated"
+        test_file = ROOT / "tests" / f"test_properties_{module}.py"
+        assert test_file.is_file(), f"{name} ({cls.source_kind}) has no tests/test_properties_{module}.py"
+        assert "@given" in test_file.read_text(), f"tests/test_properties_{module}.py has no @given test"
