@@ -54,14 +54,17 @@ class Catalog:
 
     @classmethod
     def at(cls, path: Path) -> Catalog:
+        """The catalog file now at ``path``; its version changes whenever a refresh replaces it."""
         stat = path.stat()
         return cls(path, f"{stat.st_mtime_ns}-{stat.st_ino}-{stat.st_size}")
 
     def load(self, query: str, *args):
+        """A named query on this catalog file (cached per file version)."""
         return load(query, str(self.path), self.version, *args)
 
 
 def db_path() -> Path:
+    """The catalog the app shows: $INTERCONNECT_CATALOG_DB, else the default catalog.duckdb."""
     return Path(os.environ.get("INTERCONNECT_CATALOG_DB", DEFAULT_DB))
 
 
@@ -157,6 +160,7 @@ def when(timestamp) -> str:
 
 
 def yes_no_unknown(value) -> str:
+    """A nullable boolean as "yes", "no" or "unknown"."""
     if value is None or pd.isna(value):
         return "unknown"
     return "yes" if value else "no"
@@ -169,6 +173,7 @@ def ranking_table(ranked: pd.DataFrame) -> pd.DataFrame:
 
 
 def show_ranking(ranked: pd.DataFrame, filters: Filters) -> None:
+    """The ranking tab: instances ordered for the chosen workload, with how they are scored."""
     st.subheader(WORKLOAD_LABELS[filters.workload])
     st.caption(queries.SCORING[filters.workload])
     if ranked.empty:
@@ -239,6 +244,7 @@ def cliff_chart(cliff: pd.DataFrame) -> alt.LayerChart:
 
 
 def instance_label(provider: str, instance_type: str) -> str:
+    """How the instance picker names an instance."""
     return f"{instance_type} ({provider})"
 
 
@@ -264,6 +270,7 @@ def instance_picker(ranked: pd.DataFrame) -> tuple[str, str] | None:
 
 
 def show_cliff(catalog: Catalog, selected: tuple[str, str] | None) -> None:
+    """The bandwidth-cliff tab: HBM, intra-node, fabric and front-end GB/s per GPU of one instance."""
     if selected is None:
         st.info("No instance matches the filters, so there is no cliff to draw.")
         return
@@ -323,6 +330,7 @@ CLAIM_COLUMNS = {  # in display order
 
 
 def show_provenance(catalog: Catalog, selected: tuple[str, str] | None) -> None:
+    """The provenance tab: every claim behind the selected instance, with quote and source."""
     if selected is None:
         st.info("No instance matches the filters, so there are no claims to show.")
         return
@@ -346,6 +354,7 @@ def show_provenance(catalog: Catalog, selected: tuple[str, str] | None) -> None:
 
 
 def show_missing(catalog: Catalog) -> None:
+    """The what's-missing tab: per provider, the rows whose bandwidths the sources never state."""
     summary = catalog.load("missing_summary")
     st.subheader("What's missing, per provider")
     if summary.empty:
@@ -375,6 +384,7 @@ def show_missing(catalog: Catalog) -> None:
 
 
 def show_conflicts(catalog: Catalog) -> None:
+    """The conflicts tab: fields for which two sources state different values."""
     found = catalog.load("conflicts")
     st.subheader("Conflicting claims")
     if found.empty:
@@ -396,6 +406,7 @@ def show_conflicts(catalog: Catalog) -> None:
 
 
 def show_status(catalog: Catalog) -> None:
+    """The status tab: last refresh, stale providers and each provider's last outcome."""
     st.subheader("Catalog status")
     st.caption(f"Catalog file: {catalog.path}")
     latest = catalog.load("latest_refresh")
@@ -447,6 +458,10 @@ def show_status(catalog: Catalog) -> None:
             "cause": st.column_config.TextColumn("cause", width="large"),
         },
     )
+
+
+def show_changes(catalog: Catalog) -> None:
+    """The figures that changed between the refreshes recorded in the catalog."""
     st.subheader("Changes between refreshes")
     changed = catalog.load("recent_changes")
     if changed.empty:
@@ -468,6 +483,7 @@ def show_status(catalog: Catalog) -> None:
 
 
 def main() -> None:
+    """The Streamlit page."""
     st.set_page_config(page_title="GPU interconnect catalog", layout="wide")
     st.title("GPU interconnect catalog")
     path = db_path()
@@ -505,6 +521,7 @@ def main() -> None:
         show_conflicts(catalog)
     with tabs[5]:
         show_status(catalog)
+        show_changes(catalog)
 
 
 if __name__ == "__main__":

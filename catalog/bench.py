@@ -151,6 +151,7 @@ def parse_times(mirror: Path, scratch: Path, repeat: int) -> dict:
 
 
 def report(offline: dict, live: dict, wire: dict, parsing: dict) -> str:
+    """The figures as the markdown table the README shows."""
     ratio = live["concurrent"] / live["alone"][live["slowest"]]
     share = wire["unchanged_bytes"] / wire["cold_bytes"]
     lines = [
@@ -176,6 +177,7 @@ def report(offline: dict, live: dict, wire: dict, parsing: dict) -> str:
 
 
 def write_readme(table: str, machine: str) -> None:
+    """Replace the README between the bench markers with ``table``."""
     text = README.read_text()
     if START not in text or END not in text:
         raise SystemExit(f"README.md lacks the {START} ... {END} markers")
@@ -185,6 +187,7 @@ def write_readme(table: str, machine: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run every measurement once and print (and by default write) the table."""
     parser = argparse.ArgumentParser(prog="python -m catalog.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", type=Path, default=ROOT.parent / "shared" / "mirror")
     parser.add_argument("--repeat", type=int, default=5)

@@ -65,6 +65,7 @@ def _summary(report: pipeline.RefreshReport) -> str:
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
+    """refresh / reparse: rebuild the catalog; exit 0 ok, 1 a provider failed, 2 usage, 3 locked."""
     mode = "reparse" if args.command == "reparse" else ("mirror" if args.mirror else "live")
     if args.mirror and not args.mirror.startswith(("http://", "https://")) and not Path(args.mirror).is_dir():
         print(f"error: mirror directory {args.mirror} does not exist", file=sys.stderr)
@@ -93,6 +94,7 @@ async def _run_refresh(args, mode, progress) -> pipeline.RefreshReport:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
+    """query: run read-only SQL against the catalog and print the result."""
     try:
         with connect_readonly(args.db) as con:
             frame = con.execute(args.sql).df()
@@ -112,10 +114,12 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """export: write one table to csv, parquet or json."""
     out = args.out or f"{args.table}.{args.format}"
     try:
         with connect_readonly(args.db) as con:
-            con.execute(f"COPY (SELECT * FROM {args.table}) TO '{out}' {EXPORT_FORMATS[args.format]}")
+            quoted = out.replace("'", "''")  # a SQL string literal; args.table is one of the choices
+            con.execute(f"COPY (SELECT * FROM {args.table}) TO '{quoted}' {EXPORT_FORMATS[args.format]}")
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -124,6 +128,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
+    """seed: build the catalog from the shipped snapshot, unless one exists (or --force)."""
     if Path(args.db).exists() and not args.force:
         print(f"{args.db} exists; keeping it (use --force to rebuild from {args.source})", file=sys.stderr)
         return 0
@@ -133,6 +138,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
+    """changes: the figures that changed between refreshes, newest first."""
     try:
         with connect_readonly(args.db) as con:
             frame = changes(con, args.since)
@@ -153,6 +159,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
 
 
 def cmd_serve_mirror(args: argparse.Namespace) -> int:
+    """serve-mirror: serve a mirror directory over loopback HTTP (for tests and bench)."""
     server = MirrorServer(Path(args.directory), port=args.port, latency_s=args.latency_ms / 1000)
     print(
         f"serving {args.directory} at {server.base_url} (refresh --mirror {server.base_url})", file=sys.stderr
@@ -163,12 +170,14 @@ def cmd_serve_mirror(args: argparse.Namespace) -> int:
 
 
 def cmd_providers(args: argparse.Namespace) -> int:
+    """providers: the registered providers and their source kinds."""
     for name, cls in REGISTRY.items():
         print(f"{name:<10} {cls.source_kind:<8} {cls.title}")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m catalog``."""
     parser = argparse.ArgumentParser(prog="python -m catalog", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -226,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     return args.func(args)

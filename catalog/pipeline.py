@@ -62,6 +62,7 @@ class ProviderOutcome:
     failure: bool = False
 
     def as_row(self) -> dict:
+        """The outcome as a ``provider_refreshes`` row."""
         row = self.__dict__.copy()
         del row["failure"]
         return row
@@ -69,6 +70,8 @@ class ProviderOutcome:
 
 @dataclass
 class RefreshReport:
+    """The result of one refresh: its id, mode, times and each provider's outcome."""
+
     refresh_id: str
     mode: str
     started_at: datetime
@@ -77,6 +80,7 @@ class RefreshReport:
 
     @property
     def exit_code(self) -> int:
+        """0 when every provider succeeded (or fell back to curated facts), else 1."""
         return EXIT_PROVIDER_FAILED if any(o.failure for o in self.outcomes) else EXIT_OK
 
 

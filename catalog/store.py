@@ -71,6 +71,7 @@ CLAIM_COLUMNS = (*CLAIM_IDENTITY, "fetched_at", "valid_from", "valid_to")
 
 
 def schema_sql() -> str:
+    """The DDL of the catalog (catalog/schema.sql)."""
     return resources.files("catalog").joinpath("schema.sql").read_text()
 
 
@@ -82,6 +83,7 @@ def connect_readonly(path: Path) -> duckdb.DuckDBPyConnection:
 
 
 def offer_row(offer: InstanceOffer) -> dict:
+    """An instance row as the ``instances`` table stores it (enums as their values)."""
     return {name: _plain(getattr(offer, name)) for name in INSTANCE_COLUMNS}
 
 
@@ -92,6 +94,7 @@ def _plain(value):
 def claim_row(
     provider: str, instance_type: str, claim: Claim, fetched_at: datetime | None, valid_from: datetime
 ) -> dict:
+    """A claim as the ``claims`` table stores it, valid from ``valid_from`` until replaced."""
     text = claim.field in TEXT_FIELDS
     return {
         "provider": provider,
@@ -122,12 +125,15 @@ class PreviousCatalog:
     path: Path | None = None
 
     def rows(self, provider: str) -> pd.DataFrame:
+        """The provider's rows in the previous catalog."""
         return self.instances[self.instances["provider"] == provider]
 
     def row_count(self, provider: str) -> int:
+        """How many rows the provider had in the previous catalog."""
         return int((self.instances["provider"] == provider).sum())
 
     def documents_of(self, provider: str) -> list[Document]:
+        """The provider's latest stored documents (what a reparse replays)."""
         return [doc for doc in self.documents.values() if doc.provider == provider]
 
 
@@ -273,6 +279,7 @@ class CatalogWriter:
         ]
 
     def write_rows(self, instances: pd.DataFrame, claims: pd.DataFrame) -> None:
+        """Insert instance rows and claims into the new catalog."""
         if len(instances):
             self.con.register("new_instances", instances[list(INSTANCE_COLUMNS)])
             self.con.execute("INSERT INTO instances BY NAME SELECT * FROM new_instances")
@@ -291,6 +298,7 @@ class CatalogWriter:
         exit_code: int,
         providers: Iterable[dict],
     ) -> None:
+        """Record this refresh and each provider's outcome."""
         self.con.execute(
             "INSERT INTO refreshes VALUES (?, ?, ?, ?, ?)", [refresh_id, started, finished, mode, exit_code]
         )
@@ -310,6 +318,7 @@ class CatalogWriter:
             )
 
     def write_layouts(self, layouts: dict[str, dict[str, str]]) -> None:
+        """Record the headers each parser expects on each page (source_layouts)."""
         for provider, pages in layouts.items():
             for url, expects in pages.items():
                 self.con.execute("INSERT INTO source_layouts VALUES (?, ?, ?)", [provider, url, expects])

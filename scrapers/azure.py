@@ -111,6 +111,7 @@ def include_urls(page_url: str, text: str) -> list[str]:
 
 
 def is_series_page(url: str) -> bool:
+    """Whether ``url`` is a series page (not a family page or an include)."""
     return url.endswith("-series.md") and "/includes/" not in url
 
 

@@ -27,6 +27,7 @@ HEADER_UNIT = re.compile(r"\((?P<unit>[A-Za-z/]+)\)\s*$")
 
 
 def column_unit(table: Table, pattern: str) -> str:
+    """The unit printed in the header of the column matching ``pattern``; ParseError if none."""
     header = table.clean_headers[table.column(pattern)]
     match = HEADER_UNIT.search(header)
     if match is None:

@@ -99,6 +99,8 @@ class Gcp(Scraper):
 
 @dataclass
 class Machine:
+    """A machine type of the machine-family page and its GPU count."""
+
     instance_type: str
     gpu_count: int
     quote: str
@@ -116,6 +118,7 @@ class SeriesFacts:
     notes: list[str] = field(default_factory=list)
 
     def merge(self, other: SeriesFacts) -> None:
+        """Add what another revision of the network page states for the same series."""
         self.gpu_text = self.gpu_text or other.gpu_text
         self.gpu_quote = self.gpu_quote or other.gpu_quote
         self.fabric = self.fabric or other.fabric

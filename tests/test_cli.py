@@ -67,6 +67,13 @@ def test_export(small, tmp_path, fmt):
     assert rows == [("p5.48xlarge", 3200.0)]
 
 
+def test_export_to_a_path_with_a_quote(small, tmp_path):
+    _, db = small
+    out = tmp_path / "o'brien's instances.csv"
+    assert main(["export", "--format", "csv", "--out", str(out), "--db", str(db)]) == 0
+    assert "p5.48xlarge" in out.read_text()
+
+
 def test_second_refresh_exits_3_while_the_lock_is_held(small, capsys):
     mirror, db = small
     with refresh_lock(db):
