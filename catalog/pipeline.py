@@ -200,8 +200,7 @@ async def refresh(
             fetch_causes = [_replay(previous, s, sink) for s in scrapers]
         else:
             fetch_causes = await asyncio.gather(*(_fetch(s, fetcher) for s in scrapers))
-        report = _assemble(writer, previous, scrapers, fetch_causes, refresh_id, started, now())
-        report.mode = mode
+        report = _assemble(writer, previous, scrapers, fetch_causes, refresh_id, mode, started, now())
         writer.write_refresh(
             refresh_id,
             started,
@@ -223,6 +222,7 @@ def _assemble(
     scrapers: list[Scraper],
     fetch_errors: list[Exception | None],
     refresh_id: str,
+    mode: str,
     started: datetime,
     finished: datetime,
 ) -> RefreshReport:
@@ -239,7 +239,7 @@ def _assemble(
     claims.append(previous.claims[~previous.claims["provider"].isin(refreshed)])
     writer.write_rows(_concat(instances), _concat(claims))
     writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
-    return RefreshReport(refresh_id, "", started, finished, outcomes)
+    return RefreshReport(refresh_id, mode, started, finished, outcomes)
 
 
 def _provider(writer, previous, scraper, error, refresh_id, started):
@@ -247,7 +247,6 @@ def _provider(writer, previous, scraper, error, refresh_id, started):
     name = scraper.name
     documents = writer.stored_documents(refresh_id, name)
     rows_before = previous.row_count(name)
-    previous_claims = previous.claims[previous.claims["provider"] == name]
     cause = None if error is None else _cause(error)
     parsed = None
     if cause is None:
@@ -257,44 +256,44 @@ def _provider(writer, previous, scraper, error, refresh_id, started):
         parsed, _ = _parse(scraper, documents, started, 0, scrape=False)  # curated facts alone
         outcome = "curated"
     if parsed is None:
-        log.error("%s: keeping %d previous rows: %s", name, rows_before, cause)
-        return (
-            _stale_rows(previous, name, cause, started),
-            previous_claims,
-            ProviderOutcome(
-                name,
-                "stale" if rows_before else "failed",
-                len(documents),
-                rows_before,
-                rows_before,
-                cause,
-                _last_success(previous, name),
-                failure=True,
-            ),
-        )
+        return _kept(previous, name, len(documents), cause, started)
     if outcome == "curated":
         log.warning("%s: scrape failed (%s); curated facts stand alone", name, cause)
+    failure = outcome == "curated" and not isinstance(error, NotInMirror)
+    result = ProviderOutcome(
+        name, outcome, len(documents), rows_before, len(parsed.offers), cause, started, failure=failure
+    )
+    return _fresh(previous, name, parsed, started, result)
+
+
+def _kept(previous: PreviousCatalog, name: str, documents: int, cause: str, started: datetime):
+    """The provider failed: its previous rows, marked stale with the cause, and its claims as they were."""
+    rows_before = previous.row_count(name)
+    log.error("%s: keeping %d previous rows: %s", name, rows_before, cause)
+    outcome = ProviderOutcome(
+        name,
+        "stale" if rows_before else "failed",
+        documents,
+        rows_before,
+        rows_before,
+        cause,
+        _last_success(previous, name),
+        failure=True,
+    )
+    claims = previous.claims[previous.claims["provider"] == name]
+    return _stale_rows(previous, name, cause, started), claims, outcome
+
+
+def _fresh(previous: PreviousCatalog, name: str, parsed: _Parsed, started: datetime, outcome):
+    """The provider's new rows, and its claims with their history carried over."""
     rows = pd.DataFrame([offer_row(o) for o in parsed.offers], columns=list(INSTANCE_COLUMNS))
     fresh = [
         claim_row(name, o.instance_type, c, parsed.fetched_at.get(c.source_url), started)
         for o in parsed.offers
         for c in o.claims
     ]
-    not_mirrored = isinstance(error, NotInMirror)
-    return (
-        rows,
-        carried_claims(previous_claims, fresh, started),
-        ProviderOutcome(
-            name,
-            outcome,
-            len(documents),
-            rows_before,
-            len(rows),
-            cause,
-            started,
-            failure=outcome == "curated" and not not_mirrored,
-        ),
-    )
+    previous_claims = previous.claims[previous.claims["provider"] == name]
+    return rows, carried_claims(previous_claims, fresh, started), outcome
 
 
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
