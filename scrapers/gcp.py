@@ -231,36 +231,19 @@ def _total_claims(
 ) -> list[Claim]:
     """The max total bandwidth: the node's only network when there is no GPU fabric; for TCPX(O)
     the page says it includes the general-purpose NIC; for RDMA the prose splits it."""
+
+    def claim(field: str, qualifiers: str) -> Claim:
+        return bandwidth_claim(
+            field, total, quote=quote, source_url=url, context=context, extra_qualifiers=qualifiers
+        )
+
     if fabric == Fabric.ETHERNET:
         return [
-            bandwidth_claim(
-                "inter_node_gbits_per_s",
-                total,
-                quote=quote,
-                source_url=url,
-                context=context,
-                extra_qualifiers="max total of the series; general-purpose network only",
-            ),
-            bandwidth_claim(
-                "frontend_gbits_per_s",
-                total,
-                quote=quote,
-                source_url=url,
-                context=context,
-                extra_qualifiers="max total of the series",
-            ),
+            claim("inter_node_gbits_per_s", "max total of the series; general-purpose network only"),
+            claim("frontend_gbits_per_s", "max total of the series"),
         ]
     if fabric in (Fabric.GPUDIRECT_TCPX, Fabric.GPUDIRECT_TCPXO):
-        return [
-            bandwidth_claim(
-                "inter_node_gbits_per_s",
-                total,
-                quote=quote,
-                source_url=url,
-                context=context,
-                extra_qualifiers=TCPX_TOTAL,
-            )
-        ]
+        return [claim("inter_node_gbits_per_s", TCPX_TOTAL)]
     return []
 
 
