@@ -33,6 +33,13 @@ class Reply:
     close: bool = False
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # The fetcher opens up to 32 connections at once. socketserver's default backlog of 5 drops the
+    # rest of the SYNs, and the kernel retries them a second later: one-second stalls in the bench.
+    request_queue_size = 128
+
+
 class MirrorServer:
     """``server.script(path, Reply(...), Reply(...))``; the last reply repeats. Unscripted paths are
     served from ``mirror_root/<host>/<path>`` when given (with ETag and 304 support), else 404."""
@@ -44,8 +51,7 @@ class MirrorServer:
         self.default_delay_s = latency_s
         self.bytes_sent = 0
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
-        self.server.daemon_threads = True
+        self.server = _Server(("127.0.0.1", port), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
