@@ -35,7 +35,7 @@ test: install
 
 # Live refresh from the providers' sites; `make refresh MIRROR=../shared/mirror` runs it offline.
 # Exit codes: 0 all providers refreshed; 1 some provider failed and kept its last good rows
-# (stale); 3 another refresh is running. Meant for cron (see README).
+# (stale); 2 usage error; 3 another refresh is running. Meant for cron (see README).
 refresh: install
 	$(PY) -m catalog refresh --db $(DB) $(if $(MIRROR),--mirror $(MIRROR)) $(if $(QUIET),--quiet)
 
@@ -43,11 +43,14 @@ refresh: install
 reparse: install
 	$(PY) -m catalog reparse --db $(DB)
 
-# Lint: ruff check and ruff format check.
+# Lint: ruff check and ruff format check (CI runs this after the tests).
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
+# Format and apply ruff's safe fixes.
 format: install
+	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
 # Regenerate the shipped snapshot from the real documents in $(SHARED)/mirror.
