@@ -134,13 +134,15 @@ class Series:
     specs: Table | None
     missing_includes: tuple[str, ...]
 
-    def spec_row(self, part: str) -> tuple[str, ...] | None:
+    def spec_cell(self, part: str, column: int) -> str:
+        """The raw cell of the host-specifications row ``part`` in ``column``; '' if the specs
+        include, the row or the cell is absent (a row may be cut short)."""
         if self.specs is None:
-            return None
+            return ""
         for row in self.specs.rows:
             if clean(row[0]).lower() == part.lower():
-                return row
-        return None
+                return row[column] if column < len(row) else ""
+        return ""
 
 
 def load_series(url: str, text: str, documents: DocumentSet) -> Series:
@@ -228,13 +230,13 @@ def _gpu_identity(
     series: Series, memory_hint_gb: float | None, count: float | None, stated_link: Link | None
 ) -> tuple[GpuMatch, str, str]:
     """The GPU, the quote that names it, and that quote's URL: the specs table, else the summary."""
-    row = series.spec_row("Accelerators")
-    spec_text = clean(row[2]) if row is not None and len(row) > 2 else ""
+    spec_raw = series.spec_cell("Accelerators", 2)
+    spec_text = clean(spec_raw)
     # An 8-GPU VM whose GPUs talk over NVLink is an SXM board, whatever the chip name says.
     form = "SXM" if stated_link in (Link.NVLINK, Link.NVSWITCH) and (count or 0) > 2 else None
     candidates = []
     if spec_text:
-        candidates.append((f"{spec_text} {series.name}", row[2].strip(), series.specs_url))  # type: ignore[index]
+        candidates.append((f"{spec_text} {series.name}", spec_raw.strip(), series.specs_url))
     for sentence in azure_prose.gpu_sentences(series.summary):
         candidates.append((f"{sentence} {series.name}", sentence, series.summary_url))
     for name, quote, url in candidates:
@@ -256,11 +258,11 @@ def _gpu_claims(series: Series, size: str, table: Table, row: tuple[str, ...]):
     if clean(count_raw):
         count = float(parse_gpu_count(clean(count_raw)))
     else:
-        spec = series.spec_row("Accelerators")
-        quantity = clean(spec[1]) if spec is not None else ""
+        quantity_raw = series.spec_cell("Accelerators", 1)
+        quantity = clean(quantity_raw)
         if re.fullmatch(r"\d+(?:\s*GPUs?)?", quantity):
             count = float(parse_count(quantity.split()[0]))
-            count_quote, count_url = spec[1].strip(), series.specs_url or series.url  # type: ignore[index]
+            count_quote, count_url = quantity_raw.strip(), series.specs_url or series.url
             notes.append("GPU count taken from the host specifications table (size table cell empty)")
     stated_link = next(
         (
@@ -292,8 +294,7 @@ def _gpu_claims(series: Series, size: str, table: Table, row: tuple[str, ...]):
 
 
 def _spec_memory_gb(series: Series) -> float | None:
-    row = series.spec_row("Accelerators")
-    sizes = find_memory_gb(clean(row[2])) if row is not None and len(row) > 2 else []
+    sizes = find_memory_gb(clean(series.spec_cell("Accelerators", 2)))
     if not sizes:
         sizes = [m for s in azure_prose.gpu_sentences(series.summary) for m in find_memory_gb(s)]
     return sizes[0] if sizes else None

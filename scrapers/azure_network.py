@@ -94,12 +94,12 @@ def frontend_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[
 
 def _spec_network(series: Series):
     """The specs table's network figure when it is one figure (not a range), with its quote."""
-    row = series.spec_row("Network")
-    if row is None or len(row) < 3:
+    raw = series.spec_cell("Network", 2)
+    if not clean(raw):
         return None
-    text = clean(row[2]).split(" Interfaces:")[0]
+    text = clean(raw).split(" Interfaces:")[0]
     try:
-        return parse_bandwidth(text), row[2].strip()
+        return parse_bandwidth(text), raw.strip()
     except ParseError:
         return None
 
