@@ -196,11 +196,20 @@ async def refresh(
                 on_document(doc)
 
         fetcher = Fetcher(client, previous=previous.documents, sink=sink, **(fetcher_options or {}))
+
+        async def fetch_and_parse(scraper: Scraper):
+            error = await _fetch(scraper, fetcher)
+            return _provider(writer, previous, scraper, error, refresh_id, started)
+
         if replay:
-            fetch_causes = [_replay(previous, s, sink) for s in scrapers]
-        else:
-            fetch_causes = await asyncio.gather(*(_fetch(s, fetcher) for s in scrapers))
-        report = _assemble(writer, previous, scrapers, fetch_causes, refresh_id, mode, started, now())
+            results = [
+                _provider(writer, previous, s, _replay(previous, s, sink), refresh_id, started)
+                for s in scrapers
+            ]
+        else:  # a provider is parsed as soon as its own documents are in, while the others still fetch
+            results = await asyncio.gather(*(fetch_and_parse(s) for s in scrapers))
+        _write_rows(writer, previous, [s.name for s in scrapers], results)
+        report = RefreshReport(refresh_id, mode, started, now(), [outcome for _, _, outcome in results])
         writer.write_refresh(
             refresh_id,
             started,
@@ -216,30 +225,15 @@ async def refresh(
     return report
 
 
-def _assemble(
-    writer: CatalogWriter,
-    previous: PreviousCatalog,
-    scrapers: list[Scraper],
-    fetch_errors: list[Exception | None],
-    refresh_id: str,
-    mode: str,
-    started: datetime,
-    finished: datetime,
-) -> RefreshReport:
-    """Parse each provider from its stored documents and write its rows (fresh, curated or stale)."""
-    instances, claims, outcomes = [], [], []
-    refreshed = {s.name for s in scrapers}
-    for scraper, error in zip(scrapers, fetch_errors, strict=True):
-        rows, provider_claims, outcome = _provider(writer, previous, scraper, error, refresh_id, started)
-        instances.append(rows)
-        claims.append(provider_claims)
-        outcomes.append(outcome)
-    untouched = ~previous.instances["provider"].isin(refreshed)
-    instances.append(previous.instances[untouched])
+def _write_rows(writer: CatalogWriter, previous: PreviousCatalog, refreshed: list[str], results) -> None:
+    """Write each refreshed provider's rows and claims (fresh, curated or stale) and carry the rows of
+    providers this refresh left alone."""
+    instances = [rows for rows, _, _ in results]
+    claims = [provider_claims for _, provider_claims, _ in results]
+    instances.append(previous.instances[~previous.instances["provider"].isin(refreshed)])
     claims.append(previous.claims[~previous.claims["provider"].isin(refreshed)])
     writer.write_rows(_concat(instances), _concat(claims))
     writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
-    return RefreshReport(refresh_id, mode, started, finished, outcomes)
 
 
 def _provider(writer, previous, scraper, error, refresh_id, started):
