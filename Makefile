@@ -65,7 +65,7 @@ snapshot: install
 bench: install
 	$(PY) -m catalog.bench
 
-# Property tests at 10,000 examples each (the hypothesis "bench" profile; about 35 minutes).
+# Property tests at 10,000 examples each (the hypothesis "bench" profile; about 33 minutes).
 fuzz: install
 	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m property tests/
 
