@@ -3,19 +3,20 @@
 The "Max Bandwidth (Mbps)" column is the FRONT-END network, never the GPU fabric; it is checked
 against the host specifications table, whose unit wins when the column's own header is implausible
 (GB200: "160" under "(Mbps)" beside "160 Gbps Ethernet"). The GB200 table prints the NVLink figure
-under "Scale-Out" and the InfiniBand one under "Scale-Up": the columns are sorted by magnitude, and a
-claim whose column label contradicts it is unit-suspect.
+under "Scale-Out" and the InfiniBand one under "Scale-Up": when "Scale-Up" holds the smaller link, the
+two are read the other way round and both claims are unit-suspect. A lone column is read by its label.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from catalog.models import Claim
 from normalize.bounds import FRONTEND_MIN_GBITS_PER_S
 from normalize.errors import ParseError
-from normalize.units import parse_bandwidth, parse_count
+from normalize.units import Bandwidth, parse_bandwidth, parse_count
 from normalize.vocab import Basis, Fabric
 from scrapers.claims import bandwidth_claim, fact
 from scrapers.markdown import Table, clean
@@ -58,22 +59,20 @@ def frontend_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[
     printed = parse_bandwidth(clean(raw), default_unit=column_unit(table, pattern))
     context = f"{series.name} › Network › {header}"
     spec = _spec_network(series)
-    if spec is not None and printed.gbits_per_s < FRONTEND_MIN_GBITS_PER_S:
-        reread = printed.reread_in(spec[0].each.units)
-        if abs(reread.gbits_per_s - spec[0].gbits_per_s) < 1e-9:
-            claims.append(
-                bandwidth_claim(
-                    "frontend_gbits_per_s",
-                    reread,
-                    quote=raw,
-                    source_url=series.url,
-                    context=context,
-                    unit_suspect=True,
-                    extra_qualifiers=f"header says {header}; read in the specs table's unit",
-                )
+    reread = _reread_in_spec_unit(printed, spec)
+    if reread is not None:
+        claims.append(
+            bandwidth_claim(
+                "frontend_gbits_per_s",
+                reread,
+                quote=raw,
+                source_url=series.url,
+                context=context,
+                unit_suspect=True,
+                extra_qualifiers=f"header says {header}; read in the specs table's unit",
             )
-            printed = None  # type: ignore[assignment]
-    if printed is not None:
+        )
+    else:
         claims.append(
             bandwidth_claim(
                 "frontend_gbits_per_s", printed, quote=raw, source_url=series.url, context=context
@@ -92,7 +91,16 @@ def frontend_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[
     return claims
 
 
-def _spec_network(series: Series):
+def _reread_in_spec_unit(printed: Bandwidth, spec: tuple[Bandwidth, str] | None) -> Bandwidth | None:
+    """The printed figure read in the specs table's unit, when its header's unit makes it implausibly
+    small for a front-end network and the specs table states exactly that re-reading; else None."""
+    if spec is None or printed.gbits_per_s >= FRONTEND_MIN_GBITS_PER_S:
+        return None
+    reread = printed.reread_in(spec[0].each.units)
+    return reread if abs(reread.gbits_per_s - spec[0].gbits_per_s) < 1e-9 else None
+
+
+def _spec_network(series: Series) -> tuple[Bandwidth, str] | None:
     """The specs table's network figure when it is one figure (not a range), with its quote."""
     raw = series.spec_cell("Network", 2)
     if not clean(raw):
@@ -104,59 +112,75 @@ def _spec_network(series: Series):
         return None
 
 
+SCALE_COLUMNS = (  # label, bandwidth column, NIC-count column
+    ("Scale-Up", r"Scale-Up Bandwidth", r"Scale-up NICS"),
+    ("Scale-Out", r"Scale-Out Bandwidth", r"Scale-out NICS"),
+)
+
+
 def scale_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[Claim]:
-    """GB200/GB300 scale-up and scale-out columns, sorted by magnitude, not by their labels."""
+    """GB200/GB300 scale-up (NVLink, per GPU) and scale-out (InfiniBand) columns. A column is read by
+    its label, unless both are printed and "Scale-Up" holds the smaller link: then the labels are
+    swapped (GB200's table), each figure is read as the other, and both claims are unit-suspect."""
+    printed = {
+        label: (table.cell(row, bw_pattern), bw_pattern, nic_pattern)
+        for label, bw_pattern, nic_pattern in SCALE_COLUMNS
+        if table.has_column(bw_pattern) and clean(table.cell(row, bw_pattern))
+    }
+    figures = {
+        label: parse_bandwidth(clean(raw), default_unit=column_unit(table, bw_pattern))
+        for label, (raw, bw_pattern, _) in printed.items()
+    }
+    up, out = figures.get("Scale-Up"), figures.get("Scale-Out")
+    swapped = up is not None and out is not None and up.each_gbits_per_s < out.each_gbits_per_s
     claims = []
-    for label, bw_pattern, nic_pattern in (
-        ("Scale-Up", r"Scale-Up Bandwidth", r"Scale-up NICS"),
-        ("Scale-Out", r"Scale-Out Bandwidth", r"Scale-out NICS"),
-    ):
-        if not table.has_column(bw_pattern) or not clean(table.cell(row, bw_pattern)):
-            continue
-        raw = table.cell(row, bw_pattern)
+    for label, (raw, bw_pattern, nic_pattern) in printed.items():
         header = table.clean_headers[table.column(bw_pattern)]
-        figure = parse_bandwidth(clean(raw), default_unit=column_unit(table, bw_pattern))
-        nics = parse_count(clean(table.cell(row, nic_pattern))) if table.has_column(nic_pattern) else 1
         context = f"{series.name} › Network › {header}"
-        if figure.each.to("gigabyte / second").magnitude >= 200:  # NVLink-class: a scale-up link
+        if (label == "Scale-Up") != swapped:
+            qualifiers = "per GPU" + (f"; printed under {label}, the larger link: NVLink" if swapped else "")
             claims.append(
                 bandwidth_claim(
                     "intra_node_gbytes_per_s",
-                    figure,
+                    figures[label],
                     quote=raw,
                     source_url=series.url,
                     context=context,
-                    unit_suspect=label != "Scale-Up",
-                    extra_qualifiers="per GPU"
-                    + ("" if label == "Scale-Up" else f"; printed under {label}, NVLink by magnitude"),
+                    unit_suspect=swapped,
+                    extra_qualifiers=qualifiers,
                 )
             )
-            continue
-        total = (
-            figure
-            if figure.count > 1
-            else parse_bandwidth(f"{nics} x {clean(raw)}", default_unit=column_unit(table, bw_pattern))
+        else:
+            nic_raw = table.cell(row, nic_pattern) if table.has_column(nic_pattern) else ""
+            unit = column_unit(table, bw_pattern)
+            claims += _scale_out_claims(series, figures[label], unit, raw, nic_raw, context, swapped=swapped)
+    return claims
+
+
+def _scale_out_claims(
+    series: Series, figure: Bandwidth, unit: str, raw: str, nic_raw: str, context: str, *, swapped: bool
+) -> list[Claim]:
+    """The fabric figure times its NIC count (when the figure is per NIC and the count is printed)."""
+    nics = parse_count(clean(nic_raw)) if clean(nic_raw) else None
+    per_nic = figure.count == 1 and nics is not None
+    total = parse_bandwidth(f"{nics} x {figure.text}", default_unit=unit) if per_nic else figure
+    qualifiers = f"{nics} NICs" if nics else "as printed; NIC count not stated"
+    if swapped:
+        qualifiers += "; printed under Scale-Up, the smaller link: InfiniBand"
+    claims = [
+        bandwidth_claim(
+            "inter_node_gbits_per_s",
+            total,
+            quote=raw,
+            source_url=series.url,
+            context=context,
+            unit_suspect=swapped,
+            extra_qualifiers=qualifiers,
         )
+    ]
+    if nics is not None:
         claims.append(
-            bandwidth_claim(
-                "inter_node_gbits_per_s",
-                total,
-                quote=raw,
-                source_url=series.url,
-                context=context,
-                unit_suspect=label != "Scale-Out",
-                extra_qualifiers=f"{nics} NICs"
-                + ("" if label == "Scale-Out" else f"; printed under {label}, InfiniBand by magnitude"),
-            )
-        )
-        claims.append(
-            fact(
-                "nic_count",
-                nics,
-                quote=table.cell(row, nic_pattern),
-                source_url=series.url,
-                context=f"{series.name} › Network",
-            )
+            fact("nic_count", nics, quote=nic_raw, source_url=series.url, context=f"{series.name} › Network")
         )
     return claims
 
@@ -175,17 +199,12 @@ def ethernet_claims(series: Series, size: str, frontend: list[Claim]) -> list[Cl
     ]
     stated = [c for c in frontend if c.field == "frontend_gbits_per_s"]
     if stated:
-        first = stated[0]
         claims.append(
-            Claim(
-                "inter_node_gbits_per_s",
-                first.value,
-                first.quote,
-                first.source_url,
-                first.context,
-                Basis.STATED,
-                "front-end Ethernet; no RDMA fabric",
-                first.unit_suspect,
+            replace(
+                stated[0],
+                field="inter_node_gbits_per_s",
+                basis=Basis.STATED,
+                qualifiers="front-end Ethernet; no RDMA fabric",
             )
         )
     return claims

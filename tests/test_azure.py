@@ -101,6 +101,28 @@ def test_fixture_missing_include_is_recorded_not_fatal():
     assert rdma.missing_inter_bw  # no summary, no InfiniBand page: the fabric figure is unknown
 
 
+def test_fixture_scale_out_column_without_nic_column_keeps_the_figure_as_printed():
+    page_url = SIZES + "nd-test-v9-series.md"
+    page = (FIXTURES / "azure/nd-test-v9-series.md").read_text()
+    page = page.replace(
+        "| Size Name | Max NICs (Qty.) | Max Bandwidth (Mbps) |\n| --- | --- | --- |",
+        "| Size Name | Max NICs (Qty.) | Max Bandwidth (Mbps) | Scale-Out Bandwidth (Gbps) |\n"
+        "| --- | --- | --- | --- |",
+    ).replace("| Standard_ND96isr_T9_v9 | 8 | 80000 |", "| Standard_ND96isr_T9_v9 | 8 | 80000 | 3200 |")
+    documents = DocumentSet(
+        [
+            doc(page_url, page),
+            *(d for d in fixture_documents(with_summary=False).values() if d.url != page_url),
+        ]
+    )
+    raw = {o.instance_type: o for o in Azure().parse(documents)}["Standard_ND96isr_T9_v9"]
+    row = build_offer(raw, scraped_at=NOW)
+    assert row.inter_node_gbits_per_s == 3200 and not row.unit_suspect
+    assert row.nic_count is None  # no "Scale-out NICS" column: no count is made up
+    scale_out = next(c for c in raw.claims if c.field == "inter_node_gbits_per_s")
+    assert scale_out.quote == "3200" and "NIC count not stated" in scale_out.qualifiers
+
+
 @pytest.fixture(scope="module")
 def real():
     need_shared()
