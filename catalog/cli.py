@@ -160,6 +160,9 @@ def cmd_changes(args: argparse.Namespace) -> int:
 
 def cmd_serve_mirror(args: argparse.Namespace) -> int:
     """serve-mirror: serve a mirror directory over loopback HTTP (for tests and bench)."""
+    if not Path(args.directory).is_dir():
+        print(f"error: mirror directory {args.directory} does not exist", file=sys.stderr)
+        return EXIT_USAGE
     server = MirrorServer(Path(args.directory), port=args.port, latency_s=args.latency_ms / 1000)
     print(
         f"serving {args.directory} at {server.base_url} (refresh --mirror {server.base_url})", file=sys.stderr

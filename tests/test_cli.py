@@ -67,6 +67,11 @@ def test_export(small, tmp_path, fmt):
     assert rows == [("p5.48xlarge", 3200.0)]
 
 
+def test_serve_mirror_of_a_missing_directory_is_a_usage_error(tmp_path, capsys):
+    assert main(["serve-mirror", str(tmp_path / "nowhere")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
 def test_export_to_a_path_with_a_quote(small, tmp_path):
     _, db = small
     out = tmp_path / "o'brien's instances.csv"
