@@ -63,7 +63,7 @@ snapshot: install
 
 # Measure speed on this machine; prints the figures and writes them into README "Benchmarks".
 bench: install
-	$(PY) -m catalog.bench
+	$(PY) -m devtools bench
 
 # Property tests at 10,000 examples each (the hypothesis "bench" profile; about 33 minutes).
 fuzz: install

@@ -1,6 +1,6 @@
 """Streamlit app: which cloud GPU instances can run tensor parallelism, and which confine you to one node.
 
-Run with `make app`. The questions live in `catalog/queries.py`; this file only lays them out.
+Run with `make app`. The questions live in `catalog/read/`; this file only lays them out.
 The catalog file is replaced atomically by a refresh, so no connection is kept: every query opens
 it read-only, and results are cached on the file's path and version (mtime, inode, size).
 """
@@ -8,7 +8,6 @@ it read-only, and results are cached on the file's path and version (mtime, inod
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,20 +16,21 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from catalog import queries
-from catalog.queries import Filters
-from catalog.store import connect_readonly
+from catalog.paths import default_db
+from catalog.read import queries, scoring
+from catalog.read.connect import connect_readonly
+from catalog.read.queries import Filters
+from catalog.read.text import fmt
 
-DEFAULT_DB = "data/catalog.duckdb"
 WORKLOAD_LABELS = {
     "tensor": "Tensor parallelism (inside the NVLink domain)",
     "pipeline": "Pipeline parallelism (across nodes)",
     "expert": "Expert parallelism (all-to-all)",
 }
-_QUERIES = frozenset(
-    {
+_QUERIES = {
+    name: getattr(queries, name)
+    for name in (
         "providers",
-        "ranking",
         "instance",
         "cliff",
         "claims",
@@ -41,8 +41,8 @@ _QUERIES = frozenset(
         "provider_status",
         "stale_providers",
         "recent_changes",
-    }
-)
+    )
+} | {"ranking": scoring.ranking}
 
 
 @dataclass(frozen=True)
@@ -65,19 +65,19 @@ class Catalog:
 
 def db_path() -> Path:
     """The catalog the app shows: $INTERCONNECT_CATALOG_DB, else the default catalog.duckdb."""
-    return Path(os.environ.get("INTERCONNECT_CATALOG_DB", DEFAULT_DB))
+    return default_db()
 
 
 @st.cache_data(ttl=60, show_spinner=False)
 def load(query: str, db_path: str, version: str, *args):
-    """Run ``catalog.queries.<query>`` on a fresh read-only connection.
+    """Run the named read-side question (``_QUERIES``) on a fresh read-only connection.
 
     ``version`` (the file's mtime, inode and size) keys the cache, so a refreshed catalog is read again.
     """
     if query not in _QUERIES:
         raise ValueError(f"unknown query {query!r}")
     with connect_readonly(Path(db_path)) as con:
-        return getattr(queries, query)(con, *args)
+        return _QUERIES[query](con, *args)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,7 +175,7 @@ def ranking_table(ranked: pd.DataFrame) -> pd.DataFrame:
 def show_ranking(ranked: pd.DataFrame, filters: Filters) -> None:
     """The ranking tab: instances ordered for the chosen workload, with how they are scored."""
     st.subheader(WORKLOAD_LABELS[filters.workload])
-    st.caption(queries.SCORING[filters.workload])
+    st.caption(scoring.SCORING[filters.workload])
     if ranked.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return
@@ -210,9 +210,7 @@ def cliff_chart(cliff: pd.DataFrame) -> alt.LayerChart:
     top = values.max() * 3 if len(values) else 10_000.0
     data = cliff.assign(
         label=[
-            f"{queries.fmt(v)} GB/s ({b})"
-            if ok
-            else ("not applicable" if b == "not-applicable" else "missing")
+            f"{fmt(v)} GB/s ({b})" if ok else ("not applicable" if b == "not-applicable" else "missing")
             for v, b, ok in zip(cliff["gbytes_per_s"], cliff["basis"], known, strict=True)
         ],
         label_y=cliff["gbytes_per_s"].where(known, floor * 1.6),
@@ -282,7 +280,7 @@ def show_cliff(catalog: Catalog, selected: tuple[str, str] | None) -> None:
         return
     r = row.iloc[0]
     st.subheader(f"{instance_type} ({provider})")
-    count = queries.fmt(r["gpu_count"]) if pd.notna(r["gpu_count"]) else "? (not stated)"
+    count = fmt(r["gpu_count"]) if pd.notna(r["gpu_count"]) else "? (not stated)"
     domain = f"{int(r['scale_up_domain_gpus'])}-GPU domain" if pd.notna(r["scale_up_domain_gpus"]) else ""
     st.caption(
         f"{count} × {r['gpu_model']} · intra-node {r['intra_node_link']} {domain} · "
@@ -291,7 +289,7 @@ def show_cliff(catalog: Catalog, selected: tuple[str, str] | None) -> None:
     )
     if r["stale"]:
         st.warning(f"Stale since {when(r['stale_since'])}: {r['stale_cause']}")
-    marks = queries.flags(r)
+    marks = scoring.flags(r)
     if marks:
         st.caption(f"Flags: {marks}. See the Provenance and Conflicts tabs.")
     st.altair_chart(cliff_chart(cliff), width="stretch")

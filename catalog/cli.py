@@ -2,31 +2,27 @@
 
 Exit codes: 0 success; 1 a provider failed (its last good rows are kept, marked stale) or the
 catalog could not be read; 2 bad usage or SQL; 3 another refresh holds the lock.
+
+Each command imports what it runs, when it runs: ``query`` never loads a scraper, pint or httpx.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
-import os
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
+from catalog.paths import default_db
+from normalize.errors import LockHeld
 
-from catalog import pipeline, snapshot
-from catalog.changes import changes
-from catalog.lock import LockHeld, refresh_lock
-from catalog.mirror_server import MirrorServer
-from catalog.store import connect_readonly
-from scrapers import REGISTRY
-from scrapers.base import Document
-from scrapers.http import make_client
+if TYPE_CHECKING:
+    from catalog.pipeline import RefreshReport
+    from records.documents import Document
 
-DEFAULT_DB = Path(os.environ.get("INTERCONNECT_CATALOG_DB", "data/catalog.duckdb"))
 EXIT_USAGE = 2
 EXIT_LOCKED = 3
 EXPORT_FORMATS = {
@@ -52,7 +48,7 @@ def _progress(stream):
     return show
 
 
-def _summary(report: pipeline.RefreshReport) -> str:
+def _summary(report: RefreshReport) -> str:
     lines = [f"{'provider':<10} {'docs':>5} {'before':>7} {'after':>6}  {'outcome':<8} cause"]
     for o in report.outcomes:
         lines.append(
@@ -67,13 +63,24 @@ def _summary(report: pipeline.RefreshReport) -> str:
 def cmd_refresh(args: argparse.Namespace) -> int:
     """refresh / reparse: rebuild the catalog; exit 0 ok, 1 a provider failed, 2 usage, 3 locked."""
     mode = "reparse" if args.command == "reparse" else ("mirror" if args.mirror else "live")
+    if args.mirror is not None and not args.mirror.strip():
+        print("error: --mirror needs a directory or URL; leave it out for a live refresh", file=sys.stderr)
+        return EXIT_USAGE
     if args.mirror and not args.mirror.startswith(("http://", "https://")) and not Path(args.mirror).is_dir():
         print(f"error: mirror directory {args.mirror} does not exist", file=sys.stderr)
         return EXIT_USAGE
+    from scrapers import REGISTRY
+
+    unknown = sorted(set(args.provider or ()) - set(REGISTRY))
+    if unknown:
+        print(
+            f"error: unknown provider {', '.join(unknown)}; choose from {', '.join(REGISTRY)}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     progress = None if args.quiet else _progress(sys.stderr)
     try:
-        with refresh_lock(args.db):
-            report = asyncio.run(_run_refresh(args, mode, progress))
+        report = asyncio.run(_run_refresh(args, mode, progress))
     except LockHeld as exc:
         print(f"error: {exc}; not starting a second one", file=sys.stderr)
         return EXIT_LOCKED
@@ -81,7 +88,10 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-async def _run_refresh(args, mode, progress) -> pipeline.RefreshReport:
+async def _run_refresh(args, mode, progress) -> RefreshReport:
+    from catalog import pipeline
+    from scrapers.http import make_client
+
     async with make_client(mirror=getattr(args, "mirror", None)) as client:
         return await pipeline.refresh(
             args.db,
@@ -95,6 +105,10 @@ async def _run_refresh(args, mode, progress) -> pipeline.RefreshReport:
 
 def cmd_query(args: argparse.Namespace) -> int:
     """query: run read-only SQL against the catalog and print the result."""
+    import duckdb
+
+    from catalog.read.connect import connect_readonly
+
     try:
         with connect_readonly(args.db) as con:
             frame = con.execute(args.sql).df()
@@ -115,6 +129,8 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """export: write one table to csv, parquet or json."""
+    from catalog.read.connect import connect_readonly
+
     out = args.out or f"{args.table}.{args.format}"
     try:
         with connect_readonly(args.db) as con:
@@ -129,16 +145,25 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_seed(args: argparse.Namespace) -> int:
     """seed: build the catalog from the shipped snapshot, unless one exists (or --force)."""
+    from catalog import snapshot
+
     if Path(args.db).exists() and not args.force:
         print(f"{args.db} exists; keeping it (use --force to rebuild from {args.source})", file=sys.stderr)
         return 0
-    rows = snapshot.load(Path(args.source), Path(args.db))
+    try:
+        rows = snapshot.load(Path(args.source or snapshot.DEFAULT_DIR), Path(args.db))
+    except LockHeld as exc:
+        print(f"error: {exc}; not seeding underneath it", file=sys.stderr)
+        return EXIT_LOCKED
     print(f"built {args.db} from {args.source}: {rows} instances", file=sys.stderr)
     return 0
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
     """changes: the figures that changed between refreshes, newest first."""
+    from catalog.read.changes import changes
+    from catalog.read.connect import connect_readonly
+
     try:
         with connect_readonly(args.db) as con:
             frame = changes(con, args.since)
@@ -158,22 +183,10 @@ def cmd_changes(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve_mirror(args: argparse.Namespace) -> int:
-    """serve-mirror: serve a mirror directory over loopback HTTP (for tests and bench)."""
-    if not Path(args.directory).is_dir():
-        print(f"error: mirror directory {args.directory} does not exist", file=sys.stderr)
-        return EXIT_USAGE
-    server = MirrorServer(Path(args.directory), port=args.port, latency_s=args.latency_ms / 1000)
-    print(
-        f"serving {args.directory} at {server.base_url} (refresh --mirror {server.base_url})", file=sys.stderr
-    )
-    with contextlib.suppress(KeyboardInterrupt):
-        server.server.serve_forever()
-    return 0
-
-
 def cmd_providers(args: argparse.Namespace) -> int:
     """providers: the registered providers and their source kinds."""
+    from scrapers import REGISTRY
+
     for name, cls in REGISTRY.items():
         print(f"{name:<10} {cls.source_kind:<8} {cls.title}")
     return 0
@@ -185,7 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"catalog file (default {DEFAULT_DB})")
+        p.add_argument(
+            "--db",
+            type=Path,
+            default=None,
+            help=f"catalog file (default {default_db()}, from $INTERCONNECT_CATALOG_DB)",
+        )
         return p
 
     refresh = with_db(sub.add_parser("refresh", help="fetch, parse and swap in a new catalog"))
@@ -194,13 +212,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="read https://<host>/<path> from DIR/<host>/<path> (offline), or from URL/<host>/<path>",
     )
     refresh.add_argument(
-        "--provider", action="append", choices=list(REGISTRY), help="refresh only this provider (repeatable)"
+        "--provider", action="append", help="refresh only this provider (repeatable; `providers` lists them)"
     )
     refresh.add_argument("--quiet", action="store_true", help="no per-document progress")
     refresh.set_defaults(func=cmd_refresh)
 
     reparse = with_db(sub.add_parser("reparse", help="parse the stored documents again (no network)"))
-    reparse.add_argument("--provider", action="append", choices=list(REGISTRY))
+    reparse.add_argument("--provider", action="append", help="reparse only this provider (repeatable)")
     reparse.add_argument("--quiet", action="store_true")
     reparse.set_defaults(func=cmd_refresh, mirror=None)
 
@@ -218,19 +236,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(func=cmd_export)
 
     seed = with_db(sub.add_parser("seed", help="build the catalog from the snapshot shipped in the repo"))
-    seed.add_argument("--from", dest="source", default=str(snapshot.DEFAULT_DIR))
+    seed.add_argument(
+        "--from", dest="source", default=None, help="snapshot directory (default data/snapshot)"
+    )
     seed.add_argument("--force", action="store_true", help="rebuild even if the catalog exists")
     seed.set_defaults(func=cmd_seed)
 
     changed = with_db(sub.add_parser("changes", help="what changed between refreshes"))
     changed.add_argument("--since", type=datetime.fromisoformat, help="only changes since DATE (YYYY-MM-DD)")
     changed.set_defaults(func=cmd_changes)
-
-    serve = sub.add_parser("serve-mirror", help="serve a mirror directory over HTTP (for --mirror URL)")
-    serve.add_argument("directory")
-    serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--latency-ms", type=float, default=0.0, help="delay every response (benchmarks)")
-    serve.set_defaults(func=cmd_serve_mirror)
 
     providers = sub.add_parser("providers", help="list registered providers")
     providers.set_defaults(func=cmd_providers)
@@ -240,5 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
+    if getattr(args, "db", "absent") is None:
+        args.db = default_db()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     return args.func(args)

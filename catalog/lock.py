@@ -8,9 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-
-class LockHeld(RuntimeError):
-    """Another refresh holds the catalog's lock."""
+from normalize.errors import LockHeld
 
 
 @contextmanager

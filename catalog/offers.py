@@ -12,12 +12,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-from catalog.models import Claim, InstanceOffer, RawOffer
 from normalize.gpus import BY_ID, PCIE_OR_BRIDGE, GpuSpec
 from normalize.units import gbits_to_gbytes
-from normalize.vocab import Basis, Fabric, Link
-
-_SCALE_UP_LINKS = (Link.NVSWITCH, Link.NVLINK, Link.INFINITY_FABRIC)
+from normalize.vocab import SCALE_UP_LINKS, Basis, Fabric, Link
+from records.offers import Claim, InstanceOffer, RawOffer
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,7 @@ def _domain(link: Link, spec: GpuSpec | None, gpu_count: float | None) -> int | 
         return spec.scale_up_domain_gpus
     if gpu_count is None:
         return None
-    if link in _SCALE_UP_LINKS:  # every GPU on the board shares the NVSwitch/NVLink/IF fabric
+    if link in SCALE_UP_LINKS:  # every GPU on the board shares the NVSwitch/NVLink/IF fabric
         return int(gpu_count)
     if link == Link.NVLINK_BRIDGE:  # bridges join pairs (or quads of H200 NVL)
         cap = spec.scale_up_domain_gpus if spec and spec.scale_up_domain_gpus else 2
@@ -119,7 +117,7 @@ def infer_intra(
         link = Link(spec.link)
     if link == Link.PCIE:
         gbytes = spec.pcie_gbytes_per_s
-    elif link in _SCALE_UP_LINKS or link == Link.NVLINK_BRIDGE:
+    elif link in SCALE_UP_LINKS or link == Link.NVLINK_BRIDGE:
         gbytes = spec.link_gbytes_per_s
     else:
         gbytes = None

@@ -13,7 +13,7 @@ CREATE TABLE IF NOT EXISTS instances (
     intra_node_gbytes_per_s   DOUBLE,              -- per GPU, bidirectional, as the source quotes it
     intra_node_basis          VARCHAR   NOT NULL,  -- stated | inferred | missing | not-applicable
     scale_up_domain_gpus      INTEGER,             -- GPUs sharing one NVLink/Infinity Fabric domain
-    inter_node_fabric         VARCHAR   NOT NULL,  -- infiniband | efa | roce | gpudirect-tcpx | gpudirect-tcpxo | ethernet | none | unknown
+    inter_node_fabric         VARCHAR   NOT NULL,  -- infiniband | efa | roce | gpudirect-tcpx | gpudirect-tcpxo | ethernet | unknown
     inter_node_gbits_per_s    DOUBLE,              -- per node, summed over all NICs of that fabric
     inter_node_gbytes_per_s   DOUBLE,              -- the same, / 8
     inter_node_basis          VARCHAR   NOT NULL,  -- stated | inferred | missing
@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS claims (
     quote          VARCHAR   NOT NULL,  -- exact source text
     context        VARCHAR   NOT NULL,  -- where on the page: table › column, or section
     source_url     VARCHAR   NOT NULL,
+    read_on        DATE,                -- curated facts: the day a person read the source
     fetched_at     TIMESTAMP,
     valid_from     TIMESTAMP NOT NULL,
     valid_to       TIMESTAMP
@@ -74,7 +75,8 @@ CREATE TABLE IF NOT EXISTS fetches (
     last_modified   VARCHAR,
     from_cache      BOOLEAN   NOT NULL,  -- 304: the stored body was reused
     attempts        INTEGER   NOT NULL,
-    error           VARCHAR
+    error           VARCHAR,
+    required        BOOLEAN   NOT NULL DEFAULT true  -- false: the parser can do without it
 );
 
 -- One row per refresh run, and one per provider within it.

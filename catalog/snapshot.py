@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, CatalogWriter
-from scrapers.http import utcnow
+from records.clock import utcnow
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "snapshot"
 INSTANCES_FILE = "instances.jsonl"
@@ -71,8 +71,7 @@ def load(source_dir: Path, db_path: Path) -> int:
             raise FileNotFoundError(f"snapshot file {source_dir / name} is missing")
     built_at = datetime.fromisoformat(json.loads((source_dir / META_FILE).read_text())["built_at"])
     started = utcnow()
-    writer = CatalogWriter(db_path)
-    try:
+    with CatalogWriter.open(db_path, keep_history=False) as writer:
         con = writer.con
         con.execute(
             "INSERT INTO instances BY NAME SELECT *, ? AS scraped_at "
@@ -86,8 +85,4 @@ def load(source_dir: Path, db_path: Path) -> int:
         )
         count = con.execute("SELECT count(*) FROM instances").fetchone()[0]
         writer.write_refresh(f"snapshot-{uuid.uuid4().hex[:6]}", started, utcnow(), "snapshot", 0, [])
-        writer.commit()
-    except BaseException:
-        writer.abort()
-        raise
     return count

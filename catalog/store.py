@@ -1,25 +1,31 @@
-"""The DuckDB catalog file: its schema, reading the previous catalog, and writing a new one atomically.
+"""The DuckDB catalog file: writing a new one atomically, and what it needs of the previous one.
 
-A refresh never writes into the catalog readers have open. ``CatalogWriter`` builds a new file
-next to it (``<db>.tmp-<pid>``) and ``os.replace``s it into place on ``commit``; a crash before
-that leaves the old file untouched. DuckDB allows one writer or many read-only readers per file,
-so readers (the app, ``catalog query``) always open read-only.
+A refresh never writes into the catalog readers have open. ``CatalogWriter.open`` takes the
+catalog's lock, builds a new file next to it (``<db>.tmp-<pid>``) with the old one attached
+read-only, and ``os.replace``s it into place when the ``with`` block ends cleanly; an exception or
+a crash before that leaves the old file untouched. Everything carried from the old file (stale rows,
+untouched providers, claim history, fetch history, document bodies) is copied in SQL here, so the
+pipeline handles records only and never a storage column name. DuckDB allows one writer or many
+read-only readers per file, so readers (the app, ``catalog query``) always open read-only.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 
-from catalog.models import TEXT_FIELDS, Claim, InstanceOffer
-from scrapers.base import Document
+from catalog.lock import refresh_lock
+from normalize.vocab import Basis
+from records.documents import Document
+from records.offers import TEXT_FIELDS, Claim, InstanceOffer
 
 INSTANCE_COLUMNS = (
     "provider",
@@ -67,19 +73,27 @@ CLAIM_IDENTITY = (
     "context",
     "source_url",
 )
-CLAIM_COLUMNS = (*CLAIM_IDENTITY, "fetched_at", "valid_from", "valid_to")
+CLAIM_COLUMNS = (*CLAIM_IDENTITY, "read_on", "fetched_at", "valid_from", "valid_to")
+FETCH_COLUMNS = (
+    "refresh_id",
+    "provider",
+    "url",
+    "status",
+    "fetched_at",
+    "bytes_received",
+    "sha256",
+    "etag",
+    "last_modified",
+    "from_cache",
+    "attempts",
+    "error",
+    "required",
+)
 
 
 def schema_sql() -> str:
     """The DDL of the catalog (catalog/schema.sql)."""
     return resources.files("catalog").joinpath("schema.sql").read_text()
-
-
-def connect_readonly(path: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection; FileNotFoundError with a hint if there is no catalog yet."""
-    if not Path(path).exists():
-        raise FileNotFoundError(f"no catalog at {path}; run `make refresh` or `python -m catalog seed`")
-    return duckdb.connect(str(path), read_only=True)
 
 
 def offer_row(offer: InstanceOffer) -> dict:
@@ -109,185 +123,204 @@ def claim_row(
         "quote": claim.quote,
         "context": claim.context,
         "source_url": claim.source_url,
+        "read_on": claim.read_on,
         "fetched_at": fetched_at,
         "valid_from": valid_from,
         "valid_to": None,
     }
 
 
-@dataclass
-class PreviousCatalog:
-    """What the last refresh left: rows, current claims and latest documents, by provider."""
-
-    instances: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=INSTANCE_COLUMNS))
-    claims: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CLAIM_COLUMNS))
-    documents: dict[str, Document] = field(default_factory=dict)
-    path: Path | None = None
-
-    def rows(self, provider: str) -> pd.DataFrame:
-        """The provider's rows in the previous catalog."""
-        return self.instances[self.instances["provider"] == provider]
-
-    def row_count(self, provider: str) -> int:
-        """How many rows the provider had in the previous catalog."""
-        return int((self.instances["provider"] == provider).sum())
-
-    def documents_of(self, provider: str) -> list[Document]:
-        """The provider's latest stored documents (what a reparse replays)."""
-        return [doc for doc in self.documents.values() if doc.provider == provider]
+def _claim(row: dict) -> Claim:
+    text = row["field"] in TEXT_FIELDS
+    read_on = row["read_on"]
+    return Claim(
+        field=row["field"],
+        value=row["value_text"] if text else float(row["value"]),
+        quote=row["quote"],
+        source_url=row["source_url"],
+        context=row["context"],
+        basis=Basis(row["basis"]),
+        qualifiers=row["qualifiers"],
+        unit_suspect=bool(row["unit_suspect"]),
+        read_on=read_on if isinstance(read_on, date) or read_on is None else None,
+    )
 
 
-_LATEST_DOCUMENTS = """
-    SELECT f.url, f.provider, f.status, f.fetched_at, d.body, f.sha256, f.etag, f.last_modified
-    FROM fetches f JOIN documents d USING (sha256)
-    WHERE f.status IN (200, 304)
-    QUALIFY row_number() OVER (PARTITION BY f.url ORDER BY f.fetched_at DESC) = 1
-"""
+def latest_documents(con: duckdb.DuckDBPyConnection, database: str) -> dict[str, Document]:
+    """The latest good stored document per URL in the catalog attached as ``database``."""
+    rows = con.execute(
+        f"""SELECT f.url, f.provider, f.fetched_at, d.body, f.sha256, f.etag, f.last_modified, f.required
+            FROM {database}.fetches f JOIN {database}.documents d USING (sha256)
+            WHERE f.status IN (200, 304)
+            QUALIFY row_number() OVER (PARTITION BY f.url ORDER BY f.fetched_at DESC) = 1"""
+    ).fetchall()
+    return {
+        url: Document(
+            url=url,
+            provider=provider,
+            status=200,
+            fetched_at=fetched_at,
+            body=body,
+            sha256=sha,
+            etag=etag,
+            last_modified=modified,
+            required=required,
+        )
+        for url, provider, fetched_at, body, sha, etag, modified, required in rows
+    }
 
 
-def read_previous(path: Path) -> PreviousCatalog:
-    """The catalog at ``path`` as the next refresh needs it; empty if there is none."""
-    if not Path(path).exists():
-        return PreviousCatalog()
-    with duckdb.connect(str(path), read_only=True) as con:
-        instances = con.execute("SELECT * FROM instances").df()
-        claims = con.execute("SELECT * FROM claims").df()
-        documents = {
-            url: Document(
-                url=url,
-                provider=provider,
-                status=200,
-                fetched_at=fetched_at,
-                body=body,
-                sha256=sha,
-                etag=etag,
-                last_modified=modified,
-            )
-            for url, provider, _, fetched_at, body, sha, etag, modified in con.execute(
-                _LATEST_DOCUMENTS
-            ).fetchall()
-        }
-    return PreviousCatalog(instances, claims, documents, Path(path))
+@dataclass(frozen=True)
+class Previous:
+    """What the last catalog knew of one provider, as the refresh needs it."""
+
+    rows: int = 0
+    scraped_rows: int = 0
+    last_success_at: datetime | None = None
+    claims: tuple[tuple[str, Claim], ...] = ()  # (instance type, current claim)
 
 
-def _identity_keys(frame: pd.DataFrame) -> list[tuple]:
-    return [
-        tuple(None if pd.isna(v) else v for v in row)
-        for row in frame[list(CLAIM_IDENTITY)].itertuples(index=False, name=None)
-    ]
-
-
-def carried_claims(previous: pd.DataFrame, fresh: list[dict], now: datetime) -> pd.DataFrame:
-    """One provider's claim history after a successful refresh.
-
-    A fresh claim identical to a current one keeps its ``valid_from``; a current claim with no
-    identical fresh claim is closed (``valid_to = now``); closed history stays as it was.
-    """
-    fresh_df = pd.DataFrame(fresh, columns=list(CLAIM_COLUMNS))
-    if previous.empty:
-        return fresh_df
-    history = previous[previous["valid_to"].notna()]
-    current = previous[previous["valid_to"].isna()]
-    since = dict(zip(_identity_keys(current), current["valid_from"], strict=True))
-    fresh_keys = _identity_keys(fresh_df)
-    fresh_df["valid_from"] = [
-        since.get(k, v) for k, v in zip(fresh_keys, fresh_df["valid_from"], strict=True)
-    ]
-    still_current = set(fresh_keys)
-    vanished = current[[k not in still_current for k in _identity_keys(current)]].assign(valid_to=now)
-    frames = [f for f in (history, vanished, fresh_df) if len(f)]
-    return pd.concat(frames, ignore_index=True) if frames else fresh_df
+def _frame(rows: list[dict], columns: Iterable[str]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=list(columns))
 
 
 class CatalogWriter:
-    """Build a new catalog file next to ``path`` and swap it in on commit."""
+    """A new catalog file being built next to ``path``; use ``CatalogWriter.open(path)``."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, keep_history: bool = True) -> None:
         self.path = Path(path)
         self.tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
-        # A refresh killed mid-write leaves its half-built file; the caller holds the refresh lock,
-        # so no other writer can own one now.
+        # A writer killed mid-write leaves its half-built file; we hold the lock, so it is nobody's now.
         for leftover in self.path.parent.glob(f"{self.path.name}.tmp-*"):
             leftover.unlink(missing_ok=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(str(self.tmp))
         self.con.execute(schema_sql())
-        self._bodies: set[str] = set()
+        self.has_old = keep_history and self.path.exists()
+        if self.has_old:
+            self.con.execute("ATTACH ? AS old (READ_ONLY)", [str(self.path)])
+        self._fetches: list[dict] = []
+        self._bodies: dict[str, str] = {}
 
-    def carry_history(self, previous: PreviousCatalog) -> None:
-        """Copy fetch/refresh history and the bodies of the latest documents from the old file."""
-        if previous.path is None:
-            return
-        self.con.execute("ATTACH ? AS old (READ_ONLY)", [str(previous.path)])
-        for table in ("fetches", "refreshes", "provider_refreshes"):
-            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM old.{table}")
-        self.con.execute("DETACH old")
-        for doc in previous.documents.values():
-            self._store_body(doc)
+    @classmethod
+    @contextmanager
+    def open(cls, path: Path, *, keep_history: bool = True) -> Iterator[CatalogWriter]:
+        """Hold the catalog's lock and build a new file; swap it in if the block ends cleanly.
 
-    def _store_body(self, doc: Document) -> None:
-        if doc.sha256 and doc.body is not None and doc.sha256 not in self._bodies:
-            self.con.execute("INSERT OR IGNORE INTO documents VALUES (?, ?)", [doc.sha256, doc.body])
-            self._bodies.add(doc.sha256)
+        With ``keep_history`` the old catalog is attached: its rows can be carried and its fetch
+        history, refreshes and latest document bodies are copied. Without it (``seed``) the new file
+        starts empty. LockHeld if another refresh or seed holds the lock. Any exception aborts: the
+        new file is removed and the old catalog stays exactly as it was.
+        """
+        with refresh_lock(Path(path)):
+            writer = cls(Path(path), keep_history=keep_history)
+            try:
+                yield writer
+            except BaseException:
+                writer._abort()
+                raise
+            writer._commit()
 
-    def save_document(self, refresh_id: str, doc: Document) -> None:
-        """Store one fetched document raw (body by hash, the fetch as a row)."""
-        self._store_body(doc)
-        self.con.execute(
-            "INSERT INTO fetches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    # -- what the previous catalog knew --------------------------------------------------------
+
+    def previous_documents(self) -> dict[str, Document]:
+        """The latest good stored document per URL (for conditional GETs and reparse)."""
+        return latest_documents(self.con, "old") if self.has_old else {}
+
+    def previous(self, provider: str) -> Previous:
+        """The provider's rows, last success and current claims in the previous catalog."""
+        if not self.has_old:
+            return Previous()
+        rows, scraped = self.con.execute(
+            "SELECT count(*), count(*) FILTER (source_kind = 'scraped') "
+            "FROM old.instances WHERE provider = ?",
+            [provider],
+        ).fetchone()
+        (last_success,) = self.con.execute(
+            "SELECT max(last_success_at) FROM old.provider_refreshes WHERE provider = ?", [provider]
+        ).fetchone()
+        claims = self.con.execute(
+            "SELECT * FROM old.claims WHERE provider = ? AND valid_to IS NULL", [provider]
+        ).df()
+        current = tuple((row["instance_type"], _claim(row)) for row in claims.to_dict("records"))
+        return Previous(rows, scraped, last_success, current)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def save_documents(self, refresh_id: str, documents: Iterable[Document]) -> None:
+        """Stage fetched documents (bodies by hash, one fetch row each); written in bulk at commit."""
+        for doc in documents:
+            if doc.sha256 and doc.body is not None:
+                self._bodies.setdefault(doc.sha256, doc.body)
+            row = {name: getattr(doc, name, None) for name in FETCH_COLUMNS}
+            row.update(refresh_id=refresh_id, sha256=doc.sha256 if doc.body is not None else None)
+            self._fetches.append(row)
+
+    def write_fresh(
+        self,
+        provider: str,
+        offers: list[InstanceOffer],
+        fetched_at: dict[str, datetime],
+        now: datetime,
+    ) -> None:
+        """The provider's new rows, and its claims with their history carried over.
+
+        A fresh claim identical to a current one keeps its ``valid_from``; a current claim with no
+        identical fresh claim is closed (``valid_to = now``); closed history stays as it was.
+        """
+        instances = _frame([offer_row(o) for o in offers], INSTANCE_COLUMNS)
+        claims = _frame(
             [
-                refresh_id,
-                doc.provider,
-                doc.url,
-                doc.status,
-                doc.fetched_at,
-                doc.bytes_received,
-                doc.sha256 if doc.body is not None else None,
-                doc.etag,
-                doc.last_modified,
-                doc.from_cache,
-                doc.attempts,
-                doc.error,
+                claim_row(provider, o.instance_type, c, fetched_at.get(c.source_url), now)
+                for o in offers
+                for c in o.claims
             ],
+            CLAIM_COLUMNS,
         )
+        self._insert("instances", instances, INSTANCE_COLUMNS)
+        if not self.has_old:
+            self._insert("claims", claims, CLAIM_COLUMNS)
+            return
+        self.con.register("fresh_claims", claims)
+        same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in CLAIM_IDENTITY)
+        self.con.execute(
+            f"""INSERT INTO claims BY NAME
+                SELECT * FROM old.claims WHERE provider = $p AND valid_to IS NOT NULL
+                UNION ALL BY NAME
+                SELECT * REPLACE ($now AS valid_to) FROM old.claims f
+                WHERE provider = $p AND valid_to IS NULL
+                  AND NOT EXISTS (SELECT 1 FROM fresh_claims o WHERE {same})
+                UNION ALL BY NAME
+                SELECT f.* REPLACE (coalesce(
+                    (SELECT min(o.valid_from) FROM old.claims o
+                     WHERE o.provider = $p AND o.valid_to IS NULL AND {same}), f.valid_from) AS valid_from)
+                FROM fresh_claims f""",
+            {"p": provider, "now": now},
+        )
+        self.con.unregister("fresh_claims")
 
-    def stored_documents(self, refresh_id: str, provider: str) -> list[Document]:
-        """The documents of one provider in this refresh, read back from the new file."""
-        rows = self.con.execute(
-            """SELECT f.url, f.status, f.fetched_at, d.body, f.sha256, f.etag, f.last_modified,
-                      f.from_cache, f.error, f.attempts, f.bytes_received
-               FROM fetches f LEFT JOIN documents d USING (sha256)
-               WHERE f.refresh_id = ? AND f.provider = ?""",
-            [refresh_id, provider],
-        ).fetchall()
-        return [
-            Document(
-                url=u,
-                provider=provider,
-                status=s,
-                fetched_at=t,
-                body=b,
-                sha256=h,
-                etag=e,
-                last_modified=m,
-                from_cache=c,
-                error=err,
-                attempts=a,
-                bytes_received=n,
+    def keep_stale(self, provider: str, cause: str, now: datetime) -> None:
+        """The provider failed: its previous rows marked stale with the cause, its claims as they were."""
+        if not self.has_old:
+            return
+        self.con.execute(
+            """INSERT INTO instances BY NAME
+               SELECT * REPLACE (true AS stale, CASE WHEN stale THEN stale_since ELSE $now END AS stale_since,
+                                 $cause AS stale_cause)
+               FROM old.instances WHERE provider = $p""",
+            {"p": provider, "now": now, "cause": cause},
+        )
+        self.con.execute("INSERT INTO claims BY NAME SELECT * FROM old.claims WHERE provider = ?", [provider])
+
+    def keep_untouched(self, refreshed: list[str]) -> None:
+        """The rows and claims of every provider this refresh left alone, as they were."""
+        if not self.has_old:
+            return
+        for table in ("instances", "claims"):
+            self.con.execute(
+                f"INSERT INTO {table} BY NAME SELECT * FROM old.{table} WHERE NOT list_contains(?, provider)",
+                [refreshed],
             )
-            for u, s, t, b, h, e, m, c, err, a, n in rows
-        ]
-
-    def write_rows(self, instances: pd.DataFrame, claims: pd.DataFrame) -> None:
-        """Insert instance rows and claims into the new catalog."""
-        if len(instances):
-            self.con.register("new_instances", instances[list(INSTANCE_COLUMNS)])
-            self.con.execute("INSERT INTO instances BY NAME SELECT * FROM new_instances")
-            self.con.unregister("new_instances")
-        if len(claims):
-            self.con.register("new_claims", claims[list(CLAIM_COLUMNS)])
-            self.con.execute("INSERT INTO claims BY NAME SELECT * FROM new_claims")
-            self.con.unregister("new_claims")
 
     def write_refresh(
         self,
@@ -298,41 +331,64 @@ class CatalogWriter:
         exit_code: int,
         providers: Iterable[dict],
     ) -> None:
-        """Record this refresh and each provider's outcome."""
+        """Record this refresh and each provider's outcome (``provider_refreshes`` rows as dicts)."""
         self.con.execute(
             "INSERT INTO refreshes VALUES (?, ?, ?, ?, ?)", [refresh_id, started, finished, mode, exit_code]
         )
-        for p in providers:
-            self.con.execute(
-                "INSERT INTO provider_refreshes VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    refresh_id,
-                    p["provider"],
-                    p["outcome"],
-                    p["documents"],
-                    p["rows_before"],
-                    p["rows_after"],
-                    p["cause"],
-                    p["last_success_at"],
-                ],
-            )
+        outcomes = pd.DataFrame(list(providers))
+        if len(outcomes):
+            self.con.register("outcomes", outcomes.assign(refresh_id=refresh_id))
+            self.con.execute("INSERT INTO provider_refreshes BY NAME SELECT * FROM outcomes")
+            self.con.unregister("outcomes")
 
     def write_layouts(self, layouts: dict[str, dict[str, str]]) -> None:
         """Record the headers each parser expects on each page (source_layouts)."""
-        for provider, pages in layouts.items():
-            for url, expects in pages.items():
-                self.con.execute("INSERT INTO source_layouts VALUES (?, ?, ?)", [provider, url, expects])
+        rows = [
+            (provider, url, expects) for provider, pages in layouts.items() for url, expects in pages.items()
+        ]
+        if rows:
+            self.con.executemany("INSERT INTO source_layouts VALUES (?, ?, ?)", rows)
 
-    def commit(self) -> None:
-        """Checkpoint, close and atomically replace the catalog with the new file."""
+    def _insert(self, table: str, frame: pd.DataFrame, columns: Iterable[str]) -> None:
+        if len(frame):
+            self.con.register("staged", frame[list(columns)])
+            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM staged")
+            self.con.unregister("staged")
+
+    def _carry_history(self) -> None:
+        """Fetch and refresh history, and the bodies of the latest good document per URL."""
+        if not self.has_old:
+            return
+        for table in ("fetches", "refreshes", "provider_refreshes"):
+            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM old.{table}")
+        self.con.execute(
+            """INSERT INTO documents BY NAME
+               SELECT d.* FROM old.documents d
+               WHERE d.sha256 IN (
+                   SELECT sha256 FROM old.fetches WHERE status IN (200, 304)
+                   QUALIFY row_number() OVER (PARTITION BY url ORDER BY fetched_at DESC) = 1)
+                 AND NOT list_contains(?, d.sha256)""",
+            [list(self._bodies)],
+        )
+
+    def _flush_documents(self) -> None:
+        self._insert("fetches", _frame(self._fetches, FETCH_COLUMNS), FETCH_COLUMNS)
+        bodies = _frame([{"sha256": k, "body": v} for k, v in self._bodies.items()], ("sha256", "body"))
+        self._insert("documents", bodies, ("sha256", "body"))
+
+    def _commit(self) -> None:
+        """Write what is staged, checkpoint, close and atomically replace the catalog."""
+        self._carry_history()
+        self._flush_documents()
+        if self.has_old:
+            self.con.execute("DETACH old")
         self.con.execute("CHECKPOINT")
         self.con.close()
         with open(self.tmp, "rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(self.tmp, self.path)
 
-    def abort(self) -> None:
-        """Drop the new file; the old catalog stays as it was."""
+    def _abort(self) -> None:
         try:
             self.con.close()
         finally:

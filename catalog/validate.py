@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import math
 
-from catalog.models import InstanceOffer
 from normalize.bounds import FABRIC_MAX_GBITS_PER_S, INTRA_MAX_GBYTES_PER_S
+from normalize.errors import ValidationError
 from normalize.gpus import BY_ID
 from normalize.vocab import Basis, Link
+from records.offers import InstanceOffer
 
 # NVLink 1 (P100) already gave 160 GB/s per GPU; a smaller "NVLink" figure is a unit error.
 NVLINK_MIN_GBYTES_PER_S = 100.0
-
-
-class ValidationError(Exception):
-    """A provider's fresh rows fail a gate; the provider keeps its previous rows."""
 
 
 def _datasheet_eighth(offer: InstanceOffer) -> float | None:

@@ -1,5 +1,75 @@
-"""The one exception family a parser may raise on bad input."""
+"""Every error the project raises on purpose, in one tree. It sits in the bottom layer so that every
+layer above (records, scrapers, catalog, app) can raise and catch from the same classes.
+
+::
+
+    CatalogError                       root of everything below
+    ├── ProviderError                  makes one provider stale: its last good rows are kept
+    │   ├── FetchError                 a required document could not be fetched
+    │   │   ├── NotInMirror            ... because an offline mirror has no copy of it
+    │   │   ├── OffLimits              ... because its URL is outside the provider's declared hosts
+    │   │   └── TooLarge               ... because it exceeded the size or time budget
+    │   ├── ParseError (ValueError)    text could not be read as a fact
+    │   │   └── LayoutError            a page's shape is not what its parser expects
+    │   ├── InvalidOffer (ValueError)  a row breaks one of the catalog's invariants
+    │   └── ValidationError            a provider's fresh rows fail a gate before publication
+    ├── LockHeld (RuntimeError)        another process is writing the same catalog file
+    └── EnvironmentProblem (OSError)   the machine, not a provider: disk full, read-only directory,
+        └── CorruptCatalog             a catalog file that DuckDB cannot read
+
+``ValueError`` is mixed in where callers of the pure parsers expect it (pint's pattern: a parse
+failure is a bad value). The refresh catches ``ProviderError`` once per provider and never anything
+wider except to turn a bug into a stale provider with the traceback logged.
+"""
 
 
-class ParseError(ValueError):
+class CatalogError(Exception):
+    """Root of the project's errors; the message says what went wrong and where."""
+
+
+class ProviderError(CatalogError):
+    """One provider could not be refreshed; the message names the cause. Its last good rows stay."""
+
+
+class FetchError(ProviderError):
+    """A document the parser needs could not be fetched (HTTP error, timeout, refused)."""
+
+
+class NotInMirror(FetchError):
+    """A mirror refresh asked for a document the mirror has no copy of."""
+
+
+class OffLimits(FetchError):
+    """A URL outside the provider's declared hosts and paths, or a private address: never fetched."""
+
+
+class TooLarge(FetchError):
+    """A document over its size cap or past its deadline: cut off while streaming, never parsed."""
+
+
+class ParseError(ProviderError, ValueError):
     """Text could not be turned into a fact; the message says which text and why."""
+
+
+class LayoutError(ParseError):
+    """A page's shape is not what the parser expects: a table or header is missing, or no rows."""
+
+
+class InvalidOffer(ProviderError, ValueError):
+    """A row breaks one of the catalog's invariants."""
+
+
+class ValidationError(ProviderError):
+    """A provider's fresh rows fail a gate; the provider keeps its previous rows."""
+
+
+class LockHeld(CatalogError, RuntimeError):
+    """Another refresh (or seed) holds the catalog's lock."""
+
+
+class EnvironmentProblem(CatalogError, OSError):
+    """The machine stopped the command (disk full, permissions, a missing directory), not a provider."""
+
+
+class CorruptCatalog(EnvironmentProblem):
+    """The catalog file exists but DuckDB cannot read it."""

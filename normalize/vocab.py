@@ -31,6 +31,42 @@ class Fabric(StrEnum):
     UNKNOWN = "unknown"
 
 
+#: Links whose GPUs form a scale-up domain (all-reduce at NVLink-class speed), bridges excluded.
+SCALE_UP_LINKS = frozenset({Link.NVSWITCH, Link.NVLINK, Link.INFINITY_FABRIC})
+#: Every GPU-to-GPU link faster than PCIe: the scale-up links and NVLink bridges.
+NVLINK_CLASS_LINKS = SCALE_UP_LINKS | {Link.NVLINK_BRIDGE}
+#: Node-to-node fabrics built for GPU traffic (RDMA, or GPUDirect over dedicated NICs).
+GPU_FABRICS = frozenset(
+    {Fabric.INFINIBAND, Fabric.EFA, Fabric.ROCE, Fabric.GPUDIRECT_TCPX, Fabric.GPUDIRECT_TCPXO}
+)
+
+#: How the app and the CLI name each link and fabric in a sentence.
+LINK_LABELS: dict[Link, str] = {
+    Link.NVSWITCH: "NVSwitch",
+    Link.NVLINK: "NVLink",
+    Link.NVLINK_BRIDGE: "NVLink bridge",
+    Link.INFINITY_FABRIC: "Infinity Fabric",
+    Link.PCIE: "PCIe",
+    Link.SINGLE_GPU: "single GPU",
+    Link.UNKNOWN: "unknown link",
+}
+FABRIC_LABELS: dict[Fabric, str] = {
+    Fabric.INFINIBAND: "InfiniBand",
+    Fabric.EFA: "EFA",
+    Fabric.ROCE: "RoCE",
+    Fabric.GPUDIRECT_TCPX: "GPUDirect-TCPX",
+    Fabric.GPUDIRECT_TCPXO: "GPUDirect-TCPXO",
+    Fabric.ETHERNET: "Ethernet",
+    Fabric.NONE: "no fabric",
+    Fabric.UNKNOWN: "unknown fabric",
+}
+
+
+def sql_list(values) -> str:
+    """A vocabulary set as a SQL list literal, sorted (``('efa', 'infiniband')``), for queries."""
+    return "(" + ", ".join(f"'{v}'" for v in sorted(values)) + ")"
+
+
 class Basis(StrEnum):
     """Where a figure came from."""
 

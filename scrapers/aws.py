@@ -12,14 +12,15 @@ import logging
 import re
 from typing import ClassVar
 
-from catalog.models import RawOffer
 from normalize.errors import ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_bandwidth, parse_count, parse_gpu_count, parse_memory_gb
 from normalize.vocab import Fabric
-from scrapers.base import DocumentSet, Scraper
+from records.documents import DocumentSet
+from records.offers import RawOffer
+from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact
-from scrapers.http import Fetcher
+from scrapers.http import ProviderFetcher
 from scrapers.markdown import Table, clean, find_table, markdown_tables
 
 log = logging.getLogger(__name__)
@@ -50,14 +51,15 @@ FORM_FACTOR_BY_FAMILY = {
 class Aws(Scraper):
     name = "aws"
     title = "Amazon Web Services"
+    url_prefixes = ("https://docs.aws.amazon.com/ec2/latest/instancetypes/",)
     expected_layout: ClassVar[dict[str, str]] = {
         AC_URL: "markdown tables headed Instance type | ... | Accelerators | Accelerator memory, and "
         "Instance type | Baseline / Burst bandwidth (Gbps) | EFA | ... | Network cards; "
         "'| **Family** |' group rows",
     }
 
-    async def fetch(self, fetcher: Fetcher) -> None:
-        await fetcher.get(AC_URL, provider=self.name)
+    async def fetch(self, fetcher: ProviderFetcher) -> None:
+        await fetcher.get(AC_URL)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
         return parse_instance_types(documents.text(AC_URL), AC_URL)

@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
 from typing import ClassVar
-from urllib.parse import urljoin
 
-from catalog.models import Claim, RawOffer
-from normalize.errors import ParseError
+from normalize.errors import LayoutError, ParseError
 from normalize.gpus import GpuMatch, identify_gpu
 from normalize.units import find_memory_gb, parse_count, parse_gpu_count, parse_memory_gb
 from normalize.vocab import Link
+from records.documents import DocumentSet
+from records.offers import Claim, RawOffer
 from scrapers import azure_network, azure_prose
-from scrapers.base import DocumentSet, LayoutError, Scraper
+from scrapers.azure_series import Series, include_urls, join_url, load_series
+from scrapers.base import Scraper
 from scrapers.claims import fact
-from scrapers.http import Fetcher
-from scrapers.markdown import Table, body, clean, find_table, find_tables, markdown_tables, title
+from scrapers.http import ProviderFetcher
+from scrapers.markdown import Table, clean, find_tables
 
 log = logging.getLogger(__name__)
 
@@ -47,14 +47,13 @@ KNOWN_SERIES = tuple(
 INFINIBAND_PAGE = ARTICLES + "setup-infiniband.md"
 
 _SERIES_LINK = re.compile(r"\]\((?P<href>[^)\s]+-series\.md)\)")
-_INCLUDE = re.compile(r"\[!INCLUDE\s*\[[^\]]*\]\((?P<href>[^)\s]+)\)\]")
-_USED_INCLUDE = re.compile(r"-(?:summary|specs)\.md$")
 _SIZE = re.compile(r"^Standard_N[A-Z]*\d+(?P<caps>[a-z]*)")
 
 
 class Azure(Scraper):
     name = "azure"
     title = "Microsoft Azure"
+    url_prefixes = (ARTICLES,)
     expected_layout: ClassVar[dict[str, str]] = {
         SIZES
         + "<series>-series.md": "tables headed Size Name | Accelerators (Qty.) | Accelerator-Memory (GB) "
@@ -64,14 +63,14 @@ class Azure(Scraper):
         INFINIBAND_PAGE: "a sentence '... <GEN> rates for <series>, ...' naming InfiniBand generations",
     }
 
-    async def fetch(self, fetcher: Fetcher) -> None:
-        families = await fetcher.get_all(list(FAMILY_PAGES), provider=self.name)
+    async def fetch(self, fetcher: ProviderFetcher) -> None:
+        families = await fetcher.get_all(list(FAMILY_PAGES))
         series = series_urls([(doc.url, doc.body or "") for doc in families])
-        pages = await fetcher.get_all(series, provider=self.name, required=False)
+        pages = await fetcher.get_all(series, required=False)
         includes = sorted(
             {url for page in pages if page.ok for url in include_urls(page.url, page.body or "")}
         )
-        await fetcher.get_all([INFINIBAND_PAGE, *includes], provider=self.name, required=False)
+        await fetcher.get_all([INFINIBAND_PAGE, *includes], required=False)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
         rdma = azure_prose.rdma_generations(documents.optional_text(INFINIBAND_PAGE) or "")
@@ -87,27 +86,8 @@ class Azure(Scraper):
 
 def series_urls(family_pages: list[tuple[str, str]]) -> list[str]:
     """Series pages linked from the family pages, then the known ones they do not link yet."""
-    urls = [_join(url, m.group("href")) for url, text in family_pages for m in _SERIES_LINK.finditer(text)]
+    urls = [join_url(url, m.group("href")) for url, text in family_pages for m in _SERIES_LINK.finditer(text)]
     return list(dict.fromkeys([*filter(None, urls), *KNOWN_SERIES]))
-
-
-def _join(base: str, href: str) -> str | None:
-    """``href`` resolved against ``base``; None (and a warning) for a link urllib cannot parse."""
-    try:
-        return urljoin(base, href)
-    except ValueError:
-        log.warning("Skipping azure link %r on %s: not a URL", href, base)
-        return None
-
-
-def include_urls(page_url: str, text: str) -> list[str]:
-    """The summary and specs includes a series page pulls in, resolved against the page."""
-    links = [
-        _join(page_url, m.group("href"))
-        for m in _INCLUDE.finditer(text)
-        if _USED_INCLUDE.search(m.group("href"))
-    ]
-    return [link for link in links if link is not None]
 
 
 def is_series_page(url: str) -> bool:
@@ -119,49 +99,6 @@ def rdma_capable(size: str) -> bool:
     """Azure's naming convention: sizes 'designated with r' are RDMA-capable (setup-infiniband)."""
     match = _SIZE.match(size)
     return bool(match and "r" in match.group("caps"))
-
-
-@dataclass(frozen=True)
-class Series:
-    """One series page with its includes resolved."""
-
-    url: str
-    name: str
-    tables: list[Table]
-    summary_url: str | None
-    summary: str
-    specs_url: str | None
-    specs: Table | None
-    missing_includes: tuple[str, ...]
-
-    def spec_cell(self, part: str, column: int) -> str:
-        """The raw cell of the host-specifications row ``part`` in ``column``; '' if the specs
-        include, the row or the cell is absent (a row may be cut short)."""
-        if self.specs is None:
-            return ""
-        for row in self.specs.rows:
-            if clean(row[0]).lower() == part.lower():
-                return row[column] if column < len(row) else ""
-        return ""
-
-
-def load_series(url: str, text: str, documents: DocumentSet) -> Series:
-    """Read a series page and its summary/specs includes out of the stored documents."""
-    summary_url = specs_url = None
-    summary, specs, missing = "", None, []
-    for include in include_urls(url, text):
-        included = documents.optional_text(include)
-        if included is None:
-            missing.append(include.rsplit("/", 1)[-1])
-        elif include.endswith("-summary.md"):
-            summary_url, summary = include, body(included)
-        else:
-            specs_url = include
-            specs = find_table(markdown_tables(included), r"^Part$", r"^Quantity", r"^Specs")
-    name = re.sub(r"\s+sizes? series$", "", title(text), flags=re.IGNORECASE)
-    return Series(
-        url, name, markdown_tables(body(text)), summary_url, summary, specs_url, specs, tuple(missing)
-    )
 
 
 def _rows_by_size(tables: list[Table]) -> dict[str, tuple[Table, tuple[str, ...]]]:

@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-from catalog.models import Claim
 from normalize.bounds import FRONTEND_MIN_GBITS_PER_S
 from normalize.errors import ParseError
 from normalize.units import Bandwidth, parse_bandwidth, parse_count
 from normalize.vocab import Basis, Fabric
+from records.offers import Claim
+from scrapers.azure_series import Series
 from scrapers.claims import bandwidth_claim, fact
 from scrapers.markdown import Table, clean
-
-if TYPE_CHECKING:
-    from scrapers.azure import Series
 
 HEADER_UNIT = re.compile(r"\((?P<unit>[A-Za-z/]+)\)\s*$")
 

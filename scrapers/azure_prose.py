@@ -14,7 +14,6 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from catalog.models import Claim
 from normalize.bounds import network_rate
 from normalize.gpus import family_of
 from normalize.units import Bandwidth, find_bandwidths
@@ -26,6 +25,7 @@ from normalize.vocab import (
     Link,
     link_from_text,
 )
+from records.offers import Claim
 from scrapers.claims import bandwidth_claim, fact
 from scrapers.markdown import sentences
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from catalog.models import Claim
 from normalize.errors import ParseError
 from normalize.units import Bandwidth
 from normalize.vocab import Basis
+from records.offers import Claim
 
 
 def _check_source(field: str, quote: object, source_url: object) -> None:

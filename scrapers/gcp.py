@@ -19,14 +19,15 @@ from typing import ClassVar
 
 from bs4 import BeautifulSoup, Tag
 
-from catalog.models import Claim, RawOffer
-from normalize.errors import ParseError
+from normalize.errors import LayoutError, ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import find_bandwidths, parse_bandwidth, parse_count
 from normalize.vocab import Fabric, Link
-from scrapers.base import DocumentSet, LayoutError, Scraper
+from records.documents import DocumentSet
+from records.offers import Claim, RawOffer
+from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact
-from scrapers.http import Fetcher
+from scrapers.http import ProviderFetcher
 from scrapers.markdown import sentences
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,7 @@ _NIC_COUNT = re.compile(r"(?i)\b(one|two|four|eight|sixteen|\d+)\b[^.]*?\bNICs?\
 class Gcp(Scraper):
     name = "gcp"
     title = "Google Cloud"
+    url_prefixes = ("https://cloud.google.com/compute/docs/", "https://docs.cloud.google.com/compute/docs/")
     expected_layout: ClassVar[dict[str, str]] = {
         NETWORK_URLS[0]: "overview <table> headed "
         + " | ".join(OVERVIEW_HEADERS)
@@ -78,11 +80,11 @@ class Gcp(Scraper):
         MACHINES_URL: "<table>s headed " + " | ".join(MACHINE_HEADERS),
     }
 
-    async def fetch(self, fetcher: Fetcher) -> None:
-        pages = await fetcher.get_all(list(NETWORK_URLS), provider=self.name, required=False)
+    async def fetch(self, fetcher: ProviderFetcher) -> None:
+        pages = await fetcher.get_all(list(NETWORK_URLS), required=False)
         if not any(page.ok for page in pages):
-            await fetcher.get(NETWORK_URLS[0], provider=self.name)  # raises with the cause
-        await fetcher.get(MACHINES_URL, provider=self.name)
+            await fetcher.get(NETWORK_URLS[0])  # raises with the cause
+        await fetcher.get(MACHINES_URL)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
         machines = parse_machine_types(documents.text(MACHINES_URL), MACHINES_URL)

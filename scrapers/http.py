@@ -11,9 +11,9 @@ document to a sink that stores it raw before anything parses it.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -21,7 +21,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from scrapers.base import Document, FetchError, NotInMirror
+from normalize.errors import FetchError, NotInMirror, OffLimits
+from records.clock import utcnow
+from records.documents import Document, body_sha256
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +35,6 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=30.0, write=10.0, pool=60.0)
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 NOT_IN_MIRROR = "not in mirror"
 MIRROR_MISSING_HEADER = "X-Mirror-Missing"
-
-
-def utcnow() -> datetime:
-    """Naive UTC now, the catalog's timestamp convention."""
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class MirrorTransport(httpx.AsyncBaseTransport):
@@ -141,8 +138,9 @@ class Fetcher:
     """Fetch documents through one client, politely and with retries, and store each one.
 
     ``previous`` holds the documents of the last refresh by URL; their ETag/Last-Modified make
-    each request conditional and a 304 reuses their body. ``sink`` receives every document, ok or
-    not, before the parser sees it. ``sleep`` is injectable so tests never wait.
+    each request conditional and a 304 reuses their body. ``on_document`` sees every document, ok
+    or not, as it arrives (progress output). ``sleep`` is injectable so tests never wait. Scrapers
+    never call it directly: ``for_provider`` binds it to one provider and its declared URLs.
     """
 
     def __init__(
@@ -150,7 +148,7 @@ class Fetcher:
         client: httpx.AsyncClient,
         *,
         previous: Mapping[str, Document] | None = None,
-        sink: Callable[[Document], None] | None = None,
+        on_document: Callable[[Document], None] | None = None,
         max_attempts: int = 4,
         backoff_s: float = 0.5,
         max_wait_s: float = 60.0,
@@ -161,7 +159,7 @@ class Fetcher:
     ) -> None:
         self.client = client
         self.previous = previous or {}
-        self.sink = sink
+        self.on_document = on_document
         self.max_attempts = max_attempts
         self.backoff_s = backoff_s
         self.max_wait_s = max_wait_s
@@ -211,7 +209,7 @@ class Fetcher:
             status=response.status_code,
             fetched_at=self.clock(),
             body=body,
-            sha256=hashlib.sha256(content).hexdigest() if body is not None else None,
+            sha256=body_sha256(body) if body is not None else None,
             etag=response.headers.get("ETag"),
             last_modified=response.headers.get("Last-Modified"),
             error=None if body is not None else _error_text(response),
@@ -244,19 +242,78 @@ class Fetcher:
             attempts=self.max_attempts,
         )
 
-    async def get(self, url: str, *, provider: str, required: bool = True) -> Document:
-        """Fetch one URL and store the result. FetchError if it is required and not ok."""
+    async def fetch(self, url: str, provider: str) -> Document:
+        """Fetch one URL within the concurrency bounds (no checks: ``ProviderFetcher.get`` does them)."""
         host = urlsplit(url).netloc
         host_slots = self._host_slots.setdefault(host, asyncio.Semaphore(self._per_host))
         async with self._slots, host_slots:
             doc = await self._attempts(url, provider)
-        if self.sink is not None:
-            self.sink(doc)
+        if self.on_document is not None:
+            self.on_document(doc)
+        return doc
+
+    def for_provider(
+        self, provider: str, url_prefixes: tuple[str, ...], *, max_documents: int = 200
+    ) -> ProviderFetcher:
+        """This fetcher bound to one provider and the URLs it declares."""
+        return ProviderFetcher(self, provider, url_prefixes, max_documents=max_documents)
+
+
+class ProviderFetcher:
+    """A ``Fetcher`` bound to one provider: what a scraper's ``fetch`` is given.
+
+    It requests only URLs under the provider's declared ``url_prefixes`` (scheme, host and path), at
+    most ``max_documents`` of them, and keeps every document it was asked for, ok or not, in
+    ``documents``: the pipeline stores and parses exactly those.
+    """
+
+    def __init__(
+        self,
+        fetcher: ProviderFetcher,
+        provider: str,
+        url_prefixes: tuple[str, ...],
+        *,
+        max_documents: int = 200,
+    ) -> None:
+        self.fetcher = fetcher
+        self.provider = provider
+        self.url_prefixes = url_prefixes
+        self.max_documents = max_documents
+        self.documents: list[Document] = []
+        self._requested = 0
+
+    def _refusal(self, url: str) -> str | None:
+        if not url.startswith(self.url_prefixes):
+            return f"off limits: {url} is not under {self.provider}'s declared sources"
+        self._requested += 1
+        if self._requested > self.max_documents:
+            return f"off limits: more than {self.max_documents} documents for {self.provider}"
+        return None
+
+    async def get(self, url: str, *, required: bool = True) -> Document:
+        """Fetch one URL and keep the result. FetchError (OffLimits, NotInMirror) if it is required
+        and not ok; an optional document's failure is kept as a note, not raised."""
+        refusal = self._refusal(url)
+        if refusal is None:
+            doc = await self.fetcher.fetch(url, self.provider)
+        else:
+            doc = Document(
+                url=url,
+                provider=self.provider,
+                status=0,
+                fetched_at=self.fetcher.clock(),
+                error=refusal,
+                attempts=0,
+            )
+        doc = replace(doc, required=required)
+        self.documents.append(doc)
         if required and not doc.ok:
+            if refusal is not None:
+                raise OffLimits(refusal)
             error = NotInMirror if doc.error and doc.error.endswith(NOT_IN_MIRROR) else FetchError
             raise error(f"{url}: {doc.error or f'HTTP {doc.status}'}")
         return doc
 
-    async def get_all(self, urls: list[str], *, provider: str, required: bool = True) -> list[Document]:
-        """Fetch several URLs concurrently (within the fetcher's bound), in the order given."""
-        return list(await asyncio.gather(*(self.get(u, provider=provider, required=required) for u in urls)))
+    async def get_all(self, urls: list[str], *, required: bool = True) -> list[Document]:
+        """Fetch several URLs concurrently (within the fetcher's bounds), in the order given."""
+        return list(await asyncio.gather(*(self.get(u, required=required) for u in urls)))

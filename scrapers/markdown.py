@@ -12,7 +12,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from scrapers.base import LayoutError
+from normalize.errors import LayoutError
 
 _DELIMITER = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")

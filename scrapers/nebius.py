@@ -19,13 +19,14 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from catalog.models import Claim, RawOffer
-from normalize.errors import ParseError
+from normalize.errors import LayoutError, ParseError
 from normalize.gpus import GIB_PER_GB, GPUS, MEMORY_TOLERANCE, GpuMatch, family_of, identify_gpu
 from normalize.units import MAX_NUMBER, Quantity, parse_gpu_count, parse_memory_gb, to_number
-from scrapers.base import DocumentSet, LayoutError, Scraper
+from records.documents import DocumentSet
+from records.offers import Claim, RawOffer
+from scrapers.base import Scraper
 from scrapers.claims import fact
-from scrapers.http import Fetcher
+from scrapers.http import ProviderFetcher
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +41,11 @@ _PRESET_GPUS = re.compile(r"^(?P<count>\d+)gpu-")
 class Nebius(Scraper):
     name = "nebius"
     title = "Nebius AI Cloud"
+    url_prefixes = ("https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/",)
     expected_layout: ClassVar[dict[str, str]] = {VMS_URL: "CSV columns " + ", ".join(COLUMNS)}
 
-    async def fetch(self, fetcher: Fetcher) -> None:
-        await fetcher.get(VMS_URL, provider=self.name)
+    async def fetch(self, fetcher: ProviderFetcher) -> None:
+        await fetcher.get(VMS_URL)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
         return parse_vms(documents.text(VMS_URL), VMS_URL)

@@ -16,14 +16,15 @@ from typing import ClassVar
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
-from catalog.models import Claim, RawOffer
-from normalize.errors import ParseError
+from normalize.errors import LayoutError, ParseError
 from normalize.gpus import family_of, identify_gpu
 from normalize.units import parse_bandwidth, parse_count, parse_memory_gb
 from normalize.vocab import Fabric, fabric_from_text
-from scrapers.base import DocumentSet, LayoutError, Scraper
+from records.documents import DocumentSet
+from records.offers import Claim, RawOffer
+from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact
-from scrapers.http import Fetcher
+from scrapers.http import ProviderFetcher
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +50,14 @@ _SEGMENT_BREAKS = frozenset({"br", "p", "div", "li"})
 class Oci(Scraper):
     name = "oci"
     title = "Oracle Cloud Infrastructure"
+    url_prefixes = ("https://docs.oracle.com/en-us/iaas/Content/Compute/",)
     expected_layout: ClassVar[dict[str, str]] = {
         SHAPES_URL: f"<table>s headed {SHAPE_HEADER} | ... | {MEMORY_HEADER} | ... | {NETWORK_HEADER}"
         " (other columns ignored; network cells split on <br>)",
     }
 
-    async def fetch(self, fetcher: Fetcher) -> None:
-        await fetcher.get(SHAPES_URL, provider=self.name)
+    async def fetch(self, fetcher: ProviderFetcher) -> None:
+        await fetcher.get(SHAPES_URL)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
         return parse_shapes(documents.text(SHAPES_URL), SHAPES_URL)

@@ -19,14 +19,15 @@ import logging
 import re
 from typing import ClassVar
 
-from catalog.models import Claim, RawOffer
 from normalize.errors import ParseError
 from normalize.gpus import GpuMatch, family_of, identify_gpu
 from normalize.units import parse_bandwidth, parse_count, parse_memory_gb
 from normalize.vocab import fabric_from_text
-from scrapers.base import DocumentSet, Scraper
+from records.documents import DocumentSet
+from records.offers import Claim, RawOffer
+from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact
-from scrapers.http import Fetcher
+from scrapers.http import ProviderFetcher
 from scrapers.markdown import Table, body, clean, find_table, find_tables, markdown_tables, sentences
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ CLUSTER_MEMORY_NOTE = "the Instant Clusters page does not state GPU memory"
 class RunPod(Scraper):
     name = "runpod"
     title = "RunPod"
+    url_prefixes = (DOCS,)
     expected_layout: ClassVar[dict[str, str]] = {
         CLUSTERS_URL: "GPU | Network speed | Nodes",
         GPU_TYPES_URL: "GPU ID | Display Name | Memory (GB)",
@@ -61,9 +63,9 @@ class RunPod(Scraper):
         OBSERVABILITY_URL: "Category | Metrics",
     }
 
-    async def fetch(self, fetcher: Fetcher) -> None:
-        await fetcher.get_all([CLUSTERS_URL, GPU_TYPES_URL], provider=self.name)
-        await fetcher.get_all([FLASH_GPU_TYPES_URL, OBSERVABILITY_URL], provider=self.name, required=False)
+    async def fetch(self, fetcher: ProviderFetcher) -> None:
+        await fetcher.get_all([CLUSTERS_URL, GPU_TYPES_URL])
+        await fetcher.get_all([FLASH_GPU_TYPES_URL, OBSERVABILITY_URL], required=False)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
         pods = parse_gpu_types(

@@ -37,10 +37,10 @@ def fetch_from_mirror(scraper) -> list:
     from scrapers.http import Fetcher, make_client
 
     async def fetch() -> list:
-        stored: list = []
         async with make_client(mirror=MIRROR) as client:
-            await scraper.fetch(Fetcher(client, sink=stored.append))
-        return stored
+            fetcher = Fetcher(client).for_provider(scraper.name, scraper.url_prefixes)
+            await scraper.fetch(fetcher)
+        return fetcher.documents
 
     return asyncio.run(fetch())
 

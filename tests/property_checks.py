@@ -20,13 +20,13 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import event, settings
 
-from catalog.models import FIELD_UNITS, TEXT_FIELDS, Claim, InstanceOffer, RawOffer
 from catalog.offers import build_offer
 from normalize import gpus, units
 from normalize.errors import ParseError
 from normalize.vocab import Basis, Fabric, Link
-from scrapers import aws, curated
-from scrapers.base import DocumentSet
+from records.documents import DocumentSet
+from records.offers import FIELD_UNITS, TEXT_FIELDS, Claim, InstanceOffer, RawOffer
+from scrapers import aws, curated_facts
 from tests.property_inputs import NOW, doc
 
 T = TypeVar("T")
@@ -201,12 +201,12 @@ def parse_all(scraper, documents: DocumentSet) -> list[RawOffer]:
 
 def curated_parse(text: str, provider: str) -> list[RawOffer]:
     """Every claim well-formed; build_offer over the rows the pipeline builds from them: a curated
-    offer naming no GPU only supplements a scraped row (curated.merge drops it when alone)."""
-    offers = curated.parse_curated(text, provider)
+    offer naming no GPU only supplements a scraped row (curated_facts.merge drops it when alone)."""
+    offers = curated_facts.parse_curated(text, provider)
     expect(isinstance(offers, list), "not a list")
     for raw in offers:
         expect(isinstance(raw, RawOffer) and raw.provider == provider, f"{raw!r}")
         for claim in raw.claims:
             check_claim(claim)
             expect(isinstance(claim.read_on, date), f"curated claim without read_on date: {claim!r}")
-    return check_offers(curated.merge([], offers), provider, kind="curated")
+    return check_offers(curated_facts.merge([], offers), provider, kind="curated")

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 
 from normalize import gpus, units
+from records.documents import Document, DocumentSet
 from scrapers import azure, runpod
-from scrapers.base import Document, DocumentSet
 from tests.conftest import FIXTURES
 
 T = TypeVar("T")

@@ -8,9 +8,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import cliff_chart
-from catalog import queries
 from catalog.cli import main
-from catalog.store import connect_readonly
+from catalog.read import queries
+from catalog.read.connect import connect_readonly
 from tests.conftest import MIRROR, ROOT, need_shared
 from tests.test_pipeline import AWS_PAGE, build_mirror
 

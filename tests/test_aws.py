@@ -7,10 +7,9 @@ from datetime import datetime
 import pytest
 
 from catalog.offers import build_offer
-from normalize.errors import ParseError
+from normalize.errors import LayoutError, ParseError
 from normalize.vocab import Basis, Fabric, Link
 from scrapers.aws import AC_URL, parse_instance_types
-from scrapers.base import LayoutError
 from tests.conftest import mirror_text, need_shared
 
 NOW = datetime(2026, 12, 1)

@@ -8,6 +8,7 @@ import pytest
 
 from catalog.offers import build_offer
 from normalize.vocab import Basis, Fabric, Link
+from records.documents import Document, DocumentSet
 from scrapers.azure import (
     FAMILY_PAGES,
     INFINIBAND_PAGE,
@@ -18,7 +19,6 @@ from scrapers.azure import (
     rdma_capable,
     series_urls,
 )
-from scrapers.base import Document, DocumentSet
 from tests.conftest import FIXTURES, fetch_from_mirror, need_shared, url_to_mirror_path
 
 NOW = datetime(2026, 12, 1)

@@ -68,7 +68,9 @@ def test_export(small, tmp_path, fmt):
 
 
 def test_serve_mirror_of_a_missing_directory_is_a_usage_error(tmp_path, capsys):
-    assert main(["serve-mirror", str(tmp_path / "nowhere")]) == 2
+    from devtools.__main__ import main as devtools_main
+
+    assert devtools_main(["serve-mirror", str(tmp_path / "nowhere")]) == 2
     assert "does not exist" in capsys.readouterr().err
 
 

@@ -9,13 +9,14 @@ import pytest
 
 from catalog.offers import build_offer
 from normalize.vocab import Basis, Fabric, Link
-from scrapers import curated
+from scrapers import curated_facts
 
 
 @pytest.fixture(scope="module")
 def real():
     return {
-        o.instance_type: build_offer(o, scraped_at=datetime(2026, 12, 1)) for o in curated.load("coreweave")
+        o.instance_type: build_offer(o, scraped_at=datetime(2026, 12, 1))
+        for o in curated_facts.load("coreweave")
     }
 
 

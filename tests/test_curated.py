@@ -8,13 +8,13 @@ from datetime import date, datetime
 
 import pytest
 
-from catalog.models import Claim, RawOffer
 from catalog.offers import build_offer
 from normalize.errors import ParseError
-from scrapers import REGISTRY, curated
+from records.offers import Claim, RawOffer
+from scrapers import REGISTRY, curated_facts
 from tests.conftest import SHARED, need_shared
 
-CURATED = sorted(p for p in REGISTRY if curated.curated_file(p) is not None)
+CURATED = sorted(p for p in REGISTRY if curated_facts.curated_file(p) is not None)
 URL = "https://example.test/specs"
 SMALL = """
 provider = "test"
@@ -35,7 +35,7 @@ fact = [
 
 
 def test_small_file_goes_through_normalize():
-    (offer,) = curated.parse_curated(SMALL, "test")
+    (offer,) = curated_facts.parse_curated(SMALL, "test")
     assert offer.source_kind == "curated"
     row = build_offer(offer, scraped_at=datetime(2026, 12, 2))
     assert (row.gpu_model, row.gpu_count, row.inter_node_gbits_per_s) == ("H100-SXM-80GB", 8, 3200)
@@ -59,7 +59,7 @@ def test_small_file_goes_through_normalize():
 )
 def test_bad_files_name_the_problem(broken, message):
     with pytest.raises(ParseError, match=message):
-        curated.parse_curated(broken, "test")
+        curated_facts.parse_curated(broken, "test")
 
 
 def claim(field, value, quote="q"):
@@ -78,7 +78,7 @@ def test_scraped_claims_supersede_curated_field_by_field():
     )
     alone = RawOffer("p", "b", URL, (claim("gpu_model", "L4-24GB"),), source_kind="curated")
     supplement = RawOffer("p", "c", URL, (claim("inter_node_fabric", "efa"),), source_kind="curated")
-    merged = curated.merge([scraped], [extra, alone, supplement])
+    merged = curated_facts.merge([scraped], [extra, alone, supplement])
     assert [o.instance_type for o in merged] == ["a", "b"]
     values = {c.field: c.value for c in merged[0].claims}
     assert values == {"gpu_count": 8.0, "inter_node_gbits_per_s": 400.0, "inter_node_fabric": "efa"}
@@ -88,10 +88,10 @@ def test_scraped_claims_supersede_curated_field_by_field():
 
 @pytest.mark.parametrize("provider", CURATED)
 def test_every_curated_file_loads_and_cites(provider):
-    text = curated.curated_file(provider).read_text(encoding="utf-8")
+    text = curated_facts.curated_file(provider).read_text(encoding="utf-8")
     data = tomllib.loads(text)
     assert isinstance(data["reviewed_on"], date)
-    offers = curated.load(provider)
+    offers = curated_facts.load(provider)
     assert offers and len({o.instance_type for o in offers}) == len(offers)
     for offer in offers:
         build_offer(offer, scraped_at=datetime(2026, 12, 2))
@@ -102,7 +102,7 @@ def test_every_curated_file_loads_and_cites(provider):
 @pytest.mark.parametrize("provider", CURATED)
 def test_real_quotes_are_verbatim_in_the_local_copies(provider):
     need_shared()
-    data = tomllib.loads(curated.curated_file(provider).read_text(encoding="utf-8"))
+    data = tomllib.loads(curated_facts.curated_file(provider).read_text(encoding="utf-8"))
     defaults = data.get("defaults", {})
     checked = 0
     for entry in data["instance"]:

@@ -24,7 +24,7 @@ import pytest
 
 from catalog import pipeline
 from catalog.cli import main
-from catalog.mirror_server import MirrorServer, Reply
+from devtools.mirror_server import MirrorServer, Reply
 from scrapers.azure import SIZES
 from scrapers.http import OriginTransport, make_client
 from tests.conftest import MIRROR, ROOT, need_shared

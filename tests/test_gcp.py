@@ -8,9 +8,10 @@ from datetime import datetime
 import pytest
 
 from catalog.offers import build_offer
+from normalize.errors import LayoutError
 from normalize.vocab import Basis, Fabric, Link
-from scrapers import curated
-from scrapers.base import Document, DocumentSet, LayoutError
+from records.documents import Document, DocumentSet
+from scrapers import curated_facts
 from scrapers.gcp import MACHINES_URL, NETWORK_URLS, Gcp, parse_machine_types, parse_network_page
 from tests.conftest import FIXTURES, SHARED, need_shared
 
@@ -111,7 +112,7 @@ def test_quotes_are_the_pages_text():
 def real():
     need_shared()
     assert (SHARED / "facts/gcp-gpu-network.md").is_file()
-    return {o.instance_type: build_offer(o, scraped_at=NOW) for o in curated.load("gcp")}
+    return {o.instance_type: build_offer(o, scraped_at=NOW) for o in curated_facts.load("gcp")}
 
 
 @pytest.mark.parametrize(

@@ -16,11 +16,13 @@ import httpx
 import pytest
 import vcr
 
-from catalog.mirror_server import MirrorServer, Reply
-from scrapers.base import Document, FetchError
+from devtools.mirror_server import MirrorServer, Reply
+from normalize.errors import FetchError
+from records.documents import Document
 from scrapers.http import USER_AGENT, Fetcher, MirrorTransport, make_client, retry_after_s
 
 CASSETTES = Path(__file__).parent / "cassettes" / "http"
+ANYWHERE = ("http://", "https://")  # these tests are about HTTP, not about declared sources
 RECORD_MODE = os.environ.get("VCR_RECORD_MODE", "none")
 T0 = datetime(2026, 12, 1)
 
@@ -56,8 +58,11 @@ def fetch(transport, url="https://example.test/a.md", *, previous=None, required
 
     async def run():
         async with make_client(transport=transport) as client:
-            fetcher = Fetcher(client, previous=previous, sink=stored.append, sleep=sleeps, **kw)
-            return await fetcher.get(url, provider="test", required=required)
+            fetcher = Fetcher(client, previous=previous, sleep=sleeps, **kw).for_provider("test", ANYWHERE)
+            try:
+                return await fetcher.get(url, required=required)
+            finally:
+                stored.extend(fetcher.documents)
 
     return asyncio.run(run()), sleeps.waits, stored
 
@@ -198,8 +203,8 @@ def run_recorded(name: str, script: dict[str, list[Reply]], paths: list[str], st
 
     async def go():
         async with make_client() as client:
-            fetcher = Fetcher(client, previous=previous, sleep=sleeps)
-            return [await fetcher.get(base + p, provider="test", required=False) for p in paths]
+            fetcher = Fetcher(client, previous=previous, sleep=sleeps).for_provider("test", ANYWHERE)
+            return [await fetcher.get(base + p, required=False) for p in paths]
 
     if recording:
         server.__enter__()

@@ -9,14 +9,17 @@ import pytest
 
 from catalog.offers import build_offer
 from normalize.vocab import Fabric, Link
-from scrapers import curated
+from scrapers import curated_facts
 from tests.conftest import need_shared
 
 
 @pytest.fixture(scope="module")
 def real():
     need_shared()
-    return {o.instance_type: build_offer(o, scraped_at=datetime(2026, 12, 1)) for o in curated.load("lambda")}
+    return {
+        o.instance_type: build_offer(o, scraped_at=datetime(2026, 12, 1))
+        for o in curated_facts.load("lambda")
+    }
 
 
 @pytest.mark.parametrize(

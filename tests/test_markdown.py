@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapers.base import LayoutError
+from normalize.errors import LayoutError
 from scrapers.markdown import body, clean, find_table, markdown_tables, sentences, title
 
 PADDED = """\

@@ -8,9 +8,9 @@ from datetime import datetime
 import pytest
 
 from catalog.offers import build_offer
-from normalize.errors import ParseError
+from normalize.errors import LayoutError, ParseError
 from normalize.vocab import Basis, Fabric, Link
-from scrapers.base import DocumentSet, LayoutError
+from records.documents import DocumentSet
 from scrapers.nebius import VMS_URL, Nebius, csv_rows, gpu_info, parse_vms
 from tests.conftest import FIXTURES, fetch_from_mirror, need_shared
 

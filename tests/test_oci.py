@@ -11,8 +11,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 from catalog.offers import build_offer
+from normalize.errors import LayoutError
 from normalize.vocab import Basis, Fabric, Link
-from scrapers.base import Document, DocumentSet, LayoutError
+from records.documents import Document, DocumentSet
 from scrapers.markdown import clean, find_table, markdown_tables
 from scrapers.oci import SHAPES_URL, Oci, parse_shapes
 from tests.conftest import SHARED, need_shared
@@ -203,8 +204,8 @@ def test_scraper_fetches_and_parses_the_shapes_page(html_text):
         def __init__(self) -> None:
             self.urls: list[str] = []
 
-        async def get(self, url: str, *, provider: str) -> None:
-            self.urls.append(f"{provider} {url}")
+        async def get(self, url: str, *, required: bool = True) -> None:
+            self.urls.append(url)
 
     assert (
         set(Oci.expected_layout) == {SHAPES_URL}
@@ -212,7 +213,7 @@ def test_scraper_fetches_and_parses_the_shapes_page(html_text):
     )
     recorder = Recorder()
     asyncio.run(Oci().fetch(recorder))  # type: ignore[arg-type]
-    assert recorder.urls == [f"oci {SHAPES_URL}"]
+    assert recorder.urls == [SHAPES_URL]
     doc = Document(SHAPES_URL, "oci", 200, NOW, body=html_text)
     assert len(Oci().parse(DocumentSet([doc]))) == 11
     with pytest.raises(LayoutError, match="unavailable"):

@@ -6,9 +6,10 @@ from datetime import datetime
 
 import pytest
 
-from catalog.models import Claim, InvalidOffer, RawOffer
 from catalog.offers import build_offer
+from normalize.errors import InvalidOffer
 from normalize.vocab import Basis, Fabric, Link
+from records.offers import Claim, RawOffer
 
 URL = "https://example.test/page"
 NOW = datetime(2026, 12, 1)

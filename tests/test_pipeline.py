@@ -12,8 +12,9 @@ import httpx
 import pytest
 
 from catalog import pipeline
-from catalog.changes import changes
-from catalog.lock import LockHeld, refresh_lock
+from catalog.lock import refresh_lock
+from catalog.read.changes import changes
+from normalize.errors import LockHeld
 from scrapers.azure import FAMILY_PAGES, SIZES
 from scrapers.http import make_client
 from tests.conftest import FIXTURES
@@ -207,10 +208,10 @@ def test_a_crash_while_writing_leaves_the_old_catalog_intact(setup, monkeypatch)
     run(db, mirror, clock)
     before = db.read_bytes()
 
-    def disk_full(self, instances, claims):
+    def disk_full(self, *args):
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(pipeline.CatalogWriter, "write_rows", disk_full)
+    monkeypatch.setattr(pipeline.CatalogWriter, "write_fresh", disk_full)
     with pytest.raises(OSError, match="No space"):
         run(db, mirror, clock)
     assert db.read_bytes() == before

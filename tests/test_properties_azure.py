@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from normalize import vocab
+from records.documents import DocumentSet
 from scrapers import azure, azure_prose
-from scrapers.base import DocumentSet
 from tests.conftest import MIRROR
 from tests.property_checks import MARKS, check_claim, expect, parse_all, run_parser
 from tests.property_inputs import (

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catalog.models import FIELD_UNITS
 from normalize.vocab import Basis, Fabric
+from records.offers import FIELD_UNITS
 from tests.conftest import ROOT
 from tests.property_checks import MARKS, curated_parse, run_parser
 from tests.property_inputs import (

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from records.documents import DocumentSet
 from scrapers import gcp
-from scrapers.base import DocumentSet
 from tests.property_checks import MARKS, check_claim, expect, parse_all, run_parser, strict
 from tests.property_inputs import (
     COUNT,

@@ -12,8 +12,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from normalize import units
+from records.documents import DocumentSet
 from scrapers import azure, gcp, nebius, oci, runpod
-from scrapers.base import DocumentSet
 from tests.property_checks import (
     MARKS,
     aws_parse,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from records.documents import DocumentSet
 from scrapers import runpod
-from scrapers.base import DocumentSet
 from tests.property_checks import MARKS, parse_all, run_parser
 from tests.property_inputs import (
     COUNT,

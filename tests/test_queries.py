@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from catalog import queries
 from catalog.cli import main
-from catalog.queries import Filters
-from catalog.store import connect_readonly
+from catalog.read import queries, scoring
+from catalog.read.connect import connect_readonly
+from catalog.read.queries import Filters
+from normalize.vocab import GPU_FABRICS, NVLINK_CLASS_LINKS
 from scrapers.azure import SIZES
 from tests.conftest import MIRROR, need_shared
 from tests.test_pipeline import AWS_PAGE, build_mirror
@@ -70,7 +71,7 @@ def by_type(frame):
 
 
 def test_tensor_ranking_puts_nvswitch_above_pcie_above_a_single_gpu(small):
-    ranked = queries.ranking(small, Filters(workload="tensor"))
+    ranked = scoring.ranking(small, Filters(workload="tensor"))
     assert list(ranked["instance_type"]) == [
         "p5.48xlarge",  # 900 x log2(8); ties with ND96isr, wins on fabric (50 vs 25 GB/s per GPU)
         "Standard_ND96isr_T9_v9",
@@ -106,7 +107,7 @@ def test_derived_columns_carry_units_and_known_values(small):
 
 
 def test_pipeline_ranking_counts_ethernet_at_half(small):
-    ranked = queries.ranking(small, Filters(workload="pipeline"))
+    ranked = scoring.ranking(small, Filters(workload="pipeline"))
     assert list(ranked["instance_type"]) == [
         "p5.48xlarge",
         "Standard_ND96isr_T9_v9",
@@ -128,7 +129,7 @@ def test_pipeline_ranking_counts_ethernet_at_half(small):
 
 
 def test_expert_ranking_is_the_geometric_mean_of_fabric_and_intra_node(small):
-    ranked = queries.ranking(small, Filters(workload="expert"))
+    ranked = scoring.ranking(small, Filters(workload="expert"))
     assert list(ranked["instance_type"]) == [
         "p5.48xlarge",
         "Standard_ND96isr_T9_v9",
@@ -149,7 +150,7 @@ def test_expert_ranking_is_the_geometric_mean_of_fabric_and_intra_node(small):
 
 
 def test_without_inferred_values_they_are_missing_and_rank_below_a_known_zero(small):
-    ranked = queries.ranking(small, Filters(workload="tensor", include_inferred=False))
+    ranked = scoring.ranking(small, Filters(workload="tensor", include_inferred=False))
     # Every intra-node figure in the small catalog is inferred; only the single GPU stays known.
     assert ranked.loc[0, "instance_type"] == "g5.xlarge"
     assert ranked.loc[0, "rank"] == 1 and ranked.loc[0, "score_weighted_gbytes_per_s"] == 0.0
@@ -169,7 +170,7 @@ def test_filters_select_providers_gpu_counts_and_models(small):
     assert types(min_gpus=8) == ["Standard_ND96isr_T9_v9", "p5.48xlarge"]
     assert types(gpu_search="a10g") == ["g5.12xlarge", "g5.xlarge"]
     assert types(gpu_search="ND48") == ["Standard_ND48is_T9_v9"]
-    empty = queries.ranking(small, Filters(gpu_search="no such gpu"))
+    empty = scoring.ranking(small, Filters(gpu_search="no such gpu"))
     assert empty.empty and {"rank", "reason", "score_weighted_gbytes_per_s"} <= set(empty.columns)
 
 
@@ -240,8 +241,8 @@ def test_a_failed_refresh_shows_stale_rows_with_cause_and_last_success(stale_db)
         stale = queries.stale_providers(con)
         status = queries.provider_status(con).set_index("provider")
         latest = queries.latest_refresh(con)
-        ranked = queries.ranking(con, Filters())
-        fresh_only = queries.ranking(con, Filters(include_stale=False))
+        ranked = scoring.ranking(con, Filters())
+        fresh_only = scoring.ranking(con, Filters(include_stale=False))
         first_success = con.execute("SELECT min(finished_at) FROM refreshes WHERE exit_code = 0").fetchone()[
             0
         ]
@@ -258,7 +259,7 @@ def test_a_failed_refresh_shows_stale_rows_with_cause_and_last_success(stale_db)
 def test_unknown_workload_is_refused(small):
     row = queries.filtered_instances(small).iloc[0]
     with pytest.raises(ValueError, match="unknown workload 'data'"):
-        queries.assess(row, "data")
+        scoring.assess(row, "data")
 
 
 # --- the real catalog (../shared/mirror) ---------------------------------------------------------
@@ -266,14 +267,14 @@ def test_unknown_workload_is_refused(small):
 
 @pytest.mark.shared
 def test_real_tensor_ranking_starts_with_scale_up_boards_and_racks(real):
-    ranked = queries.ranking(real, Filters(workload="tensor"))
+    ranked = scoring.ranking(real, Filters(workload="tensor"))
     racks = ranked[ranked["gpu_model"].str.startswith(("GB200", "GB300"), na=False)]
     assert len(racks) >= 4
     # NVL72 racks: the 72-GPU domain spans instances, so TP is not confined to one node.
     assert (racks["max_tp_degree_gpus"] == 72).all() and (~racks["confined_to_one_node"].astype(bool)).all()
     top = ranked.head(len(racks))
     assert set(top["instance_type"]) == set(racks["instance_type"])
-    assert set(ranked.head(20)["intra_node_link"]) <= set(queries.SCALE_UP_LINKS)
+    assert set(ranked.head(20)["intra_node_link"]) <= set(NVLINK_CLASS_LINKS)
     p5 = ranked[ranked["instance_type"] == "p5.48xlarge"].iloc[0]
     assert p5["reason"] == "NVSwitch 900 GB/s per GPU (inferred), 8-GPU domain: TP up to 8"
     assert bool(p5["confined_to_one_node"]) and p5["score_weighted_gbytes_per_s"] == 2700.0
@@ -281,9 +282,9 @@ def test_real_tensor_ranking_starts_with_scale_up_boards_and_racks(real):
 
 @pytest.mark.shared
 def test_real_pcie_and_single_gpu_rows_rank_below_every_scale_up_row(real):
-    ranked = queries.ranking(real, Filters(workload="tensor"))
+    ranked = scoring.ranking(real, Filters(workload="tensor"))
     scored = ranked[ranked["rank"].notna()]
-    scale_up = scored[scored["intra_node_link"].isin(queries.SCALE_UP_LINKS)]
+    scale_up = scored[scored["intra_node_link"].isin(list(NVLINK_CLASS_LINKS))]
     slow = scored[scored["intra_node_link"].isin(["pcie", "single-gpu"])]
     assert len(scale_up) > 20 and len(slow) > 20
     assert scale_up["rank"].max() < slow["rank"].min()
@@ -295,7 +296,7 @@ def test_real_pcie_and_single_gpu_rows_rank_below_every_scale_up_row(real):
 @pytest.mark.shared
 @pytest.mark.parametrize("workload", queries.WORKLOADS)
 def test_real_missing_values_never_rank_above_known_ones(real, workload):
-    ranked = queries.ranking(real, Filters(workload=workload))
+    ranked = scoring.ranking(real, Filters(workload=workload))
     scored = ranked["score_weighted_gbytes_per_s"].notna().tolist()
     first_unscored = scored.index(False)
     assert first_unscored > 0 and not any(scored[first_unscored:])
@@ -316,10 +317,10 @@ def test_real_missing_values_never_rank_above_known_ones(real, workload):
 
 @pytest.mark.shared
 def test_real_pipeline_top_rows_have_the_most_fabric_per_gpu(real):
-    ranked = queries.ranking(real, Filters(workload="pipeline"))
+    ranked = scoring.ranking(real, Filters(workload="pipeline"))
     top = ranked.iloc[0]
     assert top["score_weighted_gbytes_per_s"] == top["fabric_gbytes_per_s_per_gpu"] == 100.0
-    assert top["inter_node_fabric"] in queries.GPU_FABRICS
+    assert top["inter_node_fabric"] in GPU_FABRICS
     coreweave = ranked[ranked["provider"] == "coreweave"]
     assert coreweave["rank"].isna().all()
     assert set(coreweave["reason"]) == {"fabric unknown: not stated by the provider"}

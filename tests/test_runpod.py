@@ -7,9 +7,9 @@ from datetime import datetime
 import pytest
 
 from catalog.offers import build_offer
-from normalize.errors import ParseError
+from normalize.errors import LayoutError, ParseError
 from normalize.vocab import Basis, Fabric, Link
-from scrapers.base import Document, DocumentSet, LayoutError
+from records.documents import Document, DocumentSet
 from scrapers.runpod import (
     CLUSTERS_URL,
     COUNT_NOTE,

@@ -6,9 +6,10 @@ from datetime import datetime
 
 import pytest
 
-from catalog.models import Claim, RawOffer
 from catalog.offers import build_offer
-from catalog.validate import ValidationError, check, problems
+from catalog.validate import check, problems
+from normalize.errors import ValidationError
+from records.offers import Claim, RawOffer
 
 URL = "https://example.test/p"
 

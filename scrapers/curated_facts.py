@@ -39,11 +39,11 @@ from datetime import date
 from importlib import resources
 from typing import Any
 
-from catalog.models import FIELD_UNITS, Claim, RawOffer
 from normalize.errors import ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_bandwidth, parse_gpu_count, parse_memory_gb, to_number
 from normalize.vocab import Basis, Fabric, fabric_from_text, link_from_text
+from records.offers import FIELD_UNITS, Claim, RawOffer
 from scrapers.claims import bandwidth_claim, fact
 
 COUNT_FIELDS = ("nic_count", "frontend_nic_count", "scale_up_domain_gpus")

@@ -1,4 +1,4 @@
-"""Benchmarks, measured on this machine: ``make bench`` (``python -m catalog.bench``).
+"""Benchmarks, measured on this machine: ``make bench`` (``python -m devtools bench``).
 
 1. Offline rebuild of the whole mirror: wall time and documents per second.
 2. Live refresh against the mirror served over loopback (by ``serve-mirror`` in its own process)
@@ -26,9 +26,12 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import duckdb
+
 from catalog import pipeline
-from catalog.mirror_server import MirrorServer
-from catalog.store import read_previous
+from catalog.store import latest_documents
+from devtools.mirror_server import MirrorServer
+from records.clock import utcnow
 from scrapers import REGISTRY
 from scrapers.http import make_client
 
@@ -95,7 +98,7 @@ def offline_rebuild(mirror: Path, scratch: Path, repeat: int) -> dict:
 def _mirror_process(mirror: Path, latency_s: float) -> Iterator[str]:
     """``serve-mirror`` in a process of its own, as a remote site would be: the server's work does
     not compete with the refresh for this process's GIL. Yields its base URL."""
-    command = [sys.executable, "-m", "catalog", "serve-mirror", str(mirror), "--port", "0"]
+    command = [sys.executable, "-m", "devtools", "serve-mirror", str(mirror), "--port", "0"]
     command += ["--latency-ms", str(latency_s * 1000)]
     server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
@@ -154,14 +157,15 @@ def parse_times(mirror: Path, scratch: Path, repeat: int) -> dict:
     """Median parse (and row-building) time per provider from stored documents."""
     db = scratch / "parse.duckdb"
     _refresh(db, str(mirror))
-    previous = read_previous(db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        stored = latest_documents(con, con.execute("SELECT current_database()").fetchone()[0])
     result = {}
     for name, cls in REGISTRY.items():
-        documents = previous.documents_of(name)
+        documents = [d for d in stored.values() if d.provider == name]
 
         def parse(cls=cls, documents=documents) -> None:
             # Providers with no stored documents (not mirrored, or curated only) build curated rows.
-            pipeline.parse_documents(cls(), documents, pipeline.utcnow(), scrape=bool(documents))
+            pipeline.parse_documents(cls(), documents, utcnow(), scrape=bool(documents))
 
         result[name] = (statistics.median(_timed(parse, repeat)), len(documents))
     return result
@@ -205,7 +209,7 @@ def write_readme(table: str, machine: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run every measurement once and print (and by default write) the table."""
-    parser = argparse.ArgumentParser(prog="python -m catalog.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m devtools bench", description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", type=Path, default=ROOT.parent / "shared" / "mirror")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-readme", action="store_true", help="print only")

@@ -1,6 +1,6 @@
 """A local HTTP server for a mirror directory, with scriptable faults and latency.
 
-``python -m catalog serve-mirror DIR`` serves ``DIR/<host>/<path>`` at ``/<host>/<path>`` with ETags
+``python -m devtools serve-mirror DIR`` serves ``DIR/<host>/<path>`` at ``/<host>/<path>`` with ETags
 and 304s, so ``refresh --mirror http://127.0.0.1:PORT`` exercises real HTTP end to end. Tests and
 benchmarks script faults per path (a list of replies played in order) and add latency.
 """

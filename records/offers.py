@@ -1,4 +1,4 @@
-"""The catalog's records: a Claim is one number with its quote; an InstanceOffer is one catalog row.
+"""Offers: a Claim is one number with its quote; an InstanceOffer is one catalog row.
 
 Scrapers emit ``RawOffer``s, each a bag of claims. ``catalog.offers.build_offer`` turns one into an
 ``InstanceOffer``, so every stated number in a row has a claim behind it by construction. Every
@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from normalize.errors import InvalidOffer
 from normalize.vocab import Basis, Fabric, Link
 
 FIELD_UNITS: dict[str, str | None] = {
@@ -28,10 +29,6 @@ FIELD_UNITS: dict[str, str | None] = {
     "frontend_nic_count": "NICs",
 }
 TEXT_FIELDS = frozenset({"gpu_model", "intra_node_link", "inter_node_fabric"})
-
-
-class InvalidOffer(ValueError):
-    """A row breaks one of the catalog's invariants."""
 
 
 @dataclass(frozen=True)

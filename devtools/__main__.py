@@ -1,0 +1,46 @@
+"""``python -m devtools serve-mirror DIR [--port N] [--latency-ms MS]`` and ``python -m devtools bench``."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from pathlib import Path
+
+
+def serve_mirror(argv: list[str]) -> int:
+    """Serve a mirror directory over loopback HTTP, for ``catalog refresh --mirror http://...``."""
+    from devtools.mirror_server import MirrorServer
+
+    parser = argparse.ArgumentParser(prog="python -m devtools serve-mirror")
+    parser.add_argument("directory")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--latency-ms", type=float, default=0.0, help="delay every response (benchmarks)")
+    args = parser.parse_args(argv)
+    if not Path(args.directory).is_dir():
+        print(f"error: mirror directory {args.directory} does not exist", file=sys.stderr)
+        return 2
+    server = MirrorServer(Path(args.directory), port=args.port, latency_s=args.latency_ms / 1000)
+    print(
+        f"serving {args.directory} at {server.base_url} (refresh --mirror {server.base_url})", file=sys.stderr
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        server.server.serve_forever()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch to ``serve-mirror`` or ``bench``."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in ("serve-mirror", "bench"):
+        print("usage: python -m devtools {serve-mirror,bench} ...", file=sys.stderr)
+        return 2
+    if argv[0] == "bench":
+        from devtools import bench
+
+        return bench.main(argv[1:])
+    return serve_mirror(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Measurements: what an instance is expected to deliver (the provider's own health checks and
+topology files) and what it was measured to deliver (tool outputs), kept apart from claims.
+
+Every metric carries its unit in its name, like the catalog's columns. ``METRICS`` is the one list
+of them; a record with any other metric is refused.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from normalize.errors import InvalidOffer
+
+KINDS = ("expected", "measured")
+DIRECTIONS = ("one-way", "two-way")
+
+#: metric → what it is. Numeric metrics are in the unit their name ends with; ``_count`` metrics are
+#: counts; ``value_text`` metrics (no unit) carry a word, e.g. the NCCL transport seen.
+METRICS: dict[str, str] = {
+    "gpu_to_gpu_gbytes_per_s": "GPU-to-GPU copy bandwidth between two GPUs (one-way or two-way)",
+    "host_to_gpu_gbytes_per_s": "host memory to GPU copy bandwidth, one-way",
+    "gpu_to_host_gbytes_per_s": "GPU to host memory copy bandwidth, one-way",
+    "nccl_allreduce_busbw_gbytes_per_s": "nccl-tests all_reduce bus bandwidth (nodes, gpus, message_bytes)",
+    "nccl_allgather_busbw_gbytes_per_s": "nccl-tests all_gather bus bandwidth",
+    "nccl_reducescatter_busbw_gbytes_per_s": "nccl-tests reduce_scatter bus bandwidth",
+    "nccl_alltoall_busbw_gbytes_per_s": "nccl-tests alltoall bus bandwidth",
+    "nccl_sendrecv_busbw_gbytes_per_s": "nccl-tests sendrecv bus bandwidth",
+    "ib_port_gbits_per_s": "InfiniBand / RDMA port rate, per port (port_count says how many)",
+    "ib_write_gbits_per_s": "ib_write_bw average bandwidth between two ports",
+    "nic_gbits_per_s": "network interface speed, per NIC (port_count says how many)",
+    "nvlink_gbytes_per_s": "one NVLink's rate per direction as nvidia-smi reports it (port_count = links)",
+    "nvlink_count": "NVLinks between one GPU pair (nvidia-smi topo -m NV#)",
+    "nccl_transport": "the inter-node transport NCCL used (value_text: NET/IB, NET/Socket, NET/OFI ...)",
+    "gpu_link": "the link between a GPU pair (value_text: NV18, PIX, PHB, NODE, SYS ...)",
+}
+TEXT_METRICS = frozenset({"nccl_transport", "gpu_link"})
+# A measured or expected figure past these is noise, not a reading.
+MAX_GBYTES_PER_S = 100_000.0
+MAX_GBITS_PER_S = 100_000.0
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One expected or measured figure, with where in its source it stands.
+
+    ``provider``/``instance_type`` name the catalog row it is about when the source says so (None
+    when it does not: such a record is kept and listed as unmatched). ``source`` says who published
+    it ("azure-health-checks", "sparecores", "user", ...); ``locator`` where in the source ("line 42",
+    "$.testcases[3].bandwidth_matrix") and ``quote`` the source's text there.
+    """
+
+    provider: str | None
+    instance_type: str | None
+    kind: str
+    metric: str
+    value: float | None
+    source: str
+    source_url: str
+    locator: str
+    quote: str
+    value_text: str | None = None
+    tool: str | None = None
+    tool_version: str | None = None
+    run_at: datetime | None = None
+    direction: str | None = None
+    nodes: int | None = None
+    gpus: int | None = None
+    message_bytes: int | None = None
+    port_count: int | None = None
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        where = f"{self.source} {self.locator}"
+        if self.kind not in KINDS:
+            raise InvalidOffer(f"{where}: kind must be one of {KINDS}, got {self.kind!r}")
+        if self.metric not in METRICS:
+            raise InvalidOffer(f"{where}: unknown metric {self.metric!r}")
+        if self.direction is not None and self.direction not in DIRECTIONS:
+            raise InvalidOffer(f"{where}: direction must be one of {DIRECTIONS}, got {self.direction!r}")
+        if self.metric in TEXT_METRICS:
+            if not self.value_text or self.value is not None:
+                raise InvalidOffer(f"{where}: {self.metric} carries text, not a number")
+        elif self.value is None or not math.isfinite(self.value) or self.value <= 0:
+            raise InvalidOffer(f"{where}: {self.metric} needs a positive finite value, got {self.value!r}")
+        elif self.value > (MAX_GBITS_PER_S if self.metric.endswith("_gbits_per_s") else MAX_GBYTES_PER_S):
+            raise InvalidOffer(f"{where}: {self.metric} {self.value:g} is beyond any real link")
+        if not self.quote.strip() or not self.locator.strip():
+            raise InvalidOffer(f"{where}: a measurement needs the source text and where it stands")
+        if self.provider is not None and self.provider != self.provider.lower():
+            raise InvalidOffer(f"{where}: provider id must be lower-case, got {self.provider!r}")

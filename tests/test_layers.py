@@ -1,0 +1,105 @@
+"""Imports follow the floors: normalize → records → scrapers → catalog → app, with no cycle.
+
+Each package may import only from the layers below it (and from itself). The read side of the
+catalog (``catalog.read``) imports nothing of the refresh, and no module is part of an import cycle,
+so every layer can be understood, tested and imported without the ones above it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+
+from tests.conftest import ROOT
+
+# Lower index = lower floor. A module may import from its own floor or any floor below.
+FLOORS = ("normalize", "records", "scrapers", "measure", "planner", "catalog", "devtools", "app")
+PACKAGES = set(FLOORS) - {"app"}
+
+
+def _module_name(path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def project_imports() -> dict[str, set[str]]:
+    """Every project module and the project modules it imports (at any depth of its code).
+
+    ``from scrapers import azure_prose`` imports the module ``scrapers.azure_prose``;
+    ``from scrapers.base import Scraper`` imports ``scrapers.base``.
+    """
+    files = [
+        ROOT / "app.py",
+        *(p for pkg in PACKAGES if (ROOT / pkg).is_dir() for p in (ROOT / pkg).rglob("*.py")),
+    ]
+    modules = {_module_name(path): path for path in files}
+    graph: dict[str, set[str]] = defaultdict(set)
+    for module, path in modules.items():
+        graph[module]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [
+                    f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                    for a in node.names
+                ]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            graph[module].update(name for name in names if name in modules)
+    return dict(graph)
+
+
+def floor(module: str) -> int:
+    return FLOORS.index(module.split(".")[0])
+
+
+def test_every_import_goes_down_or_sideways():
+    upward = [
+        f"{module} imports {imported}"
+        for module, imports in project_imports().items()
+        for imported in imports
+        if floor(imported) > floor(module)
+    ]
+    assert not upward, "imports reaching up a floor:\n" + "\n".join(sorted(upward))
+
+
+def test_no_import_cycle():
+    graph = project_imports()
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for imported in sorted(graph.get(module, ())):
+            if imported == module:
+                continue
+            if state.get(imported) == 1:
+                cycles.append(" → ".join([*path[path.index(imported) :], imported]))
+            elif imported not in state:
+                visit(imported, [*path, imported])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_the_read_side_never_loads_the_refresh():
+    """What the app and `catalog query` import stays out of scrapers, pint and the pipeline."""
+    graph = project_imports()
+    reachable, todo = set(), [m for m in graph if m.startswith("catalog.read")]
+    while todo:
+        module = todo.pop()
+        if module not in reachable:
+            reachable.add(module)
+            todo.extend(graph.get(module, ()))
+    heavy = {m for m in reachable if m.startswith(("scrapers", "catalog.pipeline", "normalize.units"))}
+    assert not heavy, f"the read side reaches {sorted(heavy)}"
+
+
+def test_this_test_sees_the_project():
+    graph = project_imports()
+    assert {"app", "catalog.pipeline", "scrapers.aws", "records.offers", "normalize.units"} <= set(graph)
+    assert "records.offers" in graph["catalog.offers"]
