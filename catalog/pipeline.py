@@ -22,10 +22,12 @@ import httpx
 from catalog.offers import build_offer
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check
-from normalize.errors import InvalidOffer, NotInMirror, ProviderError
+from normalize.errors import InvalidOffer, NotInMirror, ProviderError, ValidationError
 from records.clock import utcnow
 from records.documents import Document, DocumentSet
+from records.measurements import Measurement
 from records.offers import InstanceOffer
+from records.prices import Price
 from scrapers import REGISTRY, curated_facts
 from scrapers.base import Scraper
 from scrapers.http import Fetcher
@@ -70,6 +72,8 @@ class ProviderResult:
     outcome: ProviderOutcome
     documents: list[Document] = field(default_factory=list)
     offers: list[InstanceOffer] = field(default_factory=list)
+    prices: list[Price] = field(default_factory=list)
+    measurements: list[Measurement] = field(default_factory=list)
 
     @property
     def fresh(self) -> bool:
@@ -110,12 +114,22 @@ async def _fetch(scraper: Scraper, fetcher: Fetcher) -> tuple[list[Document], Ex
     return bound.documents, None
 
 
+@dataclass
+class Parsed:
+    """What one source's documents say: rows, prices, measurements."""
+
+    offers: list[InstanceOffer]
+    prices: list[Price]
+    measurements: list[Measurement]
+
+
 def parse_documents(
     scraper: Scraper, documents: list[Document], now: datetime, *, scrape: bool = True
-) -> list[InstanceOffer]:
-    """One provider's rows: its documents parsed (pure, no network) and merged with its curated facts;
-    with ``scrape`` False, the curated facts alone. ProviderError if any row is invalid."""
-    raw = scraper.parse(DocumentSet(documents)) if scrape else []
+) -> Parsed:
+    """One source's records: its documents parsed (pure, no network), rows merged with its curated
+    facts; with ``scrape`` False, the curated facts alone. ProviderError if any row is invalid."""
+    stored = DocumentSet(documents)
+    raw = scraper.parse(stored) if scrape else []
     raw = curated_facts.merge(raw, curated_facts.load(scraper.name))
     offers = [build_offer(r, scraped_at=now) for r in raw]
     seen = set()
@@ -123,22 +137,31 @@ def parse_documents(
         if offer.instance_type in seen:
             raise InvalidOffer(f"{scraper.name}: instance type {offer.instance_type} listed twice")
         seen.add(offer.instance_type)
-    return offers
+    if not scrape:
+        return Parsed(offers, [], [])
+    prices, measurements = scraper.parse_prices(stored), scraper.parse_measurements(stored)
+    strays = {p.provider for p in prices} - {scraper.name} | {m.source for m in measurements} - {scraper.name}
+    if strays:
+        raise InvalidOffer(f"{scraper.name}: prices or measurements attributed to {sorted(strays)}")
+    return Parsed(offers, prices, measurements)
 
 
 def _parse(
     scraper: Scraper, documents: list[Document], now: datetime, rows_before: int, *, scrape: bool = True
-) -> tuple[list[InstanceOffer] | None, str | None]:
-    """The provider's gated rows, or None and why not."""
+) -> tuple[Parsed | None, str | None]:
+    """The source's gated records, or None and why not."""
     try:
-        offers = parse_documents(scraper, documents, now, scrape=scrape)
-        check(scraper.name, offers, rows_before)
+        parsed = parse_documents(scraper, documents, now, scrape=scrape)
+        if scraper.kind == "provider":
+            check(scraper.name, parsed.offers, rows_before)
+        elif not parsed.measurements:
+            raise ValidationError(f"{scraper.name}: the parse yielded no measurements")
     except ProviderError as exc:
         return None, _cause(exc)
     except Exception as exc:  # a bug in one parser must not stop the others
         log.exception("%s: unexpected error while parsing", scraper.name)
         return None, f"internal error: {_cause(exc)}"
-    return offers, None
+    return parsed, None
 
 
 def provider_result(
@@ -152,27 +175,29 @@ def provider_result(
     fail, the cause that keeps its previous rows (stale)."""
     name = scraper.name
     cause = None if error is None else _cause(error)
-    offers = None
+    parsed = None
     if cause is None:
-        offers, cause = _parse(scraper, documents, started, previous.rows)
-    if offers is not None:
-        outcome = ProviderOutcome(name, "ok", len(documents), previous.rows, len(offers), None, started)
-        return ProviderResult(outcome, documents, offers)
-    if not previous.scraped_rows:
-        offers, _ = _parse(scraper, documents, started, 0, scrape=False)  # curated facts alone
-    if offers is not None:
+        parsed, cause = _parse(scraper, documents, started, previous.rows)
+    if parsed is not None:
+        outcome = ProviderOutcome(
+            name, "ok", len(documents), previous.rows, len(parsed.offers), None, started
+        )
+        return ProviderResult(outcome, documents, parsed.offers, parsed.prices, parsed.measurements)
+    if not previous.scraped_rows and curated_facts.curated_file(name) is not None:
+        parsed, _ = _parse(scraper, documents, started, 0, scrape=False)  # curated facts alone
+    if parsed is not None:
         log.warning("%s: scrape failed (%s); curated facts stand alone", name, cause)
         outcome = ProviderOutcome(
             name,
             "curated",
             len(documents),
             previous.rows,
-            len(offers),
+            len(parsed.offers),
             cause,
             started,
             failure=not isinstance(error, NotInMirror),
         )
-        return ProviderResult(outcome, documents, offers)
+        return ProviderResult(outcome, documents, parsed.offers)
     log.error("%s: keeping %d previous rows: %s", name, previous.rows, cause)
     outcome = ProviderOutcome(
         name,
@@ -256,6 +281,6 @@ def _store(
         writer.save_documents(refresh_id, result.documents)
     if result.fresh:
         fetched_at = {d.url: d.fetched_at for d in result.documents if d.ok}
-        writer.write_fresh(name, result.offers, fetched_at, now)
+        writer.write_fresh(name, result.offers, result.prices, result.measurements, fetched_at, now)
     elif result.outcome.outcome != "unchanged":
         writer.keep_stale(name, result.outcome.cause or "unknown cause", now)

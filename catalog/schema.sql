@@ -99,6 +99,49 @@ CREATE TABLE IF NOT EXISTS provider_refreshes (
     last_success_at  TIMESTAMP
 );
 
+-- Published prices: one row per offer per region, as the source lists it, with history like claims
+-- (the current price of an offer has valid_to NULL). Nothing averaged, nothing guessed.
+CREATE TABLE IF NOT EXISTS prices (
+    provider           VARCHAR   NOT NULL,  -- who sells it (a marketplace, not its upstream cloud)
+    instance_type      VARCHAR   NOT NULL,
+    region             VARCHAR   NOT NULL,  -- as the source names it
+    usd_per_hour       DOUBLE,              -- on-demand, whole instance
+    spot_usd_per_hour  DOUBLE,              -- spot / preemptible, whole instance
+    quote              VARCHAR   NOT NULL,  -- the source's line or cell
+    context            VARCHAR   NOT NULL,
+    notes              VARCHAR   NOT NULL,
+    source_url         VARCHAR   NOT NULL,
+    fetched_at         TIMESTAMP,
+    valid_from         TIMESTAMP NOT NULL,
+    valid_to           TIMESTAMP
+);
+
+-- What an instance is expected to deliver (a provider's health checks, topology files) and what it
+-- was measured to deliver (tool outputs). Kept apart from claims: neither overwrites the other.
+CREATE TABLE IF NOT EXISTS measurements (
+    source          VARCHAR   NOT NULL,  -- the registered source that read it, or 'user'
+    provider        VARCHAR,             -- the catalog provider it is about (NULL: not stated)
+    instance_type   VARCHAR,             -- the catalog instance type it is about (NULL: not stated)
+    kind            VARCHAR   NOT NULL,  -- expected | measured
+    metric          VARCHAR   NOT NULL,  -- e.g. gpu_to_gpu_gbytes_per_s: the unit is in the name
+    value           DOUBLE,              -- in the unit of the metric's name
+    value_text      VARCHAR,             -- text metrics (nccl_transport, gpu_link)
+    direction       VARCHAR,             -- one-way | two-way (GPU-to-GPU copies)
+    nodes           INTEGER,
+    gpus            INTEGER,
+    message_bytes   BIGINT,
+    port_count      INTEGER,
+    tool            VARCHAR,
+    tool_version    VARCHAR,
+    run_at          TIMESTAMP,
+    source_url      VARCHAR   NOT NULL,
+    locator         VARCHAR   NOT NULL,  -- where in the source: line, JSON path
+    quote           VARCHAR   NOT NULL,  -- the source's text there
+    notes           VARCHAR   NOT NULL,
+    fetched_at      TIMESTAMP,
+    stale           BOOLEAN   NOT NULL DEFAULT false
+);
+
 -- What each parser expects of each live page (header texts), so a layout change can be checked.
 CREATE TABLE IF NOT EXISTS source_layouts (
     provider  VARCHAR NOT NULL,
@@ -109,6 +152,9 @@ CREATE TABLE IF NOT EXISTS source_layouts (
 -- The current claims, and the fields where current claims disagree.
 CREATE OR REPLACE VIEW current_claims AS
     SELECT * FROM claims WHERE valid_to IS NULL;
+
+CREATE OR REPLACE VIEW current_prices AS
+    SELECT * FROM prices WHERE valid_to IS NULL;
 
 CREATE OR REPLACE VIEW claim_conflicts AS
     SELECT provider, instance_type, field,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
@@ -25,7 +25,9 @@ import pandas as pd
 from catalog.lock import refresh_lock
 from normalize.vocab import Basis
 from records.documents import Document
+from records.measurements import Measurement
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer
+from records.prices import Price
 
 INSTANCE_COLUMNS = (
     "provider",
@@ -74,6 +76,19 @@ CLAIM_IDENTITY = (
     "source_url",
 )
 CLAIM_COLUMNS = (*CLAIM_IDENTITY, "read_on", "fetched_at", "valid_from", "valid_to")
+PRICE_IDENTITY = (
+    "provider",
+    "instance_type",
+    "region",
+    "usd_per_hour",
+    "spot_usd_per_hour",
+    "quote",
+    "context",
+    "notes",
+    "source_url",
+)
+PRICE_COLUMNS = (*PRICE_IDENTITY, "fetched_at", "valid_from", "valid_to")
+MEASUREMENT_COLUMNS = (*(f.name for f in fields(Measurement)), "fetched_at", "stale")
 FETCH_COLUMNS = (
     "refresh_id",
     "provider",
@@ -128,6 +143,16 @@ def claim_row(
         "valid_from": valid_from,
         "valid_to": None,
     }
+
+
+def price_row(price: Price, fetched_at: datetime | None, valid_from: datetime) -> dict:
+    """A price as the ``prices`` table stores it, valid from ``valid_from`` until replaced."""
+    return {**asdict(price), "fetched_at": fetched_at, "valid_from": valid_from, "valid_to": None}
+
+
+def measurement_row(measurement: Measurement, fetched_at: datetime | None) -> dict:
+    """A measurement as the ``measurements`` table stores it."""
+    return {**asdict(measurement), "fetched_at": fetched_at, "stale": False}
 
 
 def _claim(row: dict) -> Claim:
@@ -258,46 +283,53 @@ class CatalogWriter:
 
     def write_fresh(
         self,
-        provider: str,
+        source: str,
         offers: list[InstanceOffer],
+        prices: list[Price],
+        measurements: list[Measurement],
         fetched_at: dict[str, datetime],
         now: datetime,
     ) -> None:
-        """The provider's new rows, and its claims with their history carried over.
+        """A source's new rows, claims, prices and measurements, with claim and price history carried.
 
-        A fresh claim identical to a current one keeps its ``valid_from``; a current claim with no
-        identical fresh claim is closed (``valid_to = now``); closed history stays as it was.
+        A fresh claim (or price) identical to a current one keeps its ``valid_from``; a current one
+        with no identical fresh one is closed (``valid_to = now``); closed history stays as it was.
         """
-        instances = _frame([offer_row(o) for o in offers], INSTANCE_COLUMNS)
-        claims = _frame(
-            [
-                claim_row(provider, o.instance_type, c, fetched_at.get(c.source_url), now)
-                for o in offers
-                for c in o.claims
-            ],
-            CLAIM_COLUMNS,
-        )
-        self._insert("instances", instances, INSTANCE_COLUMNS)
+        rows = [offer_row(o) for o in offers]
+        claims = [
+            claim_row(source, o.instance_type, c, fetched_at.get(c.source_url), now)
+            for o in offers
+            for c in o.claims
+        ]
+        self._insert("instances", _frame(rows, INSTANCE_COLUMNS))
+        self._with_history("claims", CLAIM_IDENTITY, source, _frame(claims, CLAIM_COLUMNS), now)
+        priced = [price_row(p, fetched_at.get(p.source_url), now) for p in prices]
+        self._with_history("prices", PRICE_IDENTITY, source, _frame(priced, PRICE_COLUMNS), now)
+        measured = [measurement_row(m, fetched_at.get(m.source_url)) for m in measurements]
+        self._insert("measurements", _frame(measured, MEASUREMENT_COLUMNS))
+
+    def _with_history(
+        self, table: str, identity: tuple[str, ...], provider: str, fresh: pd.DataFrame, now: datetime
+    ) -> None:
         if not self.has_old:
-            self._insert("claims", claims, CLAIM_COLUMNS)
+            self._insert(table, fresh)
             return
-        self.con.register("fresh_claims", claims)
-        same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in CLAIM_IDENTITY)
+        self.con.register("fresh", fresh)
+        same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in identity)
         self.con.execute(
-            f"""INSERT INTO claims BY NAME
-                SELECT * FROM old.claims WHERE provider = $p AND valid_to IS NOT NULL
+            f"""INSERT INTO {table} BY NAME
+                SELECT * FROM old.{table} WHERE provider = $p AND valid_to IS NOT NULL
                 UNION ALL BY NAME
-                SELECT * REPLACE ($now AS valid_to) FROM old.claims f
-                WHERE provider = $p AND valid_to IS NULL
-                  AND NOT EXISTS (SELECT 1 FROM fresh_claims o WHERE {same})
+                SELECT * REPLACE ($now AS valid_to) FROM old.{table} f
+                WHERE provider = $p AND valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM fresh o WHERE {same})
                 UNION ALL BY NAME
                 SELECT f.* REPLACE (coalesce(
-                    (SELECT min(o.valid_from) FROM old.claims o
+                    (SELECT min(o.valid_from) FROM old.{table} o
                      WHERE o.provider = $p AND o.valid_to IS NULL AND {same}), f.valid_from) AS valid_from)
-                FROM fresh_claims f""",
+                FROM fresh f""",
             {"p": provider, "now": now},
         )
-        self.con.unregister("fresh_claims")
+        self.con.unregister("fresh")
 
     def keep_stale(self, provider: str, cause: str, now: datetime) -> None:
         """The provider failed: its previous rows marked stale with the cause, its claims as they were."""
@@ -310,15 +342,28 @@ class CatalogWriter:
                FROM old.instances WHERE provider = $p""",
             {"p": provider, "now": now, "cause": cause},
         )
-        self.con.execute("INSERT INTO claims BY NAME SELECT * FROM old.claims WHERE provider = ?", [provider])
+        for table in ("claims", "prices"):
+            self.con.execute(
+                f"INSERT INTO {table} BY NAME SELECT * FROM old.{table} WHERE provider = ?", [provider]
+            )
+        self.con.execute(
+            "INSERT INTO measurements BY NAME "
+            "SELECT * REPLACE (true AS stale) FROM old.measurements WHERE source = ?",
+            [provider],
+        )
 
     def keep_untouched(self, refreshed: list[str]) -> None:
-        """The rows and claims of every provider this refresh left alone, as they were."""
+        """What every source this refresh left alone had: rows, claims, prices, measurements."""
         if not self.has_old:
             return
-        for table in ("instances", "claims"):
+        for table, key in (
+            ("instances", "provider"),
+            ("claims", "provider"),
+            ("prices", "provider"),
+            ("measurements", "source"),
+        ):
             self.con.execute(
-                f"INSERT INTO {table} BY NAME SELECT * FROM old.{table} WHERE NOT list_contains(?, provider)",
+                f"INSERT INTO {table} BY NAME SELECT * FROM old.{table} WHERE NOT list_contains(?, {key})",
                 [refreshed],
             )
 
@@ -349,9 +394,9 @@ class CatalogWriter:
         if rows:
             self.con.executemany("INSERT INTO source_layouts VALUES (?, ?, ?)", rows)
 
-    def _insert(self, table: str, frame: pd.DataFrame, columns: Iterable[str]) -> None:
+    def _insert(self, table: str, frame: pd.DataFrame) -> None:
         if len(frame):
-            self.con.register("staged", frame[list(columns)])
+            self.con.register("staged", frame)
             self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM staged")
             self.con.unregister("staged")
 
@@ -372,9 +417,11 @@ class CatalogWriter:
         )
 
     def _flush_documents(self) -> None:
-        self._insert("fetches", _frame(self._fetches, FETCH_COLUMNS), FETCH_COLUMNS)
-        bodies = _frame([{"sha256": k, "body": v} for k, v in self._bodies.items()], ("sha256", "body"))
-        self._insert("documents", bodies, ("sha256", "body"))
+        self._insert("fetches", _frame(self._fetches, FETCH_COLUMNS))
+        self._insert(
+            "documents",
+            _frame([{"sha256": k, "body": v} for k, v in self._bodies.items()], ("sha256", "body")),
+        )
 
     def _commit(self) -> None:
         """Write what is staged, checkpoint, close and atomically replace the catalog."""

@@ -46,9 +46,10 @@ class Measurement:
     """One expected or measured figure, with where in its source it stands.
 
     ``provider``/``instance_type`` name the catalog row it is about when the source says so (None
-    when it does not: such a record is kept and listed as unmatched). ``source`` says who published
-    it ("azure-health-checks", "sparecores", "user", ...); ``locator`` where in the source ("line 42",
-    "$.testcases[3].bandwidth_matrix") and ``quote`` the source's text there.
+    when it does not: such a record is kept and listed as unmatched). ``source`` is the registered
+    source that read it (a ``scrapers.REGISTRY`` name) or "user" for an imported file; ``locator``
+    says where in the source ("line 42", "$.testcases[3].bandwidth_matrix") and ``quote`` is the
+    source's text there.
     """
 
     provider: str | None

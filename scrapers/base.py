@@ -33,6 +33,9 @@ class Scraper(ABC):
 
     name: ClassVar[str]
     title: ClassVar[str]
+    # "provider": sells instances, its parse gives rows (and prices); "measurements": a source of
+    # expected or measured bandwidth only (a health-check suite, a benchmark archive).
+    kind: ClassVar[str] = "provider"
     source_kind: ClassVar[str] = "scraped"
     url_prefixes: ClassVar[tuple[str, ...]] = ()
     # What the parser expects of each live page (URL → header texts), recorded in the catalog's

@@ -15,7 +15,12 @@ from catalog import pipeline
 from catalog.lock import refresh_lock
 from catalog.read.changes import changes
 from normalize.errors import LockHeld
+from records.measurements import Measurement
+from records.offers import RawOffer
+from records.prices import Price
 from scrapers.azure import FAMILY_PAGES, SIZES
+from scrapers.base import Scraper
+from scrapers.claims import fact
 from scrapers.http import make_client
 from tests.conftest import FIXTURES
 
@@ -271,3 +276,72 @@ def test_a_scrape_supersedes_curated_facts_and_its_rows_go_stale_not_curated(set
     report = run(db, mirror, clock, providers=["gcp"])
     assert (report.outcomes[0].outcome, report.exit_code) == ("stale", 1)
     assert query(db, "SELECT DISTINCT stale FROM instances WHERE provider='gcp'") == [(True,)]
+
+
+PRICE_URL = "https://prices.example.test/list.csv"
+
+
+class PricedSource(Scraper):
+    """A provider whose one CSV document gives a row (curated-free), a price and a measurement."""
+
+    name = "pricedtest"
+    title = "Priced test source"
+    url_prefixes = ("https://prices.example.test/",)
+
+    async def fetch(self, fetcher) -> None:
+        await fetcher.get(PRICE_URL)
+
+    def _line(self, documents) -> tuple[str, float]:
+        line = documents.text(PRICE_URL).splitlines()[1]
+        return line, float(line.split(",")[1])
+
+    def parse(self, documents):
+        line, _ = self._line(documents)
+        claims = (
+            fact("gpu_model", "H100-SXM-80GB", quote=line, source_url=PRICE_URL),
+            fact("gpu_count", 8, quote=line, source_url=PRICE_URL),
+        )
+        return [RawOffer("pricedtest", "box-8", PRICE_URL, claims)]
+
+    def parse_prices(self, documents):
+        line, usd = self._line(documents)
+        return [Price("pricedtest", "box-8", "r1", usd, None, PRICE_URL, line)]
+
+    def parse_measurements(self, documents):
+        line, _usd = self._line(documents)
+        return [
+            Measurement(
+                "pricedtest",
+                "box-8",
+                "expected",
+                "ib_port_gbits_per_s",
+                400.0,
+                "pricedtest",
+                PRICE_URL,
+                "line 2",
+                line,
+            )
+        ]
+
+
+def test_prices_keep_history_and_a_failed_source_keeps_its_prices_and_measurements(tmp_path, monkeypatch):
+    monkeypatch.setitem(pipeline.REGISTRY, "pricedtest", PricedSource)
+    mirror, db, clock = tmp_path / "mirror", tmp_path / "c.duckdb", Clock()
+    page = mirror / "prices.example.test" / "list.csv"
+    page.parent.mkdir(parents=True)
+    page.write_text("name,usd\nbox-8,20.0\n")
+    assert run(db, mirror, clock, providers=["pricedtest"]).exit_code == 0
+    first = clock.now
+    clock.advance()
+    page.write_text("name,usd\nbox-8,18.5\n")
+    assert run(db, mirror, clock, providers=["pricedtest"]).exit_code == 0
+    assert query(db, "SELECT usd_per_hour, valid_from, valid_to FROM prices ORDER BY valid_from") == [
+        (20.0, first, clock.now),
+        (18.5, clock.now, None),
+    ]
+    clock.advance()
+    page.unlink()
+    report = run(db, mirror, clock, providers=["pricedtest"])
+    assert report.exit_code == 1 and report.outcomes[0].outcome == "stale"
+    assert query(db, "SELECT usd_per_hour FROM current_prices") == [(18.5,)]
+    assert query(db, "SELECT source, value, stale FROM measurements") == [("pricedtest", 400.0, True)]
