@@ -6,7 +6,7 @@ DB     ?= data/catalog.duckdb
 SHARED ?= ../shared
 PYTEST_ARGS ?=
 
-.PHONY: install app seed test refresh reparse lint format snapshot bench fuzz clean
+.PHONY: install app seed test test-fast refresh reparse lint format snapshot bench fuzz clean
 
 # Create .venv and install the pinned dependencies (again whenever pyproject/constraints change).
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -32,6 +32,10 @@ app: install $(DB)
 # Run the test suite (pytest exits 5, and so fails, if no test was collected).
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The fast tier: parsers, records, queries and units (no refresh over HTTP, no app, no properties).
+test-fast: install
+	$(PY) -m pytest -m "not slow and not property and not e2e" $(PYTEST_ARGS)
 
 # Live refresh from the providers' sites; `make refresh MIRROR=../shared/mirror` runs it offline.
 # Exit codes: 0 all providers refreshed; 1 some provider failed and kept its last good rows

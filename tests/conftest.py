@@ -1,59 +1,56 @@
-"""Shared test fixtures: where the real documents live, and a skip when they are absent."""
+"""Fixtures and hooks: the skip for tests that need ../shared, hypothesis profiles, quiet parsers."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SHARED = Path(os.environ.get("INTERCONNECT_SHARED", ROOT.parent / "shared")).resolve()
-MIRROR = SHARED / "mirror"
-
-SHARED_MISSING = (
-    f"real provider documents not found at {MIRROR} (set INTERCONNECT_SHARED); CI always has them"
+from tests.helpers import (
+    FIXTURES,
+    MIRROR,
+    SHARED_MISSING,
+    SMALL,
+    build_mirror,
+    cli_refresh,
+    url_to_mirror_path,
 )
-requires_shared = pytest.mark.skipif(not MIRROR.is_dir(), reason=SHARED_MISSING)
 
 
-def need_shared() -> None:
-    """Skip the calling test or fixture, with the reason, when ../shared is absent."""
-    if not MIRROR.is_dir():
+# The one way to say "needs ../shared": mark the test `@pytest.mark.shared` (or the module with
+# `pytestmark`), or read ../shared only in fixtures declared with `@shared_fixture`: every test that
+# uses one is marked for it. Marked tests are skipped, with the reason, when ../shared is absent.
+def shared_fixture(*args, **kwargs):
+    """``pytest.fixture`` for a fixture that reads ../shared: the tests using it are marked ``shared``."""
+
+    def declare(function):
+        function.reads_shared = True
+        return pytest.fixture(*args, **kwargs)(function)
+
+    return declare
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        definitions = info.name2fixturedefs.values() if info is not None else ()
+        if any(getattr(d.func, "reads_shared", False) for defs in definitions for d in defs):
+            item.add_marker(pytest.mark.shared)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("shared") is not None and not MIRROR.is_dir():
         pytest.skip(SHARED_MISSING)
 
 
-def mirror_text(host_path: str) -> str:
-    """The real document published at https://<host_path>, read in place from ../shared/mirror."""
-    return (MIRROR / host_path).read_text(encoding="utf-8")
-
-
-def fetch_from_mirror(scraper) -> list:
-    """The documents a scraper fetches from the real mirror, through the real fetch code."""
-    from scrapers.http import Fetcher, make_client
-
-    async def fetch() -> list:
-        async with make_client(mirror=MIRROR) as client:
-            fetcher = Fetcher(client).for_provider(scraper.name, scraper.url_prefixes)
-            await scraper.fetch(fetcher)
-        return fetcher.documents
-
-    return asyncio.run(fetch())
-
-
-def url_to_mirror_path(url: str) -> Path:
-    return MIRROR / url.split("://", 1)[1]
-
-
-@pytest.fixture(scope="module")
+@shared_fixture(scope="module")
 def real_document():
-    """The real documents of ../shared/mirror by URL, read in place and byte for byte; skips when
-    ../shared is absent."""
-    need_shared()
+    """The real documents of ../shared/mirror by URL, read in place and byte for byte."""
 
     @functools.cache
     def read(url: str) -> str:
@@ -93,7 +90,28 @@ settings.register_profile("bench", max_examples=10_000, deadline=None, database=
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "property: hypothesis property tests (HYPOTHESIS_PROFILE=bench for 10,000 examples each)"
-    )
+@pytest.fixture(scope="session")
+def small_catalog_file(tmp_path_factory) -> Path:
+    """The small catalog (AWS p5.48xlarge, g5.xlarge, g5.12xlarge; Azure Standard_ND96isr_T9_v9,
+    Standard_ND48is_T9_v9), refreshed once per test session from the small mirror. Read it only;
+    a test that changes it takes ``small_catalog``."""
+    root = tmp_path_factory.mktemp("small")
+    db = root / "c.duckdb"
+    assert cli_refresh(build_mirror(root / "m"), db, *SMALL) == 0
+    return db
+
+
+@pytest.fixture
+def small_catalog(small_catalog_file, tmp_path) -> tuple[Path, Path]:
+    """A private copy of the small catalog and of its mirror: (mirror, db), free to change."""
+    db = tmp_path / "c.duckdb"
+    shutil.copyfile(small_catalog_file, db)
+    return build_mirror(tmp_path / "m"), db
+
+
+@shared_fixture(scope="session")
+def real_catalog_file(tmp_path_factory) -> Path:
+    """The catalog refreshed from ../shared/mirror, once per test session. Read it only."""
+    db = tmp_path_factory.mktemp("real") / "c.duckdb"
+    assert cli_refresh(MIRROR, db) == 0
+    return db

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from normalize import gpus, units
 from records.documents import Document, DocumentSet
 from scrapers import azure, runpod
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 T = TypeVar("T")
 NOW = datetime(2026, 12, 1)  # when every generated document was "fetched"

@@ -8,24 +8,21 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import cliff_chart
-from catalog.cli import main
 from catalog.read import queries
 from catalog.read.connect import connect_readonly
-from tests.conftest import MIRROR, ROOT, need_shared
-from tests.test_pipeline import AWS_PAGE, build_mirror
+from tests.helpers import AWS_PAGE, ROOT, SMALL, build_mirror, cli_refresh
 
-SMALL = ["--provider", "aws", "--provider", "azure"]  # the providers the small mirror holds
+pytestmark = pytest.mark.slow  # runs refreshes or the app: left out of `make test-fast`
+
 TABS = ["Ranking", "Bandwidth cliff", "Provenance", "What's missing", "Conflicts", "Catalog status"]
 
 
-def refresh(mirror, db, *providers) -> int:
-    return main(["refresh", "--mirror", str(mirror), *providers, "--db", str(db), "--quiet"])
+refresh = cli_refresh
 
 
 @pytest.fixture
-def catalog_db(tmp_path, monkeypatch):
-    db = tmp_path / "c.duckdb"
-    assert refresh(build_mirror(tmp_path / "m"), db, *SMALL) == 0
+def catalog_db(small_catalog, monkeypatch):
+    _, db = small_catalog
     monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(db))
     return db
 
@@ -42,13 +39,10 @@ def stale_db(tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def first_view(tmp_path_factory):
+def first_view(small_catalog_file):
     """The app as it first renders the small catalog, shared by the tests that only read it."""
-    root = tmp_path_factory.mktemp("first_view")
-    db = root / "c.duckdb"
-    assert refresh(build_mirror(root / "m"), db, *SMALL) == 0
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("INTERCONNECT_CATALOG_DB", str(db))
+        mp.setenv("INTERCONNECT_CATALOG_DB", str(small_catalog_file))
         yield run_app()
 
 
@@ -211,11 +205,8 @@ def test_cliff_chart_labels_missing_and_inferred_levels(catalog_db):
     assert bars["encoding"]["strokeDash"]["scale"]["domain"] == ["stated", "inferred"]
 
 
-def test_the_real_catalog_answers_the_question(tmp_path, monkeypatch):
-    need_shared()
-    db = tmp_path / "real.duckdb"
-    assert refresh(MIRROR, db) == 0
-    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(db))
+def test_the_real_catalog_answers_the_question(real_catalog_file, monkeypatch):
+    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(real_catalog_file))
     app = run_app()
     table = tab(app, "Ranking").dataframe[0].value
     top = table.iloc[0]

@@ -10,7 +10,8 @@ from catalog.offers import build_offer
 from normalize.errors import LayoutError, ParseError
 from normalize.vocab import Basis, Fabric, Link
 from scrapers.aws import AC_URL, parse_instance_types
-from tests.conftest import mirror_text, need_shared
+from tests.conftest import shared_fixture
+from tests.helpers import mirror_text
 
 NOW = datetime(2026, 12, 1)
 
@@ -56,9 +57,8 @@ def test_no_gpu_rows_is_an_error():
         parse_instance_types("# nothing here\n", AC_URL)
 
 
-@pytest.fixture(scope="module")
+@shared_fixture(scope="module")
 def real():
-    need_shared()
     text = mirror_text("docs.aws.amazon.com/ec2/latest/instancetypes/ac.md")
     return text, rows(text)
 

@@ -19,7 +19,8 @@ from scrapers.azure import (
     rdma_capable,
     series_urls,
 )
-from tests.conftest import FIXTURES, fetch_from_mirror, need_shared, url_to_mirror_path
+from tests.conftest import shared_fixture
+from tests.helpers import FIXTURES, fetch_from_mirror, url_to_mirror_path
 
 NOW = datetime(2026, 12, 1)
 
@@ -123,9 +124,8 @@ def test_fixture_scale_out_column_without_nic_column_keeps_the_figure_as_printed
     assert scale_out.quote == "3200" and "NIC count not stated" in scale_out.qualifiers
 
 
-@pytest.fixture(scope="module")
+@shared_fixture(scope="module")
 def real():
-    need_shared()
 
     documents = fetch_from_mirror(Azure())
     return documents, build(DocumentSet(documents))

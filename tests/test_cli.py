@@ -9,18 +9,12 @@ import pytest
 
 from catalog.cli import main
 from catalog.lock import refresh_lock
-from tests.conftest import MIRROR, need_shared
-from tests.test_pipeline import build_mirror
-
-SMALL = ["--provider", "aws", "--provider", "azure"]  # the providers the small mirror holds
+from tests.helpers import MIRROR, SMALL, build_mirror
 
 
 @pytest.fixture
-def small(tmp_path):
-    mirror = build_mirror(tmp_path / "mirror")
-    db = tmp_path / "c.duckdb"
-    assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db)]) == 0
-    return mirror, db
+def small(small_catalog):
+    return small_catalog
 
 
 def test_refresh_shows_progress_and_a_summary(tmp_path, capsys):
@@ -110,8 +104,8 @@ def test_seed_from_a_snapshot_and_keep_existing(small, tmp_path, capsys):
     assert "keeping it" in capsys.readouterr().err
 
 
+@pytest.mark.shared
 def test_done_when_query_on_the_real_mirror(tmp_path, capsys):
-    need_shared()
     db = tmp_path / "c.duckdb"
     assert main(["refresh", "--mirror", str(MIRROR), *SMALL, "--db", str(db), "--quiet"]) == 0
     capsys.readouterr()

@@ -12,7 +12,7 @@ from catalog.offers import build_offer
 from normalize.errors import ParseError
 from records.offers import Claim, RawOffer
 from scrapers import REGISTRY, curated_facts
-from tests.conftest import SHARED, need_shared
+from tests.helpers import SHARED
 
 CURATED = sorted(p for p in REGISTRY if curated_facts.curated_file(p) is not None)
 URL = "https://example.test/specs"
@@ -100,8 +100,8 @@ def test_every_curated_file_loads_and_cites(provider):
 
 
 @pytest.mark.parametrize("provider", CURATED)
+@pytest.mark.shared
 def test_real_quotes_are_verbatim_in_the_local_copies(provider):
-    need_shared()
     data = tomllib.loads(curated_facts.curated_file(provider).read_text(encoding="utf-8"))
     defaults = data.get("defaults", {})
     checked = 0

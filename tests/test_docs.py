@@ -9,7 +9,7 @@ import duckdb
 from catalog.cli import build_parser
 from catalog.store import INSTANCE_COLUMNS, schema_sql
 from scrapers import REGISTRY
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 README = (ROOT / "README.md").read_text()
 

@@ -27,7 +27,10 @@ from catalog.cli import main
 from devtools.mirror_server import MirrorServer, Reply
 from scrapers.azure import SIZES
 from scrapers.http import OriginTransport, make_client
-from tests.conftest import MIRROR, ROOT, need_shared
+from tests.conftest import shared_fixture
+from tests.helpers import MIRROR, ROOT
+
+pytestmark = pytest.mark.slow  # runs refreshes or the app: left out of `make test-fast`
 
 PROVIDERS = ["aws", "azure", "runpod", "gcp"]
 AWS_PATH = "/docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
@@ -74,9 +77,8 @@ def refresh(db, origin: str, *, overrides=None, waits=None, now=T1) -> pipeline.
     return asyncio.run(go())
 
 
-@pytest.fixture(scope="module")
+@shared_fixture(scope="module")
 def server():
-    need_shared()
     with MirrorServer(MIRROR) as running:
         yield running
 
@@ -239,8 +241,8 @@ def test_swapped_units_are_caught_by_the_physical_bounds(db, server):
     assert_stale(db, report, "azure", "frontend_gbits_per_s 80000 exceeds 30000 Gbit/s per node")
 
 
+@pytest.mark.shared
 def test_sigkill_mid_write_leaves_the_old_catalog_intact_and_the_next_refresh_succeeds(db, tmp_path):
-    need_shared()
     before = db.read_bytes()
     with MirrorServer(MIRROR, latency_s=0.3) as slow:
         command = [

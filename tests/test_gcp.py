@@ -13,7 +13,8 @@ from normalize.vocab import Basis, Fabric, Link
 from records.documents import Document, DocumentSet
 from scrapers import curated_facts
 from scrapers.gcp import MACHINES_URL, NETWORK_URLS, Gcp, parse_machine_types, parse_network_page
-from tests.conftest import FIXTURES, SHARED, need_shared
+from tests.conftest import shared_fixture
+from tests.helpers import FIXTURES, SHARED
 
 NOW = datetime(2026, 12, 1)
 
@@ -108,9 +109,8 @@ def test_quotes_are_the_pages_text():
                 assert " ".join(c.quote.split()) in texts[c.source_url], c
 
 
-@pytest.fixture(scope="module")
+@shared_fixture(scope="module")
 def real():
-    need_shared()
     assert (SHARED / "facts/gcp-gpu-network.md").is_file()
     return {o.instance_type: build_offer(o, scraped_at=NOW) for o in curated_facts.load("gcp")}
 

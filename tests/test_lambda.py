@@ -10,12 +10,11 @@ import pytest
 from catalog.offers import build_offer
 from normalize.vocab import Fabric, Link
 from scrapers import curated_facts
-from tests.conftest import need_shared
+from tests.conftest import shared_fixture
 
 
-@pytest.fixture(scope="module")
+@shared_fixture(scope="module")
 def real():
-    need_shared()
     return {
         o.instance_type: build_offer(o, scraped_at=datetime(2026, 12, 1))
         for o in curated_facts.load("lambda")

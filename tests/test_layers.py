@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 # Lower index = lower floor. A module may import from its own floor or any floor below.
 FLOORS = ("normalize", "records", "scrapers", "measure", "planner", "catalog", "devtools", "app")

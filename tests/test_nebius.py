@@ -12,7 +12,8 @@ from normalize.errors import LayoutError, ParseError
 from normalize.vocab import Basis, Fabric, Link
 from records.documents import DocumentSet
 from scrapers.nebius import VMS_URL, Nebius, csv_rows, gpu_info, parse_vms
-from tests.conftest import FIXTURES, fetch_from_mirror, need_shared
+from tests.conftest import shared_fixture
+from tests.helpers import FIXTURES, fetch_from_mirror
 
 NOW = datetime(2026, 12, 1)
 H100_INFO = (
@@ -141,9 +142,8 @@ def test_cpu_only_catalog_is_a_layout_error(small):
         parse_vms(f"{header}\r\n{cpu}\r\n", VMS_URL)
 
 
-@pytest.fixture(scope="module")
+@shared_fixture(scope="module")
 def real():
-    need_shared()
 
     documents = fetch_from_mirror(Nebius())
     body = DocumentSet(documents).text(VMS_URL)

@@ -16,7 +16,8 @@ from normalize.vocab import Basis, Fabric, Link
 from records.documents import Document, DocumentSet
 from scrapers.markdown import clean, find_table, markdown_tables
 from scrapers.oci import SHAPES_URL, Oci, parse_shapes
-from tests.conftest import SHARED, need_shared
+from tests.conftest import shared_fixture
+from tests.helpers import SHARED
 
 NOW = datetime(2026, 12, 1)
 FIXTURE = "oci/computeshapes-gpu.html"
@@ -220,9 +221,8 @@ def test_scraper_fetches_and_parses_the_shapes_page(html_text):
         Oci().parse(DocumentSet([]))
 
 
-@pytest.fixture(scope="module")
+@shared_fixture(scope="module")
 def excerpt():
-    need_shared()
     text = EXCERPT.read_text(encoding="utf-8")
     return find_table(markdown_tables(text), r"^Shape$", r"^GPU Memory", r"^Max Network Bandwidth$")
 

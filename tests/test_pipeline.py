@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
-from datetime import datetime, timedelta
-from pathlib import Path
+from datetime import datetime
 
 import duckdb
 import httpx
@@ -18,74 +16,11 @@ from normalize.errors import LockHeld
 from records.measurements import Measurement
 from records.offers import RawOffer
 from records.prices import Price
-from scrapers.azure import FAMILY_PAGES, SIZES
+from scrapers.azure import SIZES
 from scrapers.base import Scraper
 from scrapers.claims import fact
 from scrapers.http import make_client
-from tests.conftest import FIXTURES
-
-AWS_PAGE = "docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
-AZURE_DIR = SIZES.split("://", 1)[1]
-
-
-GCP_PAGES = {
-    "cloud.google.com/compute/docs/gpus/gpu-network-bandwidth": "gcp/gpu-network-bandwidth.html",
-    "cloud.google.com/compute/docs/accelerator-optimized-machines": "gcp/accelerator-optimized-machines.html",
-}
-
-
-def add_gcp(root: Path) -> None:
-    for path, fixture in GCP_PAGES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(FIXTURES / fixture, root / path)
-
-
-def build_mirror(root: Path) -> Path:
-    """A mirror with the AWS fixture page and one Azure series reachable from the ND family page."""
-    (root / AWS_PAGE).parent.mkdir(parents=True)
-    shutil.copy(FIXTURES / "aws/ac-small.md", root / AWS_PAGE)
-    azure = root / AZURE_DIR
-    (azure / "includes").mkdir(parents=True)
-    for family in FAMILY_PAGES:
-        (root / family.split("://", 1)[1]).write_text("# family\n")
-    (azure / "nd-family.md").write_text("### ND-Test-v9\n[View the full page](./nd-test-v9-series.md)\n")
-    shutil.copy(FIXTURES / "azure/nd-test-v9-series.md", azure / "nd-test-v9-series.md")
-    for name in ("nd-test-v9-series-summary.md", "nd-test-v9-series-specs.md"):
-        shutil.copy(FIXTURES / "azure/includes" / name, azure / "includes" / name)
-    return root
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 12, 1, 6, 0)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, hours: int = 24) -> None:
-        self.now += timedelta(hours=hours)
-
-
-def run(db: Path, mirror: Path | None, clock: Clock, **kw) -> pipeline.RefreshReport:
-    kw.setdefault("providers", ["aws", "azure"])
-
-    async def go():
-        transport = None if mirror else httpx.MockTransport(lambda r: httpx.Response(599))
-        async with make_client(mirror=mirror, transport=transport) as client:
-            return await pipeline.refresh(
-                db, client, mode="mirror", now=clock, fetcher_options={"sleep": _no_sleep}, **kw
-            )
-
-    return asyncio.run(go())
-
-
-async def _no_sleep(_: float) -> None:
-    return None
-
-
-def query(db: Path, sql: str) -> list[tuple]:
-    with duckdb.connect(str(db), read_only=True) as con:
-        return con.execute(sql).fetchall()
+from tests.helpers import AWS_PAGE, GCP_PAGES, Clock, add_gcp, build_mirror, no_sleep, query, run
 
 
 @pytest.fixture
@@ -253,7 +188,7 @@ def test_a_live_failure_with_curated_facts_still_fails_the_run(setup):
                 client,
                 providers=["gcp"],
                 now=clock,
-                fetcher_options={"sleep": _no_sleep, "max_attempts": 1},
+                fetcher_options={"sleep": no_sleep, "max_attempts": 1},
             )
 
     report = asyncio.run(go())

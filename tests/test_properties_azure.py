@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from normalize import vocab
 from records.documents import DocumentSet
 from scrapers import azure, azure_prose
-from tests.conftest import MIRROR
+from tests.helpers import MIRROR
 from tests.property_checks import MARKS, check_claim, expect, parse_all, run_parser
 from tests.property_inputs import (
     AZ_PAGE,

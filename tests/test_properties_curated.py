@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from normalize.vocab import Basis, Fabric
 from records.offers import FIELD_UNITS
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from tests.property_checks import MARKS, curated_parse, run_parser
 from tests.property_inputs import (
     COUNT,

@@ -7,29 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from catalog.cli import main
 from catalog.read import queries, scoring
 from catalog.read.connect import connect_readonly
 from catalog.read.queries import Filters
 from normalize.vocab import GPU_FABRICS, NVLINK_CLASS_LINKS
 from scrapers.azure import SIZES
-from tests.conftest import MIRROR, need_shared
-from tests.test_pipeline import AWS_PAGE, build_mirror
+from tests.helpers import AWS_PAGE, SMALL, build_mirror, cli_refresh
 
-SMALL = ["--provider", "aws", "--provider", "azure"]  # the providers the small mirror holds
-
-
-def refresh(mirror: Path, db: Path, *providers: str) -> int:
-    return main(["refresh", "--mirror", str(mirror), *providers, "--db", str(db), "--quiet"])
+refresh = cli_refresh
 
 
 @pytest.fixture(scope="module")
-def small_db(tmp_path_factory) -> Path:
-    """AWS p5.48xlarge, g5.xlarge, g5.12xlarge; Azure Standard_ND96isr_T9_v9, Standard_ND48is_T9_v9."""
-    root = tmp_path_factory.mktemp("small")
-    db = root / "c.duckdb"
-    assert refresh(build_mirror(root / "m"), db, *SMALL) == 0
-    return db
+def small_db(small_catalog_file) -> Path:
+    return small_catalog_file
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +34,8 @@ def stale_db(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def real_db(tmp_path_factory) -> Path:
-    need_shared()
-    db = tmp_path_factory.mktemp("real") / "c.duckdb"
-    assert refresh(MIRROR, db) == 0
-    return db
+def real_db(real_catalog_file) -> Path:
+    return real_catalog_file
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import re
 import scrapers
 from scrapers import REGISTRY
 from scrapers.base import Scraper
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def provider_classes() -> set[type[Scraper]]:
@@ -38,8 +38,8 @@ def test_every_provider_has_tests_on_real_documents():
         test_file = ROOT / "tests" / f"test_{name}.py"
         assert test_file.is_file(), f"{name} has no tests/test_{name}.py"
         text = test_file.read_text()
-        real = "need_shared()" in text or "requires_shared" in text or "curated" in text
-        assert real, f"tests/test_{name}.py never reads a real document (need_shared) or curated file"
+        real = "shared_fixture" in text or "mark.shared" in text or "curated" in text
+        assert real, f"tests/test_{name}.py never reads a real document (marked shared) or curated file"
         assert re.search(r"^def test_real", text, re.M), f"tests/test_{name}.py has no test_real_* test"
 
 

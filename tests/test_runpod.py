@@ -20,7 +20,8 @@ from scrapers.runpod import (
     enum_key,
     gpus_per_node,
 )
-from tests.conftest import FIXTURES, fetch_from_mirror, need_shared
+from tests.conftest import shared_fixture
+from tests.helpers import FIXTURES, fetch_from_mirror
 
 NOW = datetime(2026, 12, 1)
 FIXTURE_FILES = {
@@ -133,9 +134,8 @@ def test_flash_enum_key_of_gpu_ids():
     )
 
 
-@pytest.fixture(scope="module")
+@shared_fixture(scope="module")
 def real():
-    need_shared()
 
     documents = fetch_from_mirror(RunPod())
     return documents, build(DocumentSet(documents))

@@ -11,7 +11,7 @@ import pytest
 
 from catalog import pipeline, snapshot
 from scrapers.http import make_client
-from tests.conftest import MIRROR, need_shared
+from tests.helpers import MIRROR
 
 SEMANTIC = ", ".join(snapshot.INSTANCE_FACTS)
 
@@ -52,8 +52,8 @@ def test_snapshot_missing_file_is_a_clear_error(tmp_path):
         snapshot.load(tmp_path, tmp_path / "x.duckdb")
 
 
+@pytest.mark.shared
 def test_shipped_snapshot_matches_a_rebuild_from_the_mirror(tmp_path):
-    need_shared()
     rebuilt = tmp_path / "rebuilt.duckdb"
 
     async def go():
