@@ -13,7 +13,7 @@ from collections import defaultdict
 from tests.helpers import ROOT
 
 # Lower index = lower floor. A module may import from its own floor or any floor below.
-FLOORS = ("normalize", "records", "scrapers", "measure", "planner", "catalog", "devtools", "app")
+FLOORS = ("normalize", "records", "measure", "scrapers", "planner", "catalog", "devtools", "ui", "app")
 PACKAGES = set(FLOORS) - {"app"}
 
 
