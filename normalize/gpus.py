@@ -147,9 +147,11 @@ def _form_factor_of(name: str) -> str | None:
     return None
 
 
-def _memory_distance(stated_gb: float, nominal_gb: float) -> float:
-    """Relative distance, reading the provider's figure as either GB or GiB of the nominal size."""
-    return min(abs(stated_gb - nominal_gb), abs(stated_gb - nominal_gb * GIB_PER_GB)) / nominal_gb
+def memory_fits(stated_gb: float, nominal_gb: float) -> bool:
+    """Whether a provider's memory figure is the nominal size, read as GB or as GiB of it (within
+    ``MEMORY_TOLERANCE``): "80 GB", "81920 MiB" and "85.9 GB" all fit an 80 GB part."""
+    distance = min(abs(stated_gb - nominal_gb), abs(stated_gb - nominal_gb * GIB_PER_GB)) / nominal_gb
+    return distance <= MEMORY_TOLERANCE
 
 
 def identify_gpu(name: str, *, memory_gb: float | None = None, form_factor: str | None = None) -> GpuMatch:
@@ -170,10 +172,10 @@ def identify_gpu(name: str, *, memory_gb: float | None = None, form_factor: str 
     candidates = form_parts or family_parts
     fits = candidates
     if memory_gb is not None:
-        fits = [s for s in candidates if _memory_distance(memory_gb, s.memory_gb) <= MEMORY_TOLERANCE]
+        fits = [s for s in candidates if memory_fits(memory_gb, s.memory_gb)]
         if not fits:  # "PCIe H100 (94GB)" is the NVL card: memory outranks a loose form-factor word
             candidates = family_parts
-            fits = [s for s in candidates if _memory_distance(memory_gb, s.memory_gb) <= MEMORY_TOLERANCE]
+            fits = [s for s in candidates if memory_fits(memory_gb, s.memory_gb)]
     if len(fits) == 1:
         return GpuMatch(fits[0].id, family, fits[0])
     if not fits and len(candidates) == 1:

@@ -21,7 +21,8 @@ from records.offers import RawOffer
 from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact
 from scrapers.http import ProviderFetcher
-from scrapers.markdown import Table, clean, find_table, markdown_tables
+from scrapers.markdown import markdown_tables
+from scrapers.tables import Table, clean, collect, find_table
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,6 @@ AC_URL = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
 _INSTANCE = re.compile(r"^`?(?P<name>[a-z][a-z0-9-]*\.[a-z0-9]+)`?(?:\s+\d+)?$")
 _ACCELERATORS = re.compile(r"^(?P<count>\d+(?:\.\d+)?)\s*x\s+(?P<name>.+)$")
 _PER_GPU_MEMORY = re.compile(r"\(\s*\d+(?:\.\d+)?\s*x\s*(?P<each>[\d.,]+\s*[GMT]i?B)\s*\)")
-_HEADER_UNIT = re.compile(r"\((?P<unit>[KMGT]bps|[KMGT]b/s)\)")
 _YES = re.compile(r"\bYes\b")
 
 # The instance-type page names the GPU but not its board. The P families are NVIDIA HGX servers
@@ -82,14 +82,6 @@ def _instance_rows(table: Table) -> list[tuple[str, str, tuple[str, ...]]]:
     return rows
 
 
-def _header_unit(table: Table, pattern: str) -> str:
-    header = table.clean_headers[table.column(pattern)]
-    match = _HEADER_UNIT.search(header)
-    if match is None:
-        raise ParseError(f"no rate unit in header {header!r}")
-    return match.group("unit")
-
-
 def parse_instance_types(text: str, url: str) -> list[RawOffer]:
     """One RawOffer per GPU instance type on the accelerated-computing specifications page."""
     tables = markdown_tables(text)
@@ -101,23 +93,22 @@ def parse_instance_types(text: str, url: str) -> list[RawOffer]:
         where="(performance specifications)",
     )
     network = find_table(tables, r"^Instance type$", r"bandwidth", r"^EFA$", where="(network specifications)")
-    bandwidth_unit = _header_unit(network, r"bandwidth")
+    bandwidth_unit = network.header_unit(r"bandwidth")
     network_rows = {name: row for _, name, row in _instance_rows(network)}
-    offers = []
-    for family, name, row in _instance_rows(performance):
-        accelerators = clean(performance.cell(row, r"^Accelerators$"))
-        if not re.search(r"\bGPU\b", accelerators):
-            log.debug("aws %s: not a GPU instance (%s)", name, accelerators)
-            continue
-        try:
-            offers.append(
-                _offer(family, name, row, performance, network_rows.get(name), network, bandwidth_unit, url)
-            )
-        except ParseError as exc:
-            log.warning("Skipping aws row %s: %s", name, exc)
-    if not offers:
-        raise ParseError("no GPU instance rows on the AWS accelerated-computing page")
-    return offers
+
+    def build(item: tuple[str, str, tuple[str, ...]]) -> RawOffer | None:
+        family, name, row = item
+        if not re.search(r"\bGPU\b", clean(performance.cell(row, r"^Accelerators$"))):
+            return None  # not a GPU instance
+        return _offer(family, name, row, performance, network_rows.get(name), network, bandwidth_unit, url)
+
+    return collect(
+        _instance_rows(performance),
+        build,
+        provider="aws",
+        name=lambda item: item[1],
+        empty="no GPU instance rows on the AWS accelerated-computing page",
+    )
 
 
 def _offer(
@@ -187,7 +178,7 @@ def _network_claims(row: tuple[str, ...], network: Table, unit: str, url: str) -
     bandwidth = parse_bandwidth(clean(bandwidth_raw), default_unit=unit)
     fabric = Fabric.EFA if _YES.search(efa_raw) else Fabric.ETHERNET
     context = "Network specifications"
-    header = network.clean_headers[network.column(r"bandwidth")]
+    header = network.header(r"bandwidth")
     claims = [
         fact(
             "inter_node_fabric",

@@ -24,7 +24,7 @@ from scrapers.azure_series import Series, include_urls, join_url, load_series
 from scrapers.base import Scraper
 from scrapers.claims import fact
 from scrapers.http import ProviderFetcher
-from scrapers.markdown import Table, clean, find_tables
+from scrapers.tables import Table, clean, find_tables
 
 log = logging.getLogger(__name__)
 
@@ -243,9 +243,11 @@ def _per_gpu_memory(
     """Per-GPU memory from the VM figure. Most pages print the VM total; some the per-GPU size."""
     if not clean(memory_raw):
         return None, ""
-    header = table.clean_headers[table.column(r"^Accelerator.?Memory")]
-    unit = azure_network.HEADER_UNIT.search(header)
-    printed = parse_memory_gb(f"{clean(memory_raw)} {unit.group('unit') if unit else 'GB'}")
+    header = table.header(r"^Accelerator.?Memory")
+    unit = (
+        "GB" if header.endswith("(GB)") or "(" not in header else table.header_unit(r"^Accelerator.?Memory")
+    )
+    printed = parse_memory_gb(f"{clean(memory_raw)} {unit}")
     if not count:
         return None, ""
     as_total = printed / count

@@ -19,18 +19,7 @@ from normalize.vocab import Basis, Fabric
 from records.offers import Claim
 from scrapers.azure_series import Series
 from scrapers.claims import bandwidth_claim, fact
-from scrapers.markdown import Table, clean
-
-HEADER_UNIT = re.compile(r"\((?P<unit>[A-Za-z/]+)\)\s*$")
-
-
-def column_unit(table: Table, pattern: str) -> str:
-    """The unit printed in the header of the column matching ``pattern``; ParseError if none."""
-    header = table.clean_headers[table.column(pattern)]
-    match = HEADER_UNIT.search(header)
-    if match is None:
-        raise ParseError(f"no unit in header {header!r}")
-    return match.group("unit")
+from scrapers.tables import Table, clean
 
 
 def frontend_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[Claim]:
@@ -52,8 +41,8 @@ def frontend_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[
     if not table.has_column(pattern) or not clean(table.cell(row, pattern)):
         return claims
     raw = table.cell(row, pattern)
-    header = table.clean_headers[table.column(pattern)]
-    printed = parse_bandwidth(clean(raw), default_unit=column_unit(table, pattern))
+    header = table.header(pattern)
+    printed = parse_bandwidth(clean(raw), default_unit=table.header_unit(pattern))
     context = f"{series.name} › Network › {header}"
     spec = _spec_network(series)
     reread = _reread_in_spec_unit(printed, spec)
@@ -125,14 +114,14 @@ def scale_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[Cla
         if table.has_column(bw_pattern) and clean(table.cell(row, bw_pattern))
     }
     figures = {
-        label: parse_bandwidth(clean(raw), default_unit=column_unit(table, bw_pattern))
+        label: parse_bandwidth(clean(raw), default_unit=table.header_unit(bw_pattern))
         for label, (raw, bw_pattern, _) in printed.items()
     }
     up, out = figures.get("Scale-Up"), figures.get("Scale-Out")
     swapped = up is not None and out is not None and up.each_gbits_per_s < out.each_gbits_per_s
     claims = []
     for label, (raw, bw_pattern, nic_pattern) in printed.items():
-        header = table.clean_headers[table.column(bw_pattern)]
+        header = table.header(bw_pattern)
         context = f"{series.name} › Network › {header}"
         if (label == "Scale-Up") != swapped:
             qualifiers = "per GPU" + (f"; printed under {label}, the larger link: NVLink" if swapped else "")
@@ -149,7 +138,7 @@ def scale_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[Cla
             )
         else:
             nic_raw = table.cell(row, nic_pattern) if table.has_column(nic_pattern) else ""
-            unit = column_unit(table, bw_pattern)
+            unit = table.header_unit(bw_pattern)
             claims += _scale_out_claims(series, figures[label], unit, raw, nic_raw, context, swapped=swapped)
     return claims
 

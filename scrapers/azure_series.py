@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from records.documents import DocumentSet
-from scrapers.markdown import Table, body, clean, find_table, markdown_tables, title
+from scrapers.markdown import body, markdown_tables, title
+from scrapers.tables import Table, clean, find_table
 
 log = logging.getLogger(__name__)
 

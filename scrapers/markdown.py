@@ -1,22 +1,19 @@
-"""Markdown documents: front matter, sentences, and tables found by header text, never by position.
+"""Markdown documents: front matter, sentences, and pipe tables (as ``scrapers.tables.Table``).
 
 Provider markdown is looser than GFM: AWS pads header rows with extra delimiter cells and writes
 group rows of one cell ("| **P5** |"); Azure leaves trailing pipes off and puts <br> and <sup> in
 cells. ``markdown_tables`` accepts all of it. Cells keep their raw text (so a claim can quote it
-exactly); ``clean`` gives the text to parse.
+exactly); ``scrapers.tables.clean`` gives the text to parse.
 """
 
 from __future__ import annotations
 
-import html
 import re
-from dataclasses import dataclass
 
-from normalize.errors import LayoutError
+from scrapers.tables import Table, clean
 
 _DELIMITER = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_TAG = re.compile(r"<[^>]+>")
 
 
 _FRONT_MATTER = re.compile(r"\A\ufeff?---\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -44,14 +41,6 @@ def sentences(text: str) -> list[str]:
     return parts
 
 
-def clean(cell: str) -> str:
-    """Cell text for parsing: <br> becomes a space, tags and markdown emphasis go, spaces collapse."""
-    text = re.sub(r"(?i)<br\s*/?>", " ", cell)
-    text = _TAG.sub("", text)
-    text = html.unescape(text).replace("**", "").replace("`", "")
-    return " ".join(text.split())
-
-
 def split_row(line: str) -> list[str]:
     """The raw cells of one table line, split on unescaped pipes."""
     body = line.strip()
@@ -60,37 +49,6 @@ def split_row(line: str) -> list[str]:
     if body.endswith("|") and not body.endswith("\\|"):
         body = body[:-1]
     return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", body)]
-
-
-@dataclass(frozen=True)
-class Table:
-    """One markdown table: header cells, body rows (raw cells), and the heading above it."""
-
-    headers: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    heading: str = ""
-
-    @property
-    def clean_headers(self) -> tuple[str, ...]:
-        return tuple(clean(h) for h in self.headers)
-
-    def has_column(self, pattern: str) -> bool:
-        return any(re.search(pattern, h, re.IGNORECASE) for h in self.clean_headers)
-
-    def column(self, pattern: str) -> int:
-        """Index of the first header matching ``pattern``; LayoutError naming it if none does."""
-        for index, header in enumerate(self.clean_headers):
-            if re.search(pattern, header, re.IGNORECASE):
-                return index
-        raise LayoutError(
-            f"no column matching {pattern!r} in table under {self.heading!r}; "
-            f"headers are {list(self.clean_headers)}"
-        )
-
-    def cell(self, row: tuple[str, ...], pattern: str) -> str:
-        """The raw cell of ``row`` in the column matching ``pattern`` ('' if the row is short)."""
-        index = self.column(pattern)
-        return row[index] if index < len(row) else ""
 
 
 def markdown_tables(text: str) -> list[Table]:
@@ -120,16 +78,3 @@ def markdown_tables(text: str) -> list[Table]:
             i += 1
         tables.append(Table(headers, tuple(rows), heading))
     return tables
-
-
-def find_table(tables: list[Table], *patterns: str, where: str = "") -> Table:
-    """The first table having a column for every pattern; LayoutError naming them if none has."""
-    for table in tables:
-        if all(table.has_column(p) for p in patterns):
-            return table
-    raise LayoutError(f"no table with columns {list(patterns)} {where}".rstrip())
-
-
-def find_tables(tables: list[Table], *patterns: str) -> list[Table]:
-    """Every table having a column for every pattern."""
-    return [t for t in tables if all(t.has_column(p) for p in patterns)]

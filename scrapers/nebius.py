@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from normalize.errors import LayoutError, ParseError
-from normalize.gpus import GIB_PER_GB, GPUS, MEMORY_TOLERANCE, GpuMatch, family_of, identify_gpu
+from normalize.gpus import GPUS, GpuMatch, family_of, identify_gpu, memory_fits
 from normalize.units import MAX_NUMBER, Quantity, parse_gpu_count, parse_memory_gb, to_number
 from records.documents import DocumentSet
 from records.offers import Claim, RawOffer
 from scrapers.base import Scraper
 from scrapers.claims import fact
 from scrapers.http import ProviderFetcher
+from scrapers.tables import collect
 
 log = logging.getLogger(__name__)
 
@@ -101,15 +102,13 @@ def gpu_rows_by_type(rows: list[Row]) -> dict[str, list[Row]]:
 
 def parse_vms(text: str, url: str) -> list[RawOffer]:
     """One RawOffer per GPU instance type in the Nebius vms.csv."""
-    offers = []
-    for name, rows in gpu_rows_by_type(csv_rows(text)).items():
-        try:
-            offers.append(_offer(name, rows, url))
-        except ParseError as exc:
-            log.warning("Skipping nebius row %s: %s", name, exc)
-    if not offers:
-        raise LayoutError(f"{FILE}: no GPU instance rows")
-    return offers
+    return collect(
+        gpu_rows_by_type(csv_rows(text)).items(),
+        lambda item: _offer(*item, url),
+        provider="nebius",
+        name=lambda item: item[0],
+        empty=f"{FILE}: no GPU instance rows",
+    )
 
 
 def _offer(name: str, rows: list[Row], url: str) -> RawOffer:
@@ -192,10 +191,7 @@ def _nominal_gb(gpu: GpuMatch) -> str:
 
 def _plausible(memory_gb: float, gpu: GpuMatch) -> bool:
     """Whether a figure, read as GB or GiB, is the nominal memory of some part of the GPU family."""
-    nominal = [s.memory_gb for s in GPUS if s.family == gpu.family]
-    return any(
-        min(abs(memory_gb - n), abs(memory_gb - n * GIB_PER_GB)) / n <= MEMORY_TOLERANCE for n in nominal
-    )
+    return any(memory_fits(memory_gb, s.memory_gb) for s in GPUS if s.family == gpu.family)
 
 
 def _memory(row: Row, gpu: GpuMatch, gpu_count: float, url: str) -> tuple[list[Claim], list[str]]:

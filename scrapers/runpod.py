@@ -28,7 +28,8 @@ from records.offers import Claim, RawOffer
 from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact
 from scrapers.http import ProviderFetcher
-from scrapers.markdown import Table, body, clean, find_table, find_tables, markdown_tables, sentences
+from scrapers.markdown import body, markdown_tables, sentences
+from scrapers.tables import Table, clean, collect, find_table, find_tables
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,6 @@ _NODES = re.compile(
 )
 _INTERFACES = re.compile(r"`?ens(?P<first>\d+)`?\s*-\s*`?ens(?P<last>\d+)`?")
 _MIG = re.compile(r"\s+MIG\s+(?P<profile>\d+g\.\d+gb)\s*$", re.IGNORECASE)
-_HEADER_UNIT = re.compile(r"\((?P<unit>[KMGT]i?B)\)")
 
 COUNT_NOTE = "pods are sold per GPU type; the GPU count is chosen at deploy time and not stated"
 POD_NETWORK_NOTE = "no network is stated for pods: fabric and inter-node bandwidth are missing"
@@ -148,15 +148,13 @@ def parse_instant_clusters(
     )
     interfaces = interfaces_sentence(text)
     notes = [fabric_note(observability_text), CLUSTER_MEMORY_NOTE]
-    offers = []
-    for row in table.rows:
-        try:
-            offers.append(_cluster_offer(row, table, interfaces, notes, pods or []))
-        except ParseError as exc:
-            log.warning("Skipping runpod row %s: %s", clean(row[0]) if row else row, exc)
-    if not offers:
-        raise ParseError("no rows in the RunPod Instant Clusters hardware table")
-    return offers
+    return collect(
+        table.rows,
+        lambda row: _cluster_offer(row, table, interfaces, notes, pods or []),
+        provider="runpod",
+        name=lambda row: clean(row[0]) if row else str(row),
+        empty="no rows in the RunPod Instant Clusters hardware table",
+    )
 
 
 def _cluster_offer(
@@ -226,20 +224,15 @@ def parse_gpu_types(text: str, *, flash_text: str | None = None) -> list[RawOffe
     table = find_table(
         markdown_tables(text), r"^GPU ID$", r"^Display Name$", r"^Memory", where="(GPU types reference)"
     )
-    header = table.clean_headers[table.column(r"^Memory")]
-    unit = _HEADER_UNIT.search(header)
-    if unit is None:
-        raise ParseError(f"no memory unit in header {header!r}")
+    header, unit = table.header(r"^Memory"), table.header_unit(r"^Memory")
     flash = flash_memory(flash_text)
-    offers = []
-    for row in table.rows:
-        try:
-            offers.append(_pod_offer(row, table, header, unit.group("unit"), flash))
-        except ParseError as exc:
-            log.warning("Skipping runpod row %s: %s", clean(row[0]) if row else row, exc)
-    if not offers:
-        raise ParseError("no rows in the RunPod GPU types table")
-    return offers
+    return collect(
+        table.rows,
+        lambda row: _pod_offer(row, table, header, unit, flash),
+        provider="runpod",
+        name=lambda row: clean(row[0]) if row else str(row),
+        empty="no rows in the RunPod GPU types table",
+    )
 
 
 def _identify(gpu_id: str, display: str, memory_gb: float) -> tuple[GpuMatch, list[str]]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from normalize.errors import LayoutError
-from scrapers.markdown import body, clean, find_table, markdown_tables, sentences, title
+from scrapers.markdown import body, markdown_tables, sentences, title
+from scrapers.tables import clean, find_table
 
 PADDED = """\
 ## Instance families

@@ -14,8 +14,9 @@ from catalog.offers import build_offer
 from normalize.errors import LayoutError
 from normalize.vocab import Basis, Fabric, Link
 from records.documents import Document, DocumentSet
-from scrapers.markdown import clean, find_table, markdown_tables
+from scrapers.markdown import markdown_tables
 from scrapers.oci import SHAPES_URL, Oci, parse_shapes
+from scrapers.tables import clean, find_table
 from tests.conftest import shared_fixture
 from tests.helpers import SHARED
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from normalize import gpus, units, vocab
 from normalize.vocab import Fabric, Link
-from scrapers import markdown
+from scrapers import markdown, tables
 from tests.property_checks import (
     FAMILIES,
     MARKS,
@@ -135,9 +135,8 @@ MARKDOWN = st.one_of(TEXT, fixtures("**/*.md*").flatmap(mutated))  # .md and .md
 
 @given(text=MARKDOWN)
 def test_markdown_never_raises(text):
-    tables = markdown.markdown_tables(text)
-    for table in tables:
-        assert isinstance(table, markdown.Table) and isinstance(table.heading, str)
+    for table in markdown.markdown_tables(text):
+        assert isinstance(table, tables.Table) and isinstance(table.heading, str)
         assert table.headers and all(isinstance(h, str) for h in table.headers)
         assert all(row and all(isinstance(c, str) for c in row) for row in table.rows)
         for header in table.clean_headers:
