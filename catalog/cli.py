@@ -9,7 +9,6 @@ Each command imports what it runs, when it runs: ``query`` never loads a scraper
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 from datetime import datetime
@@ -80,6 +79,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     progress = None if args.quiet else _progress(sys.stderr)
     try:
+        import asyncio
+
         report = asyncio.run(_run_refresh(args, mode, progress))
     except LockHeld as exc:
         print(f"error: {exc}; not starting a second one", file=sys.stderr)
@@ -108,22 +109,20 @@ def cmd_query(args: argparse.Namespace) -> int:
     import duckdb
 
     from catalog.read.connect import connect_readonly
+    from catalog.read.output import write_rows
 
     try:
         with connect_readonly(args.db) as con:
-            frame = con.execute(args.sql).df()
+            result = con.execute(args.sql)
+            columns = [d[0] for d in result.description or ()]
+            rows = result.fetchall()
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except duckdb.Error as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if args.format == "csv":
-        frame.to_csv(sys.stdout, index=False)
-    elif args.format == "json":
-        sys.stdout.write(frame.to_json(orient="records", date_format="iso") + "\n")
-    else:
-        print(frame.to_string(index=False) if len(frame) else "(no rows)")
+    write_rows(columns, rows, args.format, sys.stdout)
     return 0
 
 

@@ -128,7 +128,7 @@ def infer_intra(
     return _Intra(link, gbytes, Basis.INFERRED, domain, (claim,))
 
 
-def build_offer(raw: RawOffer, *, scraped_at: datetime, source_kind: str = "scraped") -> InstanceOffer:
+def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
     """The catalog row for one RawOffer, with inferred claims added to its claims."""
     grouped = _by_field(list(raw.claims))
 

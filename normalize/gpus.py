@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from importlib import resources
 
 from normalize.errors import ParseError
-from normalize.units import Quantity, find_memory_gb
+from normalize.units import factor, find_memory_gb
 from normalize.vocab import PCIE_X16_GBYTES_PER_S
 
 # A link that depends on how the provider built the server: two NVL/PCIe cards may or may not
 # carry an NVLink bridge. Inference cannot choose; the catalog leaves such a link unknown.
 PCIE_OR_BRIDGE = "pcie-or-nvlink-bridge"
 
-GIB_PER_GB = Quantity(1, "gibibyte").to("gigabyte").magnitude  # 1.073741824
 MEMORY_TOLERANCE = 0.05
 
 
@@ -150,7 +149,8 @@ def _form_factor_of(name: str) -> str | None:
 def memory_fits(stated_gb: float, nominal_gb: float) -> bool:
     """Whether a provider's memory figure is the nominal size, read as GB or as GiB of it (within
     ``MEMORY_TOLERANCE``): "80 GB", "81920 MiB" and "85.9 GB" all fit an 80 GB part."""
-    distance = min(abs(stated_gb - nominal_gb), abs(stated_gb - nominal_gb * GIB_PER_GB)) / nominal_gb
+    gib_per_gb = factor("gibibyte", "gigabyte")  # 1.073741824
+    distance = min(abs(stated_gb - nominal_gb), abs(stated_gb - nominal_gb * gib_per_gb)) / nominal_gb
     return distance <= MEMORY_TOLERANCE
 
 

@@ -2,21 +2,60 @@
 
 pint alone misreads vendor text: ``ureg("Gb")`` is the gilbert, ``ureg("Mb")`` the megabarn and
 ``ureg("Gbps")`` the gigabaud. So every spelling met in provider documents is mapped explicitly to a
-pint unit here, and only the mapped unit is handed to pint. All conversions go through ``ureg``.
+pint unit here, and only the mapped unit is handed to pint. All conversions go through the one
+registry, built on first use (importing pint and building it takes about half a second, which a
+command that converts nothing never pays): ``factor`` asks it once per pair of units, and every
+figure is converted with that factor.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
-
-import pint
+from typing import TYPE_CHECKING, Any
 
 from normalize.errors import ParseError
 
-ureg = pint.UnitRegistry()
-Quantity = ureg.Quantity
+if TYPE_CHECKING:
+    import pint
+
+
+@functools.cache
+def registry() -> pint.UnitRegistry:
+    """The project's one pint registry, built on first use."""
+    import pint
+
+    return pint.UnitRegistry()
+
+
+def __getattr__(name: str) -> Any:
+    """``ureg`` and ``Quantity`` on demand, for callers that need pint's own objects."""
+    if name == "ureg":
+        return registry()
+    if name == "Quantity":
+        return registry().Quantity
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def factor(unit: str, target: str) -> float:
+    """How many ``target`` one ``unit`` is ('terabit / second' → 'gigabit / second' is 1000), as the
+    registry computes it; asked once per pair of units."""
+    return registry().Quantity(1, unit).to(target).magnitude
+
+
+def convert(value: float, unit: str, target: str) -> float:
+    """``value`` in ``unit`` expressed in ``target``, through the registry's factor."""
+    return _clean_float(value * factor(unit, target))
+
+
+@functools.cache
+def unit_symbol(unit: str) -> str:
+    """'gigabit / second' → 'Gbit/s', 'terabyte / second' → 'TB/s'."""
+    return f"{registry().Unit(unit):~}".replace(" / ", "/")
+
 
 GBIT_PER_S = "gigabit / second"
 GBYTE_PER_S = "gigabyte / second"
@@ -131,47 +170,51 @@ def _clean_float(x: float) -> float:
 class Bandwidth:
     """One bandwidth figure as a provider wrote it, with its qualifiers.
 
-    ``each`` is one link's rate; ``count`` multiplies it ("4x 100 Gigabit" is 4 x 100 Gbit/s).
-    ``burst`` is the second figure of a "baseline / burst" pair. ``per`` says what the figure is for
+    ``magnitude`` in ``unit`` (a pint unit expression) is one link's rate; ``count`` multiplies it
+    ("4x 100 Gigabit" is 4 x 100 Gbit/s). ``burst`` is the second figure of a "baseline / burst"
+    pair, in the same unit. ``per`` says what the figure is for
     (gpu, nic, node) and ``direction`` whether it is bidirectional, each only where the text says so.
     """
 
     text: str
-    each: pint.Quantity
+    magnitude: float
+    unit: str
     count: int = 1
     up_to: bool = False
-    burst: pint.Quantity | None = None
+    burst: float | None = None
     per: str | None = None
     direction: str | None = None
     span: tuple[int, int] = (0, 0)
 
     @property
-    def total(self) -> pint.Quantity:
-        return self.each * self.count
+    def each(self) -> pint.Quantity:
+        """One link's rate as a pint quantity."""
+        return registry().Quantity(self.magnitude, self.unit)
 
     @property
     def is_bytes(self) -> bool:
-        return "byte" in str(self.each.units)
+        """Whether the figure is printed in bytes (not bits) per second."""
+        return "byte" in self.unit
 
     @property
     def gbits_per_s(self) -> float:
         """Total rate in Gbit/s."""
-        return _clean_float(self.total.to(GBIT_PER_S).magnitude)
+        return convert(self.magnitude * self.count, self.unit, GBIT_PER_S)
 
     @property
     def gbytes_per_s(self) -> float:
         """Total rate in GB/s."""
-        return _clean_float(self.total.to(GBYTE_PER_S).magnitude)
+        return convert(self.magnitude * self.count, self.unit, GBYTE_PER_S)
 
     @property
     def each_gbits_per_s(self) -> float:
-        return _clean_float(self.each.to(GBIT_PER_S).magnitude)
+        """One link's rate in Gbit/s."""
+        return convert(self.magnitude, self.unit, GBIT_PER_S)
 
     @property
     def burst_gbits_per_s(self) -> float | None:
-        if self.burst is None:
-            return None
-        return _clean_float(self.burst.to(GBIT_PER_S).magnitude)
+        """The burst figure in Gbit/s, when the text gives one."""
+        return None if self.burst is None else convert(self.burst, self.unit, GBIT_PER_S)
 
     @property
     def qualifiers(self) -> str:
@@ -180,31 +223,22 @@ class Bandwidth:
         if self.up_to:
             parts.append("up to")
         if self.count > 1:
-            parts.append(f"{self.count} x {self.each.magnitude:g} {_short(self.each)}")
+            parts.append(f"{self.count} x {self.magnitude:g} {unit_symbol(self.unit)}")
         if self.burst is not None:
-            parts.append(f"baseline; burst {self.burst.magnitude:g} {_short(self.burst)}")
+            parts.append(f"baseline; burst {self.burst:g} {unit_symbol(self.unit)}")
         if self.per:
             parts.append(f"per {self.per}")
         if self.direction:
             parts.append(self.direction)
         return "; ".join(parts)
 
-    def reread_in(self, unit: str | pint.Unit) -> Bandwidth:
+    def reread_in(self, unit: str) -> Bandwidth:
         """The same numbers in another unit (for pages whose printed unit is wrong)."""
-        return replace(
-            self,
-            each=Quantity(self.each.magnitude, unit),
-            burst=None if self.burst is None else Quantity(self.burst.magnitude, unit),
-        )
+        return replace(self, unit=str(unit))
 
     def reread_as_bits(self) -> Bandwidth:
         """The same figure with its byte unit read as bits (for pages that print GB/s for Gb/s)."""
-        return self.reread_in(str(self.each.units).replace("byte", "bit"))
-
-
-def _short(quantity: pint.Quantity) -> str:
-    """'gigabit / second' → 'Gbit/s', 'terabyte / second' → 'TB/s'."""
-    return f"{quantity.units:~}".replace(" / ", "/")
+        return self.reread_in(self.unit.replace("byte", "bit"))
 
 
 def _unit_of(match: re.Match[str], default_unit: str | None) -> str | None:
@@ -241,10 +275,11 @@ def _figure(match: re.Match[str], unit: str, text: str) -> Bandwidth:
     per, direction = _qualifiers(text)
     return Bandwidth(
         text=text,
-        each=Quantity(value, unit),
+        magnitude=value,
+        unit=unit,
         count=count,
         up_to=bool(match.group("up_to")),
-        burst=None if burst is None else Quantity(to_number(burst), unit),
+        burst=None if burst is None else to_number(burst),
         per=per,
         direction=direction,
         span=match.span(),
@@ -292,22 +327,14 @@ def parse_bandwidth(text: str, *, default_unit: str | None = None) -> Bandwidth:
     return _figure(matches[0], _unit_of(matches[0], default), text)  # type: ignore[arg-type]
 
 
-def unit_key(spelling: str) -> str:
-    """The pint unit a rate spelling means ('Gbps' → 'gigabit / second'); ParseError if unknown."""
-    unit = RATE_SYMBOLS.get(spelling) or RATE_WORDS.get(spelling.lower())
-    if unit is None:
-        raise ParseError(f"unknown rate unit {spelling!r}")
-    return unit
-
-
 def gbits_to_gbytes(gbits_per_s: float) -> float:
     """Gbit/s → GB/s (÷ 8), through pint."""
-    return _clean_float(Quantity(gbits_per_s, GBIT_PER_S).to(GBYTE_PER_S).magnitude)
+    return convert(gbits_per_s, GBIT_PER_S, GBYTE_PER_S)
 
 
 def gbytes_to_gbits(gbytes_per_s: float) -> float:
     """GB/s → Gbit/s (× 8), through pint."""
-    return _clean_float(Quantity(gbytes_per_s, GBYTE_PER_S).to(GBIT_PER_S).magnitude)
+    return convert(gbytes_per_s, GBYTE_PER_S, GBIT_PER_S)
 
 
 _MEMORY = re.compile(rf"(?P<value>{_NUM})\s*(?P<unit>{_alternation(list(MEMORY_SYMBOLS))})(?![A-Za-z/])")
@@ -323,7 +350,7 @@ def find_memory_gb(text: str) -> list[float]:
         except ParseError:
             continue
         if value > 0:
-            sizes.append(_clean_float(Quantity(value, MEMORY_SYMBOLS[match.group("unit")]).to(GB).magnitude))
+            sizes.append(convert(value, MEMORY_SYMBOLS[match.group("unit")], GB))
     return sizes
 
 

@@ -82,7 +82,7 @@ def _reread_in_spec_unit(printed: Bandwidth, spec: tuple[Bandwidth, str] | None)
     small for a front-end network and the specs table states exactly that re-reading; else None."""
     if spec is None or printed.gbits_per_s >= FRONTEND_MIN_GBITS_PER_S:
         return None
-    reread = printed.reread_in(spec[0].each.units)
+    reread = printed.reread_in(spec[0].unit)
     return reread if abs(reread.gbits_per_s - spec[0].gbits_per_s) < 1e-9 else None
 
 

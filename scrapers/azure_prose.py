@@ -11,6 +11,7 @@ skipped.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 
@@ -52,6 +53,12 @@ def _about_one_vm(sentence: str) -> bool:
 
 def claims(summary: str, url: str, gpu_count: float | None) -> list[Claim]:
     """Link, fabric and memory-bandwidth claims stated in a series summary."""
+    return list(_summary_claims(summary, url, gpu_count))
+
+
+@functools.lru_cache(maxsize=256)
+def _summary_claims(summary: str, url: str, gpu_count: float | None) -> tuple[Claim, ...]:
+    """Every size of a series reads the same summary: it is parsed once per (summary, GPU count)."""
     found: list[Claim] = []
     fabric_named = False
     for sentence in filter(_about_one_vm, sentences(summary)):
@@ -79,7 +86,7 @@ def claims(summary: str, url: str, gpu_count: float | None) -> list[Claim]:
                 for f in figures
                 if f.is_bytes
             ]
-    return found
+    return tuple(found)
 
 
 def _scale_up_claims(sentence: str, figures: list[Bandwidth], link: Link, url: str) -> list[Claim]:

@@ -26,7 +26,6 @@ def bandwidth_claim(
     basis: Basis = Basis.STATED,
     unit_suspect: bool = False,
     extra_qualifiers: str = "",
-    baseline_only: bool = False,
 ) -> Claim:
     """A claim for a ``*_gbits_per_s`` or ``*_gbytes_per_s`` field, converted through pint."""
     _check_source(field, quote, source_url)

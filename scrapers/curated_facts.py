@@ -33,6 +33,7 @@ File layout::
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import replace
 from datetime import date
@@ -59,7 +60,13 @@ def curated_file(provider: str):
 def load(provider: str) -> list[RawOffer]:
     """The curated RawOffers of ``provider`` ([] when it has no file). ParseError on a bad file."""
     path = curated_file(provider)
-    return [] if path is None else parse_curated(path.read_text(encoding="utf-8"), provider)
+    return [] if path is None else list(_parsed(path.read_text(encoding="utf-8"), provider))
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str, provider: str) -> tuple[RawOffer, ...]:
+    """A curated file is parsed once per content (refreshes in one process reuse it)."""
+    return tuple(parse_curated(text, provider))
 
 
 def parse_curated(text: str, provider: str) -> list[RawOffer]:

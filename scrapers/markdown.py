@@ -8,6 +8,7 @@ exactly); ``scrapers.tables.clean`` gives the text to parse.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from scrapers.tables import Table, clean
@@ -35,10 +36,15 @@ def title(text: str) -> str:
 
 def sentences(text: str) -> list[str]:
     """Prose split into sentences; each is a verbatim slice of the text, stripped."""
-    parts = []
+    return list(_sentences(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _sentences(text: str) -> tuple[str, ...]:
+    parts: list[str] = []
     for paragraph in re.split(r"\n\s*\n|\n(?=[-*] )", text):
         parts.extend(s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip())
-    return parts
+    return tuple(parts)
 
 
 def split_row(line: str) -> list[str]:

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from normalize.errors import LayoutError, ParseError
 from normalize.gpus import GPUS, GpuMatch, family_of, identify_gpu, memory_fits
-from normalize.units import MAX_NUMBER, Quantity, parse_gpu_count, parse_memory_gb, to_number
+from normalize.units import MAX_NUMBER, convert, parse_gpu_count, parse_memory_gb, to_number
 from records.documents import DocumentSet
 from records.offers import Claim, RawOffer
 from scrapers.base import Scraper
@@ -202,7 +202,7 @@ def _memory(row: Row, gpu: GpuMatch, gpu_count: float, url: str) -> tuple[list[C
     try:
         info = gpu_info(cell)
         size_mib = _size_mib(info)
-        host_mib = Quantity(to_number(row.cells["MemoryGiB"]), "gibibyte").to("mebibyte").magnitude
+        host_mib = convert(to_number(row.cells["MemoryGiB"]), "gibibyte", "mebibyte")
     except ParseError as exc:
         return [], [f"GpuInfo or MemoryGiB unreadable, GPU memory not taken from them: {exc}"]
     notes = _gpu_info_notes(info, row, gpu_count, size_mib)
