@@ -181,7 +181,7 @@ def check_offers(offers: list[RawOffer], provider: str, *, kind: str = "scraped"
         expect(all(isinstance(n, str) for n in raw.notes), "a note is not text")
         for claim in raw.claims:
             check_claim(claim)
-        check_row(build_offer(raw, scraped_at=NOW, source_kind=kind))
+        check_row(build_offer(raw, scraped_at=NOW))
     return offers
 
 
