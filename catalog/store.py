@@ -175,7 +175,7 @@ def latest_documents(con: duckdb.DuckDBPyConnection, database: str) -> dict[str,
     """The latest good stored document per URL in the catalog attached as ``database``."""
     rows = con.execute(
         f"""SELECT f.url, f.provider, f.fetched_at, d.body, f.sha256, f.etag, f.last_modified, f.required
-            FROM {database}.fetches f JOIN {database}.documents d USING (sha256)
+            FROM "{database}".fetches f JOIN "{database}".documents d USING (sha256)
             WHERE f.status IN (200, 304)
             QUALIFY row_number() OVER (PARTITION BY f.url ORDER BY f.fetched_at DESC) = 1"""
     ).fetchall()
