@@ -269,7 +269,7 @@ class ProviderFetcher:
 
     def __init__(
         self,
-        fetcher: ProviderFetcher,
+        fetcher: Fetcher,
         provider: str,
         url_prefixes: tuple[str, ...],
         *,
