@@ -8,6 +8,7 @@ so every layer can be understood, tested and imported without the ones above it.
 from __future__ import annotations
 
 import ast
+import sys
 from collections import defaultdict
 
 from tests.helpers import ROOT
@@ -97,6 +98,22 @@ def test_the_read_side_never_loads_the_refresh():
             todo.extend(graph.get(module, ()))
     heavy = {m for m in reachable if m.startswith(("scrapers", "catalog.pipeline", "normalize.units"))}
     assert not heavy, f"the read side reaches {sorted(heavy)}"
+
+
+def test_the_planner_is_pure():
+    """planner/ imports only normalize, records and the standard library: no DuckDB, no I/O client."""
+    allowed = {"normalize", "records", "planner", "__future__"}
+    for path in (ROOT / "planner").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in allowed or top in sys.stdlib_module_names, f"{path.name} imports {name}"
 
 
 def test_this_test_sees_the_project():
