@@ -87,17 +87,35 @@ def test_no_import_cycle():
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
-def test_the_read_side_never_loads_the_refresh():
-    """What the app and `catalog query` import stays out of scrapers, pint and the pipeline."""
-    graph = project_imports()
-    reachable, todo = set(), [m for m in graph if m.startswith("catalog.read")]
+#: The planner's side of the read side: it computes with units, so it loads pint. The rest of the
+#: read side (what the app and `catalog query` need to start) stays light and never imports it.
+PLANNING = ("catalog.read.plan", "catalog.read.plan_inputs", "catalog.read.plan_output")
+
+
+def _reachable(graph: dict[str, set[str]], roots) -> set[str]:
+    reachable, todo = set(), list(roots)
     while todo:
         module = todo.pop()
         if module not in reachable:
             reachable.add(module)
             todo.extend(graph.get(module, ()))
-    heavy = {m for m in reachable if m.startswith(("scrapers", "catalog.pipeline", "normalize.units"))}
+    return reachable
+
+
+def test_the_read_side_never_loads_the_refresh():
+    """What the app and `catalog query` import stays out of scrapers, pint, the planner and the pipeline."""
+    graph = project_imports()
+    light = _reachable(graph, [m for m in graph if m.startswith("catalog.read") and m not in PLANNING])
+    heavy = {m for m in light if m.startswith(("scrapers", "catalog.pipeline", "normalize.units", "planner"))}
     assert not heavy, f"the read side reaches {sorted(heavy)}"
+    assert not set(PLANNING) & light, "a light read module imports the planner's adapter"
+
+
+def test_planning_never_loads_the_refresh():
+    graph = project_imports()
+    assert set(PLANNING) <= set(graph)
+    heavy = {m for m in _reachable(graph, PLANNING) if m.startswith(("scrapers", "catalog.pipeline"))}
+    assert not heavy, f"planning reaches {sorted(heavy)}"
 
 
 def test_the_planner_is_pure():
