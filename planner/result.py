@@ -53,6 +53,11 @@ class Plan:
     sensitivity: tuple[Sensitivity, ...] = ()
 
     @property
+    def min_gpus(self) -> int | None:
+        """The fewest GPUs one model replica fits on (TP x PP x EP of the smallest fitting layout)."""
+        return min((r.layout.replica_gpus for r in self.results), default=None)
+
+    @property
     def best(self) -> LayoutResult | None:
         return self.results[0] if self.results and self.results[0].tokens_per_s is not None else None
 

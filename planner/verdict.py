@@ -130,6 +130,12 @@ def _caveats(plan: Plan) -> str:
     return "".join(f"; {p}" for p in parts)
 
 
+def _fit(plan: Plan) -> str:
+    """'one NVLink domain (4 GPUs at least)', or 'one GPU'."""
+    gpus = plan.min_gpus
+    return plan.fits if gpus is None or gpus == 1 else f"{plan.fits} ({gpus} GPUs at least)"
+
+
 def verdict(plan: Plan) -> str:
     """One sentence: fit, best layout, throughput, the bottleneck, the cost, and what it depends on."""
     model, cluster, best = plan.model.name, plan.cluster, plan.best
@@ -144,7 +150,7 @@ def verdict(plan: Plan) -> str:
             else f"; ${cost:,.2f} per step, ${number(usd_per_billion_tokens(plan))} per billion tokens"
         )
         return (
-            f"{model} training fits {plan.fits} on {where} as {best.layout.label}: "
+            f"{model} training fits {_fit(plan)} on {where} as {best.layout.label}: "
             f"{duration(best.step.step_s)} per step, {number(best.tokens_per_s)} tokens/s, "
             f"{_comm_clause(best.step)}{money}{_caveats(plan)}."
         )
@@ -160,7 +166,7 @@ def verdict(plan: Plan) -> str:
             else f"; {number(target)} tokens/s needs {need} such clusters"
         )
     return (
-        f"{model} fits {plan.fits}; on {where} the best layout is {best.layout.label}: "
+        f"{model} fits {_fit(plan)}; on {where} the best layout is {best.layout.label}: "
         f"{number(best.tokens_per_s)} output tokens/s, a {duration(best.step.step_s)} decode step with "
         f"{_comm_clause(best.step)}{money}{goal}{_caveats(plan)}."
     )

@@ -67,6 +67,7 @@ def test_rank_plans_every_row_and_puts_the_unplannable_last(small_catalog_file):
         "NVSwitch",
     )
     assert p5["tokens_per_s"] == pytest.approx(2779, rel=1e-3)
+    assert p5["min_gpus"] == 4  # 141 GB of weights: 2 x 77.3 GB cannot also hold the KV cache, 4 can
     assert frame.iloc[2]["tokens_per_s"] == pytest.approx(p5["tokens_per_s"] / 2)
     assert p5["bandwidth_basis"] == "NVSwitch 450 GB/s (inferred)"
     assert p5["comm_share"] == pytest.approx(0.0222, rel=1e-2)
@@ -209,7 +210,7 @@ def test_cli_plan_table_json_and_csv(small_catalog_file, capsys):
     assert main(["plan", "--model", "llama-3.1-70b", "--workload", "serve", "--db", db]) == 0
     out = capsys.readouterr().out
     assert "p5.48xlarge" in out and "TP4 x PP1 x EP1 x DP2" in out and "2,779" in out
-    assert "1. aws p5.48xlarge: Llama 3.1 70B fits one NVLink domain" in out
+    assert "1. aws p5.48xlarge: Llama 3.1 70B fits one NVLink domain (4 GPUs at least)" in out
     assert "No prices in this catalog" in out
     assert (
         main(

@@ -76,6 +76,7 @@ def _row(row: dict, result: Plan | str) -> dict:
     out |= {
         "nodes": result.cluster.nodes,
         "fits": result.fits,
+        "min_gpus": result.min_gpus,
         "usd_per_hour": result.cluster_usd_per_hour,
         "verdict": verdict(result),
         "reason": result.reason,
@@ -104,8 +105,8 @@ def _row(row: dict, result: Plan | str) -> dict:
 
 
 COLUMNS = (
-    "rank", "provider", "instance_type", "gpu_model", "gpus_per_node", "nodes", "layout", "fits", "step_s",
-    "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "usd_per_hour",
+    "rank", "provider", "instance_type", "gpu_model", "gpus_per_node", "nodes", "layout", "fits", "min_gpus",
+    "step_s", "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "usd_per_hour",
     "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "bandwidth_basis", "verdict",
     "reason", "flags", "tp", "pp", "ep", "dp",
 )  # fmt: skip
@@ -146,7 +147,7 @@ def rank(
         "usd_per_step",
     ):
         frame[column] = frame[column].astype("float64")
-    for column in ("nodes", "tp", "pp", "ep", "dp"):
+    for column in ("nodes", "min_gpus", "tp", "pp", "ep", "dp"):
         frame[column] = frame[column].astype("Int64")
     cost = COST_COLUMN[workload.kind]
     keys = [cost, "tokens_per_s"] if by == "cost" else ["tokens_per_s"]
