@@ -131,47 +131,39 @@ def planner_node(
     *,
     fabric: str = "efa",
     fabric_gbits_per_s: float | None = 3200.0,
-    intra_two_way_gbytes_per_s: float | None = None,
     memory_gb: float | None = None,
     usd_per_hour: float | None = None,
     instance_type: str = "test-instance",
 ):
-    """A planner node built the way ``catalog.read.plan_inputs`` builds one from a catalog row, with
-    the GPU's figures from the datasheet table (normalize/gpus.csv): its scale-up link at its
-    two-way datasheet figure, or PCIe x16 for a PCIe card; the fabric in Gb/s per node."""
+    """A planner node made by ``catalog.read.plan_inputs.node_from_row`` from an ``instances`` row
+    whose GPU figures are the datasheet table's (normalize/gpus.csv), inferred as the catalog infers
+    them: the scale-up link's two-way figure, or PCIe x16 for a PCIe card; the fabric in Gb/s per node."""
+    from catalog.read.plan_inputs import node_from_row
     from normalize.gpus import BY_ID
-    from planner.hardware import Figure, Node, fabric_gbytes_per_s_per_gpu, link_levels, one_way_gbytes_per_s
 
     spec = BY_ID[gpu]
-    two_way = intra_two_way_gbytes_per_s or spec.link_gbytes_per_s or spec.pcie_gbytes_per_s
-    link = spec.link if spec.link != "pcie-or-nvlink-bridge" else "pcie"
-    inter = (
-        Figure(
-            fabric_gbytes_per_s_per_gpu(fabric_gbits_per_s, gpus), "stated", f"{fabric_gbits_per_s:g} Gb/s"
-        )
-        if fabric_gbits_per_s
-        else Figure(None, "missing", "not stated")
+    link = (
+        "single-gpu"
+        if gpus == 1
+        else ("pcie" if spec.link in ("pcie", "pcie-or-nvlink-bridge") else spec.link)
     )
-    links = link_levels(
-        link=link if gpus > 1 else "single-gpu",
-        intra=Figure(one_way_gbytes_per_s(two_way), "inferred", f"{two_way:g} GB/s two-way / 2"),
-        scale_up_gpus=spec.scale_up_domain_gpus,
-        gpus_per_node=gpus,
-        pcie=Figure(one_way_gbytes_per_s(spec.pcie_gbytes_per_s or 0) or None, "inferred", "PCIe"),
-        fabric=fabric,
-        inter=inter,
-    )
-    return Node(
-        provider="test",
-        instance_type=instance_type,
-        gpu_model=gpu,
-        gpus=gpus,
-        memory_gb_per_gpu=memory_gb or spec.memory_gb,
-        memory_basis="stated",
-        hbm_gbytes_per_s=spec.memory_gbytes_per_s,
-        hbm_basis="inferred",
-        dense_bf16_tflops=spec.dense_bf16_tflops,
-        dense_fp8_tflops=spec.dense_fp8_tflops,
-        links=links,
-        usd_per_hour=usd_per_hour,
-    )
+    intra = spec.link_gbytes_per_s if link not in ("pcie", "single-gpu") else spec.pcie_gbytes_per_s
+    row = {
+        "provider": "test",
+        "instance_type": instance_type,
+        "gpu_model": gpu,
+        "gpu_count": float(gpus),
+        "gpu_memory_gb": memory_gb or spec.memory_gb,
+        "gpu_memory_gbytes_per_s": spec.memory_gbytes_per_s,
+        "gpu_memory_bw_basis": "inferred",
+        "intra_node_link": link,
+        "intra_node_gbytes_per_s": None if link == "single-gpu" else intra,
+        "intra_node_basis": "not-applicable" if link == "single-gpu" else "inferred",
+        "scale_up_domain_gpus": spec.scale_up_domain_gpus if link != "pcie" else 1,
+        "inter_node_fabric": fabric,
+        "inter_node_gbits_per_s": fabric_gbits_per_s,
+        "inter_node_basis": "stated" if fabric_gbits_per_s else "missing",
+    }
+    node = node_from_row(row, (usd_per_hour, "test-region") if usd_per_hour else None)
+    assert not isinstance(node, str), node
+    return node
