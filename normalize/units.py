@@ -16,9 +16,6 @@ import pint
 from normalize.errors import ParseError
 
 ureg = pint.UnitRegistry()
-# What the workload planner counts besides bytes and seconds; pint defines neither.
-ureg.define("flop = [computation]")
-ureg.define("token = [text]")
 Quantity = ureg.Quantity
 
 GBIT_PER_S = "gigabit / second"

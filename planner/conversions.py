@@ -18,10 +18,11 @@ def _factor(unit: str, base: str) -> float:
 BYTES_PER_GB = _factor(GB, "byte")
 BYTES_PER_S_PER_GBYTE_PER_S = _factor(GBYTE_PER_S, "byte / second")
 BYTES_PER_S_PER_GBIT_PER_S = _factor(GBIT_PER_S, "byte / second")
-FLOPS_PER_TFLOPS = _factor("teraflop / second", "flop / second")
+# Floating-point operations and tokens are counts: pint's ``count`` with its SI prefixes.
+FLOPS_PER_TFLOPS = _factor("teracount / second", "count / second")
 SECONDS_PER_HOUR = _factor("hour", "second")
-TOKENS_PER_MILLION = _factor("megatoken", "token")
-TOKENS_PER_BILLION = _factor("gigatoken", "token")
+TOKENS_PER_MILLION = _factor("megacount", "count")
+TOKENS_PER_BILLION = _factor("gigacount", "count")
 
 #: Bits per element of each number format a model's weights, KV cache or activations are held in.
 DTYPE_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4, "fp4": 4}
