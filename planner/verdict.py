@@ -58,12 +58,14 @@ def used_levels(plan: Plan) -> list[LinkLevel]:
 
 
 def basis_text(plan: Plan) -> str:
-    """The bandwidths the best layout uses, each with its basis: 'NVSwitch 450 GB/s (inferred)'."""
+    """The bandwidths the best layout uses, each with its basis: 'NVSwitch 450 GB/s one way per GPU
+    (inferred)'."""
     levels = used_levels(plan)
     if not levels:
         return "no GPU-to-GPU traffic"
     return "; ".join(
-        f"{lv.name} {number(lv.figure.gbytes_per_s or 0)} GB/s ({lv.figure.basis})" for lv in levels
+        f"{lv.name} {number(lv.figure.gbytes_per_s or 0)} GB/s one way per GPU ({lv.figure.basis})"
+        for lv in levels
     )
 
 

@@ -69,7 +69,7 @@ def test_rank_plans_every_row_and_puts_the_unplannable_last(small_catalog_file):
     assert p5["tokens_per_s"] == pytest.approx(2779, rel=1e-3)
     assert p5["min_gpus"] == 4  # 141 GB of weights: 2 x 77.3 GB cannot also hold the KV cache, 4 can
     assert frame.iloc[2]["tokens_per_s"] == pytest.approx(p5["tokens_per_s"] / 2)
-    assert p5["bandwidth_basis"] == "NVSwitch 450 GB/s (inferred)"
+    assert p5["bandwidth_basis"] == "NVSwitch 450 GB/s one way per GPU (inferred)"
     assert p5["comm_share"] == pytest.approx(0.0222, rel=1e-2)
     unplanned = frame.iloc[3]
     assert (
@@ -260,7 +260,7 @@ def test_cli_plan_one_instance_in_full(small_catalog_file, capsys):
     out = capsys.readouterr().out
     # 35.3 GB of weights (TP4), KV 32 x 2,560 x 327,680 / 4 = 6.7 GB, activations 0.6 GB.
     assert "weights 35.3, KV cache 6.7, activations 0.6 = 42.6 GB of 77.3 GB usable" in out
-    assert "TP all-reduce" in out and "links used: NVSwitch 450 GB/s (inferred)" in out
+    assert "TP all-reduce" in out and "links used: NVSwitch 450 GB/s one way per GPU (inferred)" in out
     assert main([*args, "--instance", "p9.nothing"]) == 2
     assert "no instance type 'p9.nothing'" in capsys.readouterr().err
 
