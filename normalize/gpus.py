@@ -33,6 +33,11 @@ class GpuSpec:
     scale-up link (NVLink, NVSwitch, Infinity Fabric, or the bridge of a bridged pair).
     ``scale_up_domain_gpus`` is how many GPUs share one such domain; ``rack_scale`` marks domains
     that span several instances (GB200/GB300 NVL72).
+
+    ``dense_bf16_tflops`` and ``dense_fp8_tflops`` are the dense (no sparsity) tensor-core peaks per
+    GPU from the same vendor page, None where the part has no such tensor cores or no datasheet
+    figure was read. ``tflops_printed_sparse`` says the vendor prints only the 2:4-sparsity figure
+    (the dense one stored is half of it); ``tflops_note`` restates, in our words, what the page prints.
     """
 
     id: str
@@ -46,6 +51,10 @@ class GpuSpec:
     memory_gbytes_per_s: float | None
     datasheet_url: str
     rack_scale: bool = False
+    dense_bf16_tflops: float | None = None
+    dense_fp8_tflops: float | None = None
+    tflops_printed_sparse: bool | None = None
+    tflops_note: str = ""
 
     @property
     def pcie_gbytes_per_s(self) -> float | None:
@@ -85,6 +94,12 @@ def _load_gpus() -> tuple[GpuSpec, ...]:
                 memory_gbytes_per_s=_number(row["memory_gbytes_per_s"]),
                 datasheet_url=row["datasheet_url"],
                 rack_scale=row["rack_scale"] == "true",
+                dense_bf16_tflops=_number(row["dense_bf16_tflops"]),
+                dense_fp8_tflops=_number(row["dense_fp8_tflops"]),
+                tflops_printed_sparse=row["tflops_printed_sparse"] == "true"
+                if row["tflops_printed_sparse"]
+                else None,
+                tflops_note=row["tflops_note"],
             )
             for row in csv.DictReader(handle)
         )

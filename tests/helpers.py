@@ -123,3 +123,47 @@ def cli_refresh(mirror: Path, db: Path, *args: str) -> int:
     from catalog.cli import main
 
     return main(["refresh", "--mirror", str(mirror), *args, "--db", str(db), "--quiet"])
+
+
+def planner_node(
+    gpu: str,
+    gpus: int,
+    *,
+    fabric: str = "efa",
+    fabric_gbits_per_s: float | None = 3200.0,
+    memory_gb: float | None = None,
+    usd_per_hour: float | None = None,
+    instance_type: str = "test-instance",
+):
+    """A planner node made by ``catalog.read.plan_inputs.node_from_row`` from an ``instances`` row
+    whose GPU figures are the datasheet table's (normalize/gpus.csv), inferred as the catalog infers
+    them: the scale-up link's two-way figure, or PCIe x16 for a PCIe card; the fabric in Gb/s per node."""
+    from catalog.read.plan_inputs import node_from_row
+    from normalize.gpus import BY_ID
+
+    spec = BY_ID[gpu]
+    link = (
+        "single-gpu"
+        if gpus == 1
+        else ("pcie" if spec.link in ("pcie", "pcie-or-nvlink-bridge") else spec.link)
+    )
+    intra = spec.link_gbytes_per_s if link not in ("pcie", "single-gpu") else spec.pcie_gbytes_per_s
+    row = {
+        "provider": "test",
+        "instance_type": instance_type,
+        "gpu_model": gpu,
+        "gpu_count": float(gpus),
+        "gpu_memory_gb": memory_gb or spec.memory_gb,
+        "gpu_memory_gbytes_per_s": spec.memory_gbytes_per_s,
+        "gpu_memory_bw_basis": "inferred",
+        "intra_node_link": link,
+        "intra_node_gbytes_per_s": None if link == "single-gpu" else intra,
+        "intra_node_basis": "not-applicable" if link == "single-gpu" else "inferred",
+        "scale_up_domain_gpus": spec.scale_up_domain_gpus if link != "pcie" else 1,
+        "inter_node_fabric": fabric,
+        "inter_node_gbits_per_s": fabric_gbits_per_s,
+        "inter_node_basis": "stated" if fabric_gbits_per_s else "missing",
+    }
+    node = node_from_row(row, (usd_per_hour, "test-region") if usd_per_hour else None)
+    assert not isinstance(node, str), node
+    return node

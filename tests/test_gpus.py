@@ -78,3 +78,61 @@ def test_datasheet_figures_match_shared_facts():
     assert BY_ID["T4-16GB"].pcie_gbytes_per_s == 32
     assert BY_ID["H100-NVL-94GB"].pcie_gbytes_per_s == 128
     assert BY_ID["GB200-186GB"].scale_up_domain_gpus == 72
+
+
+@pytest.mark.parametrize(
+    ("gpu", "printed_sparse_bf16", "printed_sparse_fp8", "divisor"),
+    [
+        # NVIDIA prints the 2:4-sparsity peak with an asterisk; dense is half.
+        ("H100-SXM-80GB", 1979, 3958, 2),  # 1,979 / 2 = 989.5; 3,958 / 2 = 1,979
+        ("H200-SXM-141GB", 1979, 3958, 2),
+        ("H100-NVL-94GB", 1671, 3341, 2),  # 835.5; 1,670.5
+        ("L4-24GB", 242, 485, 2),  # 121; 242.5
+        # Board and rack pages print the whole board's sparse peak: / GPUs / 2.
+        ("B200-SXM-180GB", 36_000, 72_000, 8 * 2),  # 36 PFLOPS / 8 / 2 = 2,250 TFLOPS
+        ("GB200-186GB", 360_000, 720_000, 72 * 2),  # 360 PFLOPS / 72 / 2 = 2,500 TFLOPS
+    ],
+)
+def test_dense_peaks_are_the_printed_sparse_figures_halved(
+    gpu, printed_sparse_bf16, printed_sparse_fp8, divisor
+):
+    spec = BY_ID[gpu]
+    assert spec.tflops_printed_sparse is True
+    assert spec.dense_bf16_tflops == printed_sparse_bf16 / divisor
+    assert spec.dense_fp8_tflops == printed_sparse_fp8 / divisor
+    assert "with sparsity" in spec.tflops_note
+
+
+def test_dense_peaks_printed_dense_are_stored_as_printed():
+    assert (BY_ID["MI300X-192GB"].dense_bf16_tflops, BY_ID["MI300X-192GB"].dense_fp8_tflops) == (
+        1307.4,
+        2614.9,
+    )
+    assert BY_ID["A100-SXM-80GB"].dense_bf16_tflops == 312
+    assert BY_ID["L40S-48GB"].dense_fp8_tflops == 733
+    assert BY_ID["MI300X-192GB"].tflops_printed_sparse is False
+
+
+def test_parts_without_a_datasheet_peak_stay_empty_and_say_why():
+    for gpu, why in [
+        ("A100-SXM-80GB", "no FP8 tensor cores"),  # BF16 yes, FP8 no
+        ("T4-16GB", "no BF16"),
+        ("V100-SXM2-32GB", "no BF16"),
+        ("A10G-24GB", "no NVIDIA datasheet"),
+    ]:
+        spec = BY_ID[gpu]
+        assert spec.dense_fp8_tflops is None
+        assert why in spec.tflops_note
+    assert BY_ID["T4-16GB"].dense_bf16_tflops is None
+
+
+def test_every_peak_is_plausible_and_explained():
+    for spec in GPUS:
+        if spec.dense_bf16_tflops is None:
+            assert spec.dense_fp8_tflops is None, spec.id  # no part has FP8 without BF16
+            assert spec.tflops_printed_sparse is None and spec.tflops_note, spec.id
+            continue
+        assert 50 <= spec.dense_bf16_tflops <= 5000, spec.id
+        if spec.dense_fp8_tflops is not None:
+            assert spec.dense_fp8_tflops == pytest.approx(2 * spec.dense_bf16_tflops, rel=0.02), spec.id
+        assert spec.tflops_printed_sparse is not None and "FLOPS" in spec.tflops_note, spec.id

@@ -8,6 +8,7 @@ so every layer can be understood, tested and imported without the ones above it.
 from __future__ import annotations
 
 import ast
+import sys
 from collections import defaultdict
 
 from tests.helpers import ROOT
@@ -86,17 +87,51 @@ def test_no_import_cycle():
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
-def test_the_read_side_never_loads_the_refresh():
-    """What the app and `catalog query` import stays out of scrapers, pint and the pipeline."""
-    graph = project_imports()
-    reachable, todo = set(), [m for m in graph if m.startswith("catalog.read")]
+#: The planner's side of the read side: it computes with units, so it loads pint. The rest of the
+#: read side (what the app and `catalog query` need to start) stays light and never imports it.
+PLANNING = ("catalog.read.plan", "catalog.read.plan_inputs", "catalog.read.plan_output")
+
+
+def _reachable(graph: dict[str, set[str]], roots) -> set[str]:
+    reachable, todo = set(), list(roots)
     while todo:
         module = todo.pop()
         if module not in reachable:
             reachable.add(module)
             todo.extend(graph.get(module, ()))
-    heavy = {m for m in reachable if m.startswith(("scrapers", "catalog.pipeline", "normalize.units"))}
+    return reachable
+
+
+def test_the_read_side_never_loads_the_refresh():
+    """What the app and `catalog query` import stays out of scrapers, pint, the planner and the pipeline."""
+    graph = project_imports()
+    light = _reachable(graph, [m for m in graph if m.startswith("catalog.read") and m not in PLANNING])
+    heavy = {m for m in light if m.startswith(("scrapers", "catalog.pipeline", "normalize.units", "planner"))}
     assert not heavy, f"the read side reaches {sorted(heavy)}"
+    assert not set(PLANNING) & light, "a light read module imports the planner's adapter"
+
+
+def test_planning_never_loads_the_refresh():
+    graph = project_imports()
+    assert set(PLANNING) <= set(graph)
+    heavy = {m for m in _reachable(graph, PLANNING) if m.startswith(("scrapers", "catalog.pipeline"))}
+    assert not heavy, f"planning reaches {sorted(heavy)}"
+
+
+def test_the_planner_is_pure():
+    """planner/ imports only normalize, records and the standard library: no DuckDB, no I/O client."""
+    allowed = {"normalize", "records", "planner", "__future__"}
+    for path in (ROOT / "planner").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in allowed or top in sys.stdlib_module_names, f"{path.name} imports {name}"
 
 
 def test_this_test_sees_the_project():

@@ -1,0 +1,201 @@
+"""Catalog rows → planner inputs: an ``instances`` row, its cheapest on-demand price and its
+measurements become a ``planner.hardware.Node``.
+
+Which figure each link gets, best first (the plan says which it used):
+
+- GPU-to-GPU (the NVLink domain, or the PCIe host of a PCIe-only node):
+  1. measured ``gpu_to_gpu_gbytes_per_s`` (nvbandwidth): the median, as is when one-way, halved when
+     two-way (records without a direction are not used);
+  2. measured ``nccl_allreduce_busbw_gbytes_per_s`` from a run on one node over all its GPUs
+     (``nodes`` = 1, ``gpus`` = the instance's GPUs): the largest busbw, which NCCL defines as the
+     per-GPU one-way rate of the ring;
+  3. expected ``gpu_to_gpu_gbytes_per_s`` (as 1.), or expected/measured ``nvlink_gbytes_per_s`` ×
+     ``port_count`` (one NVLink's rate per direction × the GPU's links);
+  4. the catalog's ``intra_node_gbytes_per_s`` (stated or inferred), two-way, halved.
+- Fabric (per GPU, one way): measured ``nic_gbits_per_s`` or ``ib_write_gbits_per_s`` × ``port_count``,
+  then expected ``ib_port_gbits_per_s`` × ``port_count`` (a provider's health check), each a node total
+  divided by its GPUs (the median when several agree on a shape); else the catalog's
+  ``inter_node_gbits_per_s``. A multi-node NCCL busbw is never used as a fabric figure: part of the
+  ring stays on NVLink, so it can exceed the NICs' line rate.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+
+import duckdb
+
+from catalog.read.text import known
+from normalize.gpus import BY_ID, GPUS
+from planner.hardware import (
+    MISSING,
+    Figure,
+    Node,
+    fabric_gbytes_per_s_per_gpu,
+    link_levels,
+    one_way_gbytes_per_s,
+)
+
+Measurement = dict
+
+
+def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """Whether the catalog file has ``table`` (files built before prices and measurements have not)."""
+    found = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]
+    ).fetchone()
+    return bool(found and found[0])
+
+
+def cheapest_prices(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple[float, str]]:
+    """(provider, instance_type) → (lowest current on-demand USD per hour, its region)."""
+    if not _has(con, "current_prices"):
+        return {}
+    rows = con.execute(
+        """SELECT provider, instance_type, min(usd_per_hour), arg_min(region, usd_per_hour)
+           FROM current_prices WHERE usd_per_hour IS NOT NULL GROUP BY 1, 2"""
+    ).fetchall()
+    return {(p, t): (float(usd), region) for p, t, usd, region in rows}
+
+
+def measurements_by_instance(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], list[Measurement]]:
+    """The numeric measurements that name their instance, by (provider, instance_type)."""
+    if not _has(con, "measurements"):
+        return {}
+    frame = con.execute(
+        """SELECT provider, instance_type, kind, metric, value, direction, nodes, gpus, port_count, tool
+           FROM measurements
+           WHERE provider IS NOT NULL AND instance_type IS NOT NULL AND value IS NOT NULL"""
+    ).df()
+    found: dict[tuple[str, str], list[Measurement]] = {}
+    for record in frame.to_dict("records"):
+        found.setdefault((record["provider"], record["instance_type"]), []).append(record)
+    return found
+
+
+def _pick(records: Iterable[Measurement], kind: str, metric: str) -> list[Measurement]:
+    return [r for r in records if r["kind"] == kind and r["metric"] == metric]
+
+
+def _copy_figure(records: list[Measurement], kind: str) -> Figure | None:
+    values = []
+    for r in _pick(records, kind, "gpu_to_gpu_gbytes_per_s"):
+        if r["direction"] == "one-way":
+            values.append(r["value"])
+        elif r["direction"] == "two-way":
+            values.append(one_way_gbytes_per_s(r["value"]))
+    if not values:
+        return None
+    median = statistics.median(values)
+    return Figure(median, kind, f"{kind} GPU-to-GPU copy, one way, median of {len(values)}")
+
+
+def intra_figure(row: dict, records: list[Measurement]) -> Figure:
+    """The GPU-to-GPU figure, one way per GPU, best source first (see the module docstring)."""
+    measured = _copy_figure(records, "measured")
+    if measured:
+        return measured
+    gpus = row["gpu_count"]
+    busbw = [
+        r["value"]
+        for r in _pick(records, "measured", "nccl_allreduce_busbw_gbytes_per_s")
+        if r["nodes"] == 1 and known(gpus) and r["gpus"] == gpus
+    ]
+    if busbw:
+        return Figure(
+            max(busbw), "measured", f"NCCL all_reduce busbw on one node of {int(gpus)} GPUs, largest"
+        )
+    expected = _copy_figure(records, "expected")
+    if expected:
+        return expected
+    for kind in ("measured", "expected"):
+        links = [r for r in _pick(records, kind, "nvlink_gbytes_per_s") if known(r["port_count"])]
+        if links:
+            per_gpu = statistics.median(r["value"] * r["port_count"] for r in links)
+            return Figure(per_gpu, kind, f"{kind} NVLink rate per direction x links")
+    two_way, basis = row["intra_node_gbytes_per_s"], row["intra_node_basis"]
+    if not known(two_way):
+        return Figure(None, "missing", "inferred values excluded" if basis == "inferred" else "not stated")
+    return Figure(one_way_gbytes_per_s(two_way), basis, f"{two_way:g} GB/s two-way per GPU / 2")
+
+
+def inter_figure(row: dict, records: list[Measurement], gpus: int) -> Figure:
+    """The fabric figure, GB/s per GPU one way, best source first (see the module docstring)."""
+    for kind, metrics in (
+        ("measured", ("nic_gbits_per_s", "ib_write_gbits_per_s")),
+        ("expected", ("ib_port_gbits_per_s", "nic_gbits_per_s")),
+    ):
+        for metric in metrics:
+            ports = [r for r in _pick(records, kind, metric) if known(r["port_count"])]
+            if ports:
+                node_gbits = statistics.median(r["value"] * r["port_count"] for r in ports)
+                detail = f"{kind} {metric} x ports = {node_gbits:g} Gb/s per node / 8 / {gpus} GPUs"
+                return Figure(fabric_gbytes_per_s_per_gpu(node_gbits, gpus), kind, detail)
+    gbits, basis = row["inter_node_gbits_per_s"], row["inter_node_basis"]
+    if not known(gbits):
+        return Figure(None, "missing", "inferred values excluded" if basis == "inferred" else "not stated")
+    return Figure(
+        fabric_gbytes_per_s_per_gpu(gbits, gpus), basis, f"{gbits:g} Gb/s per node / 8 / {gpus} GPUs"
+    )
+
+
+def dense_peaks(gpu_model: str | None) -> tuple[float | None, float | None]:
+    """Dense (BF16, FP8) TFLOPS of a catalog GPU id from the datasheet table. A family-level id
+    (form factor not stated, e.g. ``A100-40GB``) gets the figure its parts of that memory all share
+    (both A100 40GB parts: 312), and None where they differ (H100 SXM 989.5, PCIe 756.5)."""
+    spec = BY_ID.get(gpu_model or "")
+    if spec is not None:
+        return spec.dense_bf16_tflops, spec.dense_fp8_tflops
+    parts = [g for g in GPUS if gpu_model and gpu_model in (g.family, f"{g.family}-{g.memory_gb:g}GB")]
+    bf16 = {g.dense_bf16_tflops for g in parts}
+    fp8 = {g.dense_fp8_tflops for g in parts}
+    return (bf16.pop() if len(bf16) == 1 else None), (fp8.pop() if len(fp8) == 1 else None)
+
+
+def node_from_row(
+    row: dict, price: tuple[float, str] | None = None, records: list[Measurement] | None = None
+) -> Node | str:
+    """The planner's view of one ``filtered_instances`` row, or the reason it cannot have one."""
+    records = records or []
+    count = row["gpu_count"]
+    if not known(count):
+        return "GPUs per instance not stated"
+    if count < 1 or count != int(count):
+        return f"a fraction of a GPU ({count:g}): not planned"
+    gpus = int(count)
+    spec = BY_ID.get(row["gpu_model"] or "")
+    memory_gb, memory_basis = row["gpu_memory_gb"], "stated"
+    if not known(memory_gb):
+        if spec is None:
+            return f"GPU memory of {row['gpu_model']} not stated"
+        memory_gb, memory_basis = spec.memory_gb, "inferred"
+    pcie = MISSING
+    if spec is not None and spec.pcie_gbytes_per_s:
+        pcie = Figure(one_way_gbytes_per_s(spec.pcie_gbytes_per_s), "inferred", "PCIe x16 two-way / 2")
+    links = link_levels(
+        link=row["intra_node_link"],
+        intra=intra_figure(row, records),
+        scale_up_gpus=int(row["scale_up_domain_gpus"]) if known(row["scale_up_domain_gpus"]) else None,
+        gpus_per_node=gpus,
+        pcie=pcie,
+        fabric=row["inter_node_fabric"],
+        inter=inter_figure(row, records, gpus),
+    )
+    hbm = row["gpu_memory_gbytes_per_s"]
+    bf16_tflops, fp8_tflops = dense_peaks(row["gpu_model"])
+    return Node(
+        provider=row["provider"],
+        instance_type=row["instance_type"],
+        gpu_model=row["gpu_model"] or "unknown GPU",
+        gpus=gpus,
+        memory_gb_per_gpu=float(memory_gb),
+        memory_basis=memory_basis,
+        hbm_gbytes_per_s=float(hbm) if known(hbm) else None,
+        hbm_basis=row["gpu_memory_bw_basis"],
+        dense_bf16_tflops=bf16_tflops,
+        dense_fp8_tflops=fp8_tflops,
+        links=links,
+        usd_per_hour=price[0] if price else None,
+        price_detail=f"cheapest on-demand, {price[1]}" if price else "",
+    )

@@ -1,0 +1,125 @@
+"""How ``python -m catalog plan`` prints: a ranking table with its verdicts, or one instance's plan
+in full (memory per GPU, every fitting layout, the best layout's collectives). csv and json carry
+every column, unrounded; the table rounds for reading and leaves unknown cells empty."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from catalog.read.plan import layouts_frame, transfers_frame
+from catalog.read.text import known
+from planner.conversions import bytes_to_gb, gb_to_bytes
+from planner.result import Plan
+from planner.verdict import basis_text, duration, number, verdict
+
+_COST = {
+    "serve": [("usd_per_million_tokens", "$/M tokens")],
+    "train": [("usd_per_step", "$/step"), ("usd_per_billion_tokens", "$/B tokens")],
+}
+
+
+def _cell(value, kind: str) -> str:
+    if not known(value):
+        return ""
+    if kind == "seconds":
+        return duration(float(value))
+    if kind == "share":
+        return f"{float(value):.1%}"
+    if kind == "usd":
+        return f"{float(value):,.2f}"
+    if kind == "count":
+        return number(float(value))
+    return str(value)
+
+
+def _emit(frame: pd.DataFrame, fmt: str) -> str:
+    if fmt == "csv":
+        return frame.to_csv(index=False)
+    return frame.to_json(orient="records") + "\n"
+
+
+def ranking_report(frame: pd.DataFrame, workload: str, top: int, fmt: str) -> str:
+    """The ranking's first ``top`` rows (all for 0): every column in csv/json; in a table the key
+    columns, then one verdict per row."""
+    shown = frame.head(top) if top > 0 else frame
+    if fmt != "table":
+        return _emit(shown, fmt)
+    if shown.empty:
+        return "(no instances)\n"
+    columns = [
+        ("rank", "#", "text"),
+        ("provider", "provider", "text"),
+        ("instance_type", "instance", "text"),
+        ("nodes", "nodes", "text"),
+        ("layout", "layout", "text"),
+        ("fits", "fits", "text"),
+        ("step_s", "step", "seconds"),
+        ("comm_share", "comm", "share"),
+        ("bottleneck_link", "bottleneck", "text"),
+        ("tokens_per_s", "tokens/s", "count"),
+        *((name, label, "usd") for name, label in _COST[workload]),
+    ]
+    table = pd.DataFrame({label: [_cell(v, kind) for v in shown[name]] for name, label, kind in columns})
+    lines = [table.to_string(index=False), ""]
+    for position, row in enumerate(shown.itertuples(index=False), start=1):
+        lines.append(f"{position}. {row.provider} {row.instance_type}: {row.verdict}")
+    if workload in _COST and shown[_COST[workload][-1][0]].isna().all():
+        lines.append("\nNo prices in this catalog: the cost columns fill in once `prices` has rows.")
+    return "\n".join(lines) + "\n"
+
+
+def _memory_lines(result: Plan) -> list[str]:
+    best = result.best or (result.results[0] if result.results else None)
+    if best is None:
+        return []
+    m = best.memory
+    usable = gb_to_bytes(result.cluster.node.memory_gb_per_gpu) * result.options.usable_memory_fraction
+    parts = [
+        ("weights", m.weights_bytes),
+        ("KV cache", m.kv_cache_bytes),
+        ("activations", m.activation_bytes),
+        ("gradients", m.gradient_bytes),
+        ("optimizer", m.optimizer_bytes),
+    ]
+    held = ", ".join(f"{name} {bytes_to_gb(b):.1f}" for name, b in parts if b)
+    return [
+        f"memory per GPU ({best.layout.label}): {held} = {bytes_to_gb(m.total_bytes):.1f} GB "
+        f"of {bytes_to_gb(usable):.1f} GB usable"
+    ]
+
+
+def _instance_text(provider: str, result: Plan | str) -> str:
+    if isinstance(result, str):
+        return f"{provider}: not planned: {result}.\n"
+    node = result.cluster.node
+    lines = [
+        f"{provider} {node.instance_type}: {result.cluster.nodes} x {node.gpus} {node.gpu_model}",
+        verdict(result),
+        f"links used: {basis_text(result)}",
+        *_memory_lines(result),
+        "",
+        layouts_frame(result).head(10).to_string(index=False, float_format=lambda x: f"{x:.4g}"),
+    ]
+    transfers = transfers_frame(result)
+    if not transfers.empty:
+        lines += [
+            "",
+            "best layout's collectives per step:",
+            transfers.to_string(index=False, float_format=lambda x: f"{x:.4g}"),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def instance_report(plans: list[tuple[str, Plan | str]], fmt: str) -> str:
+    """One instance type's plan per provider: in full as text, or its layouts as csv/json rows."""
+    if fmt == "table":
+        return "\n".join(_instance_text(provider, result) for provider, result in plans)
+    frames = []
+    for provider, result in plans:
+        if isinstance(result, Plan):
+            frame = layouts_frame(result)
+            frame.insert(0, "instance_type", result.cluster.node.instance_type)
+            frame.insert(0, "provider", provider)
+            frame.insert(2, "nodes", result.cluster.nodes)
+            frames.append(frame)
+    return _emit(pd.concat(frames) if frames else pd.DataFrame(), fmt)

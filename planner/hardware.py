@@ -1,0 +1,149 @@
+"""An instance as the planner sees it: GPUs, memory, compute peaks and a hierarchy of links.
+
+The catalog's conventions are turned into the one the planner computes with, here and only here:
+
+- ``intra_node_gbytes_per_s`` is per GPU and two-way (NVLink's 900 GB/s on an H100 is 450 GB/s each
+  way); the bytes a collective moves per GPU travel one way at a time, so the planner uses half.
+- ``inter_node_gbits_per_s`` is per node, summed over the fabric's NICs, and NIC line rates are per
+  direction: one way per GPU it is that figure in GB/s divided by the node's GPUs
+  (3,200 Gb/s = 400 GB/s per node = 50 GB/s per GPU on an 8-GPU node).
+
+A ``LinkLevel`` joins aligned blocks of ``gpus`` GPUs (an NVLink domain, a PCIe host); the fabric
+joins the blocks. Every figure keeps its basis (stated, inferred, expected, measured, missing).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from normalize.units import gbits_to_gbytes
+from normalize.vocab import FABRIC_LABELS, LINK_LABELS, NVLINK_CLASS_LINKS, Basis, Fabric, Link
+
+#: A two-way (bidirectional) figure counts both directions of a full-duplex link.
+DIRECTIONS_IN_TWO_WAY = 2
+
+
+def one_way_gbytes_per_s(two_way_gbytes_per_s: float) -> float:
+    """A per-GPU bidirectional figure (the catalog's intra-node convention) → one direction."""
+    return two_way_gbytes_per_s / DIRECTIONS_IN_TWO_WAY
+
+
+def fabric_gbytes_per_s_per_gpu(node_gbits_per_s: float, gpus_per_node: int) -> float:
+    """A node's fabric (Gbit/s summed over its NICs, per direction) → GB/s per GPU, one way."""
+    return gbits_to_gbytes(node_gbits_per_s) / gpus_per_node
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A bandwidth the plan uses: GB/s per GPU one way, its basis and how it was derived."""
+
+    gbytes_per_s: float | None
+    basis: str
+    detail: str
+
+    @property
+    def known(self) -> bool:
+        return self.gbytes_per_s is not None and math.isfinite(self.gbytes_per_s) and self.gbytes_per_s > 0
+
+
+MISSING = Figure(None, Basis.MISSING, "not stated")
+
+
+@dataclass(frozen=True)
+class LinkLevel:
+    """GPUs in one aligned block of ``gpus`` reach each other over ``name`` at ``figure`` (per GPU,
+    one way). ``gpus`` None marks the fabric between blocks."""
+
+    name: str
+    gpus: int | None
+    figure: Figure
+
+    @property
+    def is_fabric(self) -> bool:
+        return self.gpus is None
+
+
+@dataclass(frozen=True)
+class Node:
+    """One instance: ``gpus`` GPUs of ``gpu_model`` with their memory, HBM bandwidth and dense peaks,
+    the link levels inside and out (innermost first, fabric last), and its on-demand price."""
+
+    provider: str
+    instance_type: str
+    gpu_model: str
+    gpus: int
+    memory_gb_per_gpu: float
+    memory_basis: str
+    hbm_gbytes_per_s: float | None
+    hbm_basis: str
+    dense_bf16_tflops: float | None
+    dense_fp8_tflops: float | None
+    links: tuple[LinkLevel, ...]
+    usd_per_hour: float | None = None
+    price_detail: str = ""
+
+    @property
+    def fabric(self) -> LinkLevel:
+        return self.links[-1]
+
+    def with_link_scaled(self, name: str, factor: float) -> Node:
+        """The same node with one link's bandwidth multiplied by ``factor`` (for sensitivity)."""
+        links = tuple(
+            replace(level, figure=replace(level.figure, gbytes_per_s=level.figure.gbytes_per_s * factor))
+            if level.name == name and level.figure.known
+            else level
+            for level in self.links
+        )
+        return replace(self, links=links)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """``nodes`` identical instances. Link blocks larger than the cluster are cut to its size."""
+
+    node: Node
+    nodes: int = 1
+
+    @property
+    def gpus(self) -> int:
+        return self.node.gpus * self.nodes
+
+    @property
+    def levels(self) -> tuple[LinkLevel, ...]:
+        inner = [replace(lv, gpus=min(lv.gpus, self.gpus)) for lv in self.node.links if not lv.is_fabric]
+        return (*inner, self.node.fabric)
+
+
+def link_levels(
+    *,
+    link: str,
+    intra: Figure,
+    scale_up_gpus: int | None,
+    gpus_per_node: int,
+    pcie: Figure,
+    fabric: str,
+    inter: Figure,
+) -> tuple[LinkLevel, ...]:
+    """The link hierarchy of a node from its catalog row, every figure already one way per GPU.
+
+    A scale-up link (NVSwitch, NVLink, Infinity Fabric) joins its domain, which may be smaller than
+    the node (then PCIe joins the domains: ``pcie``) or larger (a GB200 NVL72 rack of 4-GPU
+    instances); an NVLink bridge joins pairs over PCIe; a PCIe host is one block, and so is a host
+    whose link is unknown (its figure is ``intra``, missing unless measured). The fabric comes last.
+    """
+    kind = Link(link)
+    domain = scale_up_gpus or gpus_per_node
+    levels: list[LinkLevel] = []
+    if kind in NVLINK_CLASS_LINKS and domain > 1:
+        levels.append(LinkLevel(LINK_LABELS[kind], domain, intra))
+        if domain < gpus_per_node:
+            levels.append(LinkLevel(LINK_LABELS[Link.PCIE], gpus_per_node, pcie))
+    elif kind == Link.PCIE and gpus_per_node > 1:
+        levels.append(LinkLevel(LINK_LABELS[Link.PCIE], gpus_per_node, intra))
+    elif gpus_per_node > 1:
+        levels.append(LinkLevel(LINK_LABELS[Link.UNKNOWN], gpus_per_node, intra))
+    fabric_kind = Fabric(fabric)
+    fabric_figure = inter if fabric_kind != Fabric.NONE else Figure(None, Basis.MISSING, "no fabric")
+    levels.append(LinkLevel(FABRIC_LABELS[fabric_kind], None, fabric_figure))
+    return tuple(levels)

@@ -1,0 +1,102 @@
+"""Bytes one GPU holds under a layout: weights, KV cache, activations, gradients, optimizer state.
+
+Per GPU, with P parameters, b(x) bytes per element of format x, L layers, h hidden size, and layers
+split evenly over pipeline stages (an average stage; fractions allowed):
+
+- weights: (P_non_expert / (TP·PP) + P_expert / (TP·PP·EP)) × b(weights)
+- KV cache (serving): B/EP sequences × (prompt + output) tokens × KV elements per token per layer ×
+  L/PP × b(kv) / min(TP, KV heads). GQA's KV heads are split over TP ranks and repeated beyond their
+  number; MLA's latent is whole on every rank (divisor 1).
+- activations (serving): one prefill pass's workspace, 34 bytes × tokens × h / TP with
+  tokens = min(prefill chunk, B × prompt) / EP.
+- training: weights and gradients in bf16 (2 + 2 bytes per parameter), optimizer state (Adam: fp32
+  master weights, m and v, 12 bytes; SGD: 8) divided by the data-parallel ranks that share those
+  weights when sharded (ZeRO-1: DP·EP for non-expert weights, DP for experts); activations per
+  layer per micro-batch of s·b tokens: 34·s·b·h/TP bytes with selective recomputation, or
+  2·s·b·h/TP (the layer's input) with full recomputation plus one layer's 34·s·b·h/TP being
+  recomputed (Korthikanti et al. 2022, https://arxiv.org/abs/2205.05198, 16-bit activations with
+  sequence parallelism), times L/PP layers and min(PP, micro-batches) micro-batches in flight (1F1B).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.conversions import BYTES_PER_ELEMENT
+from planner.layouts import Layout
+from planner.models import OPTIMIZER_STATES, ModelSpec, ServeWorkload, TrainWorkload
+
+#: Activation bytes per token per hidden unit per layer, selective recomputation (Korthikanti et al.).
+ACTIVATION_BYTES_SELECTIVE = 34
+#: With full recomputation only the layer's 16-bit input is kept.
+ACTIVATION_BYTES_FULL = 2
+#: Training keeps weights and gradients on the GPU in this format, whatever the matmul precision.
+TRAIN_WEIGHT_DTYPE = "bf16"
+
+
+@dataclass(frozen=True)
+class MemoryUse:
+    """Bytes per GPU, by what holds them."""
+
+    weights_bytes: float
+    kv_cache_bytes: float = 0.0
+    activation_bytes: float = 0.0
+    gradient_bytes: float = 0.0
+    optimizer_bytes: float = 0.0
+
+    @property
+    def total_bytes(self) -> float:
+        return (
+            self.weights_bytes
+            + self.kv_cache_bytes
+            + self.activation_bytes
+            + self.gradient_bytes
+            + self.optimizer_bytes
+        )
+
+
+def params_per_gpu(model: ModelSpec, layout: Layout) -> tuple[float, float]:
+    """(non-expert, expert) parameters one GPU holds."""
+    shard = layout.tp * layout.pp
+    return model.non_expert_params / shard, model.expert_params / (shard * layout.ep)
+
+
+def kv_split(model: ModelSpec, tp: int) -> int:
+    """How many ways TP divides the KV cache: min(TP, KV heads) for GQA, 1 for MLA."""
+    return 1 if model.is_mla else min(tp, model.kv_heads)
+
+
+def serve_memory(model: ModelSpec, work: ServeWorkload, layout: Layout) -> MemoryUse:
+    """Bytes per GPU to serve ``work`` under ``layout`` (formulas in the module docstring)."""
+    non_expert, expert = params_per_gpu(model, layout)
+    weights = (non_expert + expert) * BYTES_PER_ELEMENT[model.weight_dtype]
+    sequences = work.batch_sequences / layout.ep
+    kv_tokens = sequences * (work.prompt_tokens + work.output_tokens)
+    kv = kv_tokens * model.kv_bytes_per_token / layout.pp / kv_split(model, layout.tp)
+    chunk_tokens = min(work.prefill_chunk_tokens, work.batch_sequences * work.prompt_tokens) / layout.ep
+    activations = ACTIVATION_BYTES_SELECTIVE * chunk_tokens * model.hidden_size / layout.tp
+    return MemoryUse(weights, kv_cache_bytes=kv, activation_bytes=activations)
+
+
+def micro_batches(work: TrainWorkload, layout: Layout) -> float:
+    """Micro-batches per data-parallel rank per step: global sequences / (DP·EP) / micro-batch size."""
+    return work.global_batch_sequences / (layout.dp * layout.ep) / work.micro_batch_sequences
+
+
+def train_memory(model: ModelSpec, work: TrainWorkload, layout: Layout) -> MemoryUse:
+    """Bytes per GPU to train ``work`` under ``layout`` (its ``recompute`` decides activations)."""
+    non_expert, expert = params_per_gpu(model, layout)
+    param_bytes = BYTES_PER_ELEMENT[TRAIN_WEIGHT_DTYPE]
+    state_bytes = sum(BYTES_PER_ELEMENT[f] for f in OPTIMIZER_STATES[work.optimizer])
+    shards = (layout.dp * layout.ep, layout.dp) if work.shard_optimizer else (1, 1)
+    optimizer = state_bytes * (non_expert / shards[0] + expert / shards[1])
+    tokens = work.sequence_tokens * work.micro_batch_sequences
+    layer_bytes = ACTIVATION_BYTES_SELECTIVE * tokens * model.hidden_size / layout.tp
+    in_flight = min(layout.pp, micro_batches(work, layout)) * model.layers / layout.pp
+    if layout.recompute == "full":
+        kept = ACTIVATION_BYTES_FULL * tokens * model.hidden_size / layout.tp
+        activations = kept * in_flight + layer_bytes
+    else:
+        activations = layer_bytes * in_flight
+    weights = (non_expert + expert) * param_bytes
+    return MemoryUse(weights, activation_bytes=activations, gradient_bytes=weights, optimizer_bytes=optimizer)

@@ -1,0 +1,166 @@
+"""The whole answer for one instance: the layouts that fit, their time and cost, the best one, and
+a verdict sentence that names the figures it rests on.
+
+Serving: a replica serves ``batch_sequences`` at once; one request cycle is a prefill pass over the
+prompts and ``output_tokens`` decode steps, so output tokens/s = DP × B × output / (prefill +
+output × decode step). Training: tokens/s = global batch tokens / step. The best layout is the one
+with the most tokens/s (on one cluster, also the cheapest per token). Without ``nodes``, the cluster
+is the fewest instances (up to ``MAX_AUTO_NODES``) on which some layout fits.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from planner.conversions import gb_to_bytes
+from planner.hardware import Cluster, Node
+from planner.layouts import Layout, candidate_layouts
+from planner.memory import serve_memory, train_memory
+from planner.models import ModelSpec, TrainWorkload
+from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
+from planner.step import Options, StepCost, matmul_dtype, serve_pass, train_step
+from planner.verdict import fits_label
+
+MAX_AUTO_NODES = 64
+
+
+def _problem(result_step: StepCost, cluster: Cluster, dtype: str) -> str | None:
+    if result_step.compute_s is None:
+        gpu = cluster.node.gpu_model
+        return f"no dense {dtype.upper()} peak for {gpu} in the datasheet table: compute time unknown"
+    if result_step.memory_s is None:
+        return f"HBM bandwidth of {cluster.node.gpu_model} unknown"
+    for transfer in result_step.transfers:
+        if transfer.seconds is None:
+            return f"needs the {transfer.link} bandwidth for the {transfer.collective}, and it is not stated"
+    return None
+
+
+def evaluate(
+    model: ModelSpec, workload: Workload, layout: Layout, cluster: Cluster, options: Options
+) -> LayoutResult:
+    """Memory, step time and tokens/s of one layout (whether or not it fits)."""
+    if isinstance(workload, TrainWorkload):
+        memory = train_memory(model, workload, layout)
+        step = train_step(model, workload, layout, cluster, options)
+        problem = _problem(step, cluster, matmul_dtype(model, cluster, workload))
+        tokens = None if step.step_s is None else workload.global_batch_tokens / step.step_s
+        return LayoutResult(layout, memory, step, None, tokens, problem)
+    memory = serve_memory(model, workload, layout)
+    b, prompt, out = workload.batch_sequences, workload.prompt_tokens, workload.output_tokens
+    decode = serve_pass(
+        model, layout, cluster, options, sequences=b, new_tokens=1, context_tokens=prompt + out / 2
+    )
+    prefill = serve_pass(
+        model, layout, cluster, options, sequences=b, new_tokens=prompt, context_tokens=prompt / 2
+    )
+    problem = _problem(decode, cluster, matmul_dtype(model, cluster)) or _problem(
+        prefill, cluster, matmul_dtype(model, cluster)
+    )
+    tokens = None
+    if problem is None:
+        cycle_s = prefill.step_s + out * decode.step_s  # type: ignore[operator]
+        tokens = layout.dp * b * out / cycle_s
+    return LayoutResult(layout, memory, decode, prefill, tokens, problem)
+
+
+def usable_bytes(node: Node, options: Options) -> float:
+    """The bytes of one GPU a plan may fill."""
+    return gb_to_bytes(node.memory_gb_per_gpu) * options.usable_memory_fraction
+
+
+def fitting_layouts(model: ModelSpec, workload: Workload, cluster: Cluster, options: Options) -> list[Layout]:
+    """The candidate layouts whose memory per GPU fits; in training each with its recomputation
+    (selective where it fits, full otherwise, unless the workload fixes one)."""
+    limit = usable_bytes(cluster.node, options)
+    found = []
+    for layout in candidate_layouts(model, workload.kind, cluster, tp_across_domain=options.tp_across_domain):
+        if isinstance(workload, TrainWorkload):
+            if workload.global_batch_sequences < layout.dp * layout.ep * workload.micro_batch_sequences:
+                continue  # fewer sequences than data-parallel ranks
+            choices = ("selective", "full") if workload.recompute == "auto" else (workload.recompute,)
+            fit = next(
+                (
+                    replace(layout, recompute=c)
+                    for c in choices
+                    if train_memory(model, workload, replace(layout, recompute=c)).total_bytes <= limit
+                ),
+                None,
+            )
+            if fit is not None:
+                found.append(fit)
+        elif serve_memory(model, workload, layout).total_bytes <= limit:
+            found.append(layout)
+    return found
+
+
+def _lower_bound_nodes(model: ModelSpec, workload: Workload, node: Node, options: Options) -> int:
+    """Fewest nodes whose memory could hold the whole state, however it is split."""
+    if isinstance(workload, TrainWorkload):
+        needed = train_memory(model, workload, Layout(1, 1, 1, 1, "full")).total_bytes
+    else:
+        needed = serve_memory(model, workload, Layout(1, 1, 1, 1)).total_bytes
+    return max(1, math.ceil(needed / usable_bytes(node, options) / node.gpus))
+
+
+def _rank_key(result: LayoutResult) -> tuple:
+    known = result.tokens_per_s is not None
+    layout = result.layout
+    return (not known, -(result.tokens_per_s or 0.0), layout.replica_gpus, layout.tp, layout.pp, layout.ep)
+
+
+def plan(
+    model: ModelSpec,
+    workload: Workload,
+    node: Node,
+    *,
+    nodes: int | None = None,
+    options: Options | None = None,
+    max_nodes: int = MAX_AUTO_NODES,
+) -> Plan:
+    """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when None)."""
+    options = options or Options()
+    least = _lower_bound_nodes(model, workload, node, options)
+    counts = [nodes] if nodes else range(least, max_nodes + 1)
+    cluster, layouts = Cluster(node, nodes or 1), []
+    for count in counts:
+        cluster = Cluster(node, count)
+        layouts = fitting_layouts(model, workload, cluster, options)
+        if layouts:
+            break
+    if not layouts:
+        tried = nodes or max_nodes
+        reason = f"does not fit in {'' if nodes else 'up to '}{tried} x {node.instance_type}"
+        if least > tried:
+            reason += f" (its weights and state alone need {least})"
+        return Plan(model, workload, Cluster(node, tried), options, (), f"more than {tried} nodes", reason)
+    results = sorted((evaluate(model, workload, lay, cluster, options) for lay in layouts), key=_rank_key)
+    fits = fits_label(min(r.layout.replica_gpus for r in results), cluster)
+    found = Plan(model, workload, cluster, options, tuple(results), fits)
+    if found.best is None:
+        return replace(found, reason=results[0].problem)
+    return replace(found, sensitivity=sensitivity(found))
+
+
+def sensitivity(found: Plan) -> tuple[Sensitivity, ...]:
+    """For each inferred link the best layout uses, its tokens/s at half and double that link's figure."""
+    best = found.best
+    if best is None:
+        return ()
+    used = {
+        name
+        for t in best.step.transfers + (best.prefill.transfers if best.prefill else ())
+        for name in t.levels
+    }
+    levels = [lv for lv in found.cluster.levels if lv.name in used and lv.figure.basis == "inferred"]
+    out = []
+    for level in levels:
+        tokens = []
+        for factor in SENSITIVITY_FACTORS:
+            cluster = Cluster(found.cluster.node.with_link_scaled(level.name, factor), found.cluster.nodes)
+            tokens.append(
+                evaluate(found.model, found.workload, best.layout, cluster, found.options).tokens_per_s
+            )
+        out.append(Sensitivity(level.name, level.figure.basis, tuple(tokens)))
+    return tuple(out)

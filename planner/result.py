@@ -1,0 +1,67 @@
+"""What a plan is made of: each fitting layout's result, the sensitivity to inferred figures, and
+the plan for one model, workload and cluster (``planner.plan`` computes them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.hardware import Cluster
+from planner.layouts import Layout
+from planner.memory import MemoryUse
+from planner.models import ModelSpec, ServeWorkload, TrainWorkload
+from planner.step import Options, StepCost
+
+#: The sensitivity of a plan to an inferred bandwidth: the result at these multiples of it.
+SENSITIVITY_FACTORS = (0.5, 2.0)
+
+Workload = ServeWorkload | TrainWorkload
+
+
+@dataclass(frozen=True)
+class LayoutResult:
+    """One layout that fits: its memory per GPU, its step (serving: one decode step), the prefill
+    pass (serving), tokens/s of the whole cluster, or the ``problem`` that leaves it without a time."""
+
+    layout: Layout
+    memory: MemoryUse
+    step: StepCost
+    prefill: StepCost | None
+    tokens_per_s: float | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """The best layout's tokens/s with one link's bandwidth at each of ``SENSITIVITY_FACTORS``."""
+
+    link: str
+    basis: str
+    tokens_per_s: tuple[float | None, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything the planner says about one model, workload and cluster."""
+
+    model: ModelSpec
+    workload: Workload
+    cluster: Cluster
+    options: Options
+    results: tuple[LayoutResult, ...]
+    fits: str
+    reason: str | None = None
+    sensitivity: tuple[Sensitivity, ...] = ()
+
+    @property
+    def min_gpus(self) -> int | None:
+        """The fewest GPUs one model replica fits on (TP x PP x EP of the smallest fitting layout)."""
+        return min((r.layout.replica_gpus for r in self.results), default=None)
+
+    @property
+    def best(self) -> LayoutResult | None:
+        return self.results[0] if self.results and self.results[0].tokens_per_s is not None else None
+
+    @property
+    def cluster_usd_per_hour(self) -> float | None:
+        price = self.cluster.node.usd_per_hour
+        return None if price is None else price * self.cluster.nodes

@@ -1,0 +1,218 @@
+"""One step's time on one GPU: compute, HBM reads and the collectives, for serving and training.
+
+step = max(compute, memory) + communication: compute and HBM reads overlap each other, the
+collectives are counted as not overlapped with either (so the communication share is an upper
+bound). All figures are per GPU of the busiest kind (an average pipeline stage).
+
+- compute = FLOPs per GPU / (dense peak of the matmul format × efficiency). A forward pass costs
+  2 × active parameters + 4 × layers × context × heads × head dim FLOPs per token (PaLM's count,
+  https://arxiv.org/abs/2204.02311, appendix B); training costs three forward passes per token, four
+  with full recomputation.
+- memory = bytes read from HBM per GPU / HBM bandwidth. Serving runs a pass as PP micro-batches so
+  that every stage has work, and a stage reads its weight shard once per micro-batch (a mixture of
+  experts only the experts some token of the micro-batch picked: T tokens routing to k of E experts
+  pick a fraction 1 − (1 − k/E)^T of them). So pipeline stages do not cut a GPU's weight reads per
+  pass; tensor and expert parallelism do. Each GPU also reads its KV cache. Training reads its
+  weights three times per micro-batch (forward, two backward matmuls) and its optimizer state once.
+- the collectives, per pass: TP all-reduces (two per layer forward, four in training) of the tokens'
+  hidden states; EP all-to-alls (dispatch and combine, doubled in training) of tokens × k hidden
+  vectors split over TP ranks; PP sends of the hidden states split over TP ranks (forward, plus the
+  gradient back in training); in training the gradient all-reduce over data-parallel ranks (bf16).
+  Activations move in ``activation_dtype`` (bf16 by default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from planner.comms import Transfer, all_reduce, all_to_all, send
+from planner.conversions import BYTES_PER_ELEMENT, gbytes_per_s_to_bytes_per_s, tflops_to_flops
+from planner.hardware import Cluster
+from planner.layouts import Layout, groups
+from planner.memory import TRAIN_WEIGHT_DTYPE, kv_split, micro_batches, params_per_gpu
+from planner.models import OPTIMIZER_STATES, ModelSpec, TrainWorkload
+
+#: Forward, backward through activations, backward through weights.
+TRAIN_PASSES = 3
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the user may set: the share of the dense peak matmuls reach, the share of each GPU's
+    memory a plan may fill, the format activations move in, whether TP may leave the NVLink domain."""
+
+    compute_efficiency: float = 0.5
+    usable_memory_fraction: float = 0.9
+    activation_dtype: str = "bf16"
+    tp_across_domain: bool = False
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """One step of one GPU: FLOPs and HBM bytes with their times (None when the peak or the HBM
+    bandwidth is not known) and the collectives."""
+
+    flops_per_gpu: float
+    compute_s: float | None
+    hbm_bytes_per_gpu: float
+    memory_s: float | None
+    transfers: tuple[Transfer, ...]
+
+    @property
+    def comm_s(self) -> float | None:
+        times = [t.seconds for t in self.transfers]
+        return None if None in times else sum(times)  # type: ignore[arg-type]
+
+    @property
+    def step_s(self) -> float | None:
+        if self.compute_s is None or self.memory_s is None or self.comm_s is None:
+            return None
+        return max(self.compute_s, self.memory_s) + self.comm_s
+
+
+def matmul_dtype(model: ModelSpec, cluster: Cluster, training: TrainWorkload | None = None) -> str:
+    """fp8 when training asks for it, or when serving fp8 weights on a GPU with an FP8 peak; else bf16."""
+    if training is not None:
+        return training.precision
+    return "fp8" if model.weight_dtype == "fp8" and cluster.node.dense_fp8_tflops else "bf16"
+
+
+def peak_flops(cluster: Cluster, dtype: str) -> float | None:
+    """The dense per-GPU peak for ``dtype`` in FLOP/s, None when the datasheet table has none."""
+    tflops = cluster.node.dense_fp8_tflops if dtype == "fp8" else cluster.node.dense_bf16_tflops
+    return None if tflops is None else tflops_to_flops(tflops)
+
+
+def _seconds(amount: float, rate: float | None) -> float | None:
+    return None if rate is None else amount / rate
+
+
+def forward_flops_per_token(model: ModelSpec, context_tokens: float) -> float:
+    """2 × active parameters + 4 × layers × context × heads × head dim."""
+    return 2 * model.params_active + 4 * model.layers * context_tokens * model.attention_dim
+
+
+def experts_touched(model: ModelSpec, tokens: float) -> float:
+    """Expected share of routed experts some token picks: 1 − (1 − k/E)^T (1 for a dense model)."""
+    if not model.is_moe:
+        return 1.0
+    return 1 - (1 - model.experts_per_token / model.experts) ** tokens
+
+
+def serve_pass(
+    model: ModelSpec,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    *,
+    sequences: float,
+    new_tokens: float,
+    context_tokens: float,
+) -> StepCost:
+    """One forward pass of a replica over ``sequences`` × ``new_tokens`` tokens, each attending to
+    ``context_tokens`` (decode: 1 new token per sequence; prefill: the prompt)."""
+    tokens = sequences * new_tokens
+    flops = tokens * forward_flops_per_token(model, context_tokens) / layout.replica_gpus
+    rate = peak_flops(cluster, matmul_dtype(model, cluster))
+    non_expert, expert = params_per_gpu(model, layout)
+    micro_tokens = tokens / layout.pp  # the pass runs as PP micro-batches, one stage read each
+    stage_read = non_expert + expert * experts_touched(model, micro_tokens)
+    weight_bytes = stage_read * layout.pp * BYTES_PER_ELEMENT[model.weight_dtype]
+    kv_bytes = sequences / layout.ep * context_tokens * model.kv_bytes_per_token
+    hbm = weight_bytes + kv_bytes / layout.pp / kv_split(model, layout.tp)
+    hbm_rate = _hbm_rate(cluster)
+    transfers = _pass_transfers(
+        model, layout, cluster, options, tokens / layout.ep, passes=1, pp_sends=1, workload="serve"
+    )
+    return StepCost(
+        flops,
+        _seconds(flops, None if rate is None else rate * options.compute_efficiency),
+        hbm,
+        _seconds(hbm, hbm_rate),
+        transfers,
+    )
+
+
+def _hbm_rate(cluster: Cluster) -> float | None:
+    bw = cluster.node.hbm_gbytes_per_s
+    return None if bw is None else gbytes_per_s_to_bytes_per_s(bw)
+
+
+def _pass_transfers(
+    model: ModelSpec,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    tokens: float,
+    *,
+    passes: int,
+    pp_sends: int,
+    workload: str,
+) -> tuple[Transfer, ...]:
+    """The collectives of ``passes`` passes through the layers (forward 1; training 2, or 3 with the
+    recomputed forward) and ``pp_sends`` stage-boundary sends, over ``tokens`` tokens per attention
+    group, on one GPU of an average stage."""
+    act = BYTES_PER_ELEMENT[options.activation_dtype]
+    hidden_bytes = tokens * model.hidden_size * act
+    g = groups(layout, workload)
+    stage_layers = model.layers / layout.pp
+    found = []
+    if layout.tp > 1:
+        found.append(all_reduce("TP all-reduce", g["tp"], hidden_bytes, 2 * passes * stage_layers, cluster))
+    if layout.ep > 1:
+        routed = hidden_bytes * model.experts_per_token / layout.tp
+        count = 2 * passes * model.moe_layers / layout.pp
+        found.append(all_to_all("EP all-to-all", g["ep"], routed, count, cluster))
+    if layout.pp > 1:
+        found.append(send("PP send", g["pp"], hidden_bytes / layout.tp, pp_sends, cluster))
+    return tuple(found)
+
+
+def train_step(
+    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> StepCost:
+    """One optimizer step of ``work`` under ``layout`` on one GPU (formulas in the module docstring)."""
+    m = micro_batches(work, layout)
+    passes = TRAIN_PASSES + (1 if layout.recompute == "full" else 0)
+    flops = (
+        work.global_batch_tokens * passes * forward_flops_per_token(model, work.sequence_tokens) / layout.gpus
+    )
+    bubble = 1 + (layout.pp - 1) / m
+    rate = peak_flops(cluster, matmul_dtype(model, cluster, work))
+    compute = _seconds(flops * bubble, None if rate is None else rate * options.compute_efficiency)
+    non_expert, expert = params_per_gpu(model, layout)
+    params = non_expert + expert
+    state = sum(BYTES_PER_ELEMENT[f] for f in OPTIMIZER_STATES[work.optimizer])
+    hbm = TRAIN_PASSES * m * params * BYTES_PER_ELEMENT[TRAIN_WEIGHT_DTYPE] + params * state
+    micro_tokens = work.sequence_tokens * work.micro_batch_sequences
+    layer_passes = 3 if layout.recompute == "full" else 2
+    per_micro = _pass_transfers(
+        model, layout, cluster, options, micro_tokens, passes=layer_passes, pp_sends=2, workload="train"
+    )
+    transfers = [_times(t, m) for t in per_micro]
+    transfers.extend(_gradient_all_reduces(model, layout, cluster))
+    return StepCost(flops, compute, hbm, _seconds(hbm, _hbm_rate(cluster)), tuple(transfers))
+
+
+def _times(transfer: Transfer, factor: float) -> Transfer:
+    """The same collective repeated ``factor`` times (once per micro-batch)."""
+    seconds = None if transfer.seconds is None else transfer.seconds * factor
+    return replace(
+        transfer,
+        count=transfer.count * factor,
+        bytes_per_gpu=transfer.bytes_per_gpu * factor,
+        seconds=seconds,
+    )
+
+
+def _gradient_all_reduces(model: ModelSpec, layout: Layout, cluster: Cluster) -> list[Transfer]:
+    """bf16 gradients all-reduced over the ranks sharing them: non-expert over DP·EP, experts over DP."""
+    non_expert, expert = params_per_gpu(model, layout)
+    grad = BYTES_PER_ELEMENT[TRAIN_WEIGHT_DTYPE]
+    g = groups(layout, "train")
+    found = []
+    if layout.dp * layout.ep > 1:
+        found.append(all_reduce("DP gradient all-reduce", g["dp_ep"], non_expert * grad, 1, cluster))
+    if layout.dp > 1 and expert:
+        found.append(all_reduce("DP expert-gradient all-reduce", g["dp"], expert * grad, 1, cluster))
+    return found
