@@ -2,17 +2,15 @@
 
 The planner works in base units (bytes, bytes per second, FLOP per second, seconds, tokens) so that
 its inner loops are plain float arithmetic. The catalog's figures (GB, GB/s, Gbit/s, TFLOPS, USD per
-hour) are turned into base units with these factors, which come from ``normalize.units.ureg`` and
+hour) are turned into base units with these factors, which come from ``normalize.units.factor`` (the one registry) and
 never from a typed-in constant.
 """
 
 from __future__ import annotations
 
-from normalize.units import GB, GBIT_PER_S, GBYTE_PER_S, Quantity
+from normalize.units import GB, GBIT_PER_S, GBYTE_PER_S, factor
 
-
-def _factor(unit: str, base: str) -> float:
-    return float(Quantity(1, unit).to(base).magnitude)
+_factor = factor
 
 
 BYTES_PER_GB = _factor(GB, "byte")
@@ -28,7 +26,7 @@ TOKENS_PER_BILLION = _factor("gigacount", "count")
 DTYPE_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4, "fp4": 4}
 #: The same in bytes (bf16 → 2.0, fp4 → 0.5), converted by pint.
 BYTES_PER_ELEMENT = {
-    name: float(Quantity(bits, "bit").to("byte").magnitude) for name, bits in DTYPE_BITS.items()
+    name: bits * factor("bit", "byte") for name, bits in DTYPE_BITS.items()
 }
 
 
