@@ -2,8 +2,8 @@
 
 The planner works in base units (bytes, bytes per second, FLOP per second, seconds, tokens) so that
 its inner loops are plain float arithmetic. The catalog's figures (GB, GB/s, Gbit/s, TFLOPS, USD per
-hour) are turned into base units with these factors, which come from ``normalize.units.factor`` (the one registry) and
-never from a typed-in constant.
+hour) are turned into base units with these factors, which come from the one registry
+(``normalize.units.factor``) and never from a typed-in constant.
 """
 
 from __future__ import annotations
@@ -25,9 +25,7 @@ TOKENS_PER_BILLION = _factor("gigacount", "count")
 #: Bits per element of each number format a model's weights, KV cache or activations are held in.
 DTYPE_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4, "fp4": 4}
 #: The same in bytes (bf16 → 2.0, fp4 → 0.5), converted by pint.
-BYTES_PER_ELEMENT = {
-    name: bits * factor("bit", "byte") for name, bits in DTYPE_BITS.items()
-}
+BYTES_PER_ELEMENT = {name: bits * factor("bit", "byte") for name, bits in DTYPE_BITS.items()}
 
 
 def gb_to_bytes(gb: float) -> float:
