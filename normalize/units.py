@@ -7,6 +7,7 @@ pint unit here, and only the mapped unit is handed to pint. All conversions go t
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -325,6 +326,19 @@ def find_memory_gb(text: str) -> list[float]:
         if value > 0:
             sizes.append(_clean_float(Quantity(value, MEMORY_SYMBOLS[match.group("unit")]).to(GB).magnitude))
     return sizes
+
+
+@functools.cache
+def _gb_per(symbol: str) -> float:
+    """How many GB one unit of a MEMORY_SYMBOLS symbol is, computed by pint once per symbol."""
+    return Quantity(1, MEMORY_SYMBOLS[symbol]).to(GB).magnitude
+
+
+def memory_gb(value: float, symbol: str) -> float:
+    """A memory size given as a number and a symbol of MEMORY_SYMBOLS ('MiB', 'GB'), in GB."""
+    if symbol not in MEMORY_SYMBOLS:
+        raise ParseError(f"unknown memory unit {symbol!r}")
+    return _clean_float(value * _gb_per(symbol))
 
 
 def parse_memory_gb(text: str) -> float:
