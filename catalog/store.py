@@ -32,6 +32,11 @@ from records.prices import Price
 INSTANCE_COLUMNS = (
     "provider",
     "instance_type",
+    "seller_kind",
+    "upstream_provider",
+    "upstream_instance_type",
+    "platform",
+    "preset",
     "gpu_model",
     "gpu_count",
     "gpu_memory_gb",
