@@ -17,10 +17,14 @@ from scrapers.nebius import Nebius
 from scrapers.oci import Oci
 from scrapers.ovhcloud import OvhCloud
 from scrapers.paperspace import Paperspace
+from scrapers.primeintellect import PrimeIntellect
 from scrapers.runpod import RunPod
 from scrapers.scaleway import Scaleway
+from scrapers.shadeform import Shadeform
+from scrapers.vast import Vast
 from scrapers.verda import Verda
 
+# Clouds first, in the order they joined the catalog; then the marketplace and the aggregators.
 REGISTRY: dict[str, type[Scraper]] = {
     cls.name: cls
     for cls in (
@@ -41,5 +45,8 @@ REGISTRY: dict[str, type[Scraper]] = {
         OvhCloud,
         Hyperbolic,
         Mithril,
+        Vast,
+        Shadeform,
+        PrimeIntellect,
     )
 }
