@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from records.documents import DocumentSet
 from scrapers import REGISTRY
+from scrapers.skypilot import csv_rows, is_gpu_row
 from scrapers.skypilot_catalog import SkyPilotCatalog
-from tests.helpers import query
+from tests.helpers import fetch_from_mirror, query
 
 pytestmark = pytest.mark.shared
 
@@ -105,3 +107,15 @@ def test_real_nebius_found_by_platform_or_preset(real_catalog_file):
         real_catalog_file, "SELECT platform FROM instances WHERE preset = '8gpu-128vcpu-1600gb'"
     )
     assert sorted(by_preset) == [("gpu-h100-sxm",), ("gpu-h200-sxm",)]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in REGISTRY.items() if issubclass(c, SkyPilotCatalog)))
+def test_real_every_gpu_instance_type_of_the_list_is_a_row(name):
+    """No GPU line of a real offer list is dropped: each instance type it names is a row."""
+    scraper = REGISTRY[name]()
+    documents = DocumentSet(fetch_from_mirror(scraper))
+    listed = {
+        scraper.type_name(r) for r in csv_rows(documents.text(scraper.catalog_url), name) if is_gpu_row(r)
+    }
+    rows = {offer.instance_type for offer in scraper.parse(documents)}
+    assert listed and listed <= rows
