@@ -48,10 +48,11 @@ def _progress(stream):
 
 
 def _summary(report: RefreshReport) -> str:
-    lines = [f"{'provider':<10} {'docs':>5} {'before':>7} {'after':>6}  {'outcome':<8} cause"]
+    width = max([10, *(len(o.provider) for o in report.outcomes)])
+    lines = [f"{'provider':<{width}} {'docs':>5} {'before':>7} {'after':>6}  {'outcome':<8} cause"]
     for o in report.outcomes:
         lines.append(
-            f"{o.provider:<10} {o.documents:>5} {o.rows_before:>7} {o.rows_after:>6}  "
+            f"{o.provider:<{width}} {o.documents:>5} {o.rows_before:>7} {o.rows_after:>6}  "
             f"{o.outcome:<8} {o.cause or ''}"
         )
     seconds = (report.finished_at - report.started_at).total_seconds()
@@ -260,8 +261,9 @@ def cmd_providers(args: argparse.Namespace) -> int:
     """providers: the registered providers and their source kinds."""
     from scrapers import REGISTRY
 
+    width = max(len(name) for name in REGISTRY)
     for name, cls in REGISTRY.items():
-        print(f"{name:<10} {cls.source_kind:<8} {cls.title}")
+        print(f"{name:<{width}} {cls.source_kind:<8} {cls.title}")
     return 0
 
 

@@ -194,6 +194,7 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         source_kind=raw.source_kind,
         source_url=raw.source_url,
         scraped_at=scraped_at,
+        identity=raw.identity,
         claims=(*raw.claims, *extra_claims),
     )
 

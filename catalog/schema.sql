@@ -3,7 +3,12 @@
 
 CREATE TABLE IF NOT EXISTS instances (
     provider                  VARCHAR   NOT NULL,  -- lower-case id: aws, azure, gcp, ...
-    instance_type             VARCHAR   NOT NULL,  -- the provider's exact name
+    instance_type             VARCHAR   NOT NULL,  -- the provider's exact name (or a documented slug)
+    seller_kind               VARCHAR   NOT NULL DEFAULT 'cloud',  -- cloud | marketplace | aggregator
+    upstream_provider         VARCHAR,             -- resold offers: the cloud it runs on, where stated
+    upstream_instance_type    VARCHAR,             -- resold offers: that cloud's own name for it
+    platform                  VARCHAR,             -- Nebius: the platform half of the name (gpu-h100-sxm)
+    preset                    VARCHAR,             -- Nebius: the preset half (8gpu-128vcpu-1600gb)
     gpu_model                 VARCHAR,             -- canonical, form factor kept: H100-SXM-80GB
     gpu_count                 DOUBLE,              -- fractions allowed (1/6 GPU = 0.1667)
     gpu_memory_gb             DOUBLE,              -- per GPU, as stated, converted to 10^9 bytes
@@ -148,6 +153,23 @@ CREATE TABLE IF NOT EXISTS source_layouts (
     url       VARCHAR NOT NULL,
     expects   VARCHAR NOT NULL
 );
+
+-- Resold offers beside the upstream cloud's own row (when the seller names it and the catalog has it):
+-- a resold offer is its own row under its seller, never merged into the upstream's.
+CREATE OR REPLACE VIEW resold_offers AS
+    SELECT r.provider AS seller, r.seller_kind, r.instance_type,
+           r.upstream_provider, r.upstream_instance_type, u.instance_type IS NOT NULL AS upstream_listed,
+           r.gpu_model, r.gpu_count, u.gpu_model AS upstream_gpu_model, u.gpu_count AS upstream_gpu_count,
+           r.intra_node_link, u.intra_node_link AS upstream_intra_node_link,
+           r.inter_node_fabric, u.inter_node_fabric AS upstream_inter_node_fabric,
+           u.inter_node_gbits_per_s AS upstream_inter_node_gbits_per_s,
+           (SELECT min(p.usd_per_hour) FROM prices p WHERE p.valid_to IS NULL
+              AND p.provider = r.provider AND p.instance_type = r.instance_type) AS min_usd_per_hour,
+           (SELECT min(p.usd_per_hour) FROM prices p WHERE p.valid_to IS NULL
+              AND p.provider = u.provider AND p.instance_type = u.instance_type) AS upstream_min_usd_per_hour
+    FROM instances r
+    LEFT JOIN instances u ON u.provider = r.upstream_provider AND u.instance_type = r.upstream_instance_type
+    WHERE r.seller_kind <> 'cloud';
 
 -- The current claims, and the fields where current claims disagree.
 CREATE OR REPLACE VIEW current_claims AS

@@ -32,6 +32,11 @@ from records.prices import Price
 INSTANCE_COLUMNS = (
     "provider",
     "instance_type",
+    "seller_kind",
+    "upstream_provider",
+    "upstream_instance_type",
+    "platform",
+    "preset",
     "gpu_model",
     "gpu_count",
     "gpu_memory_gb",
@@ -226,6 +231,10 @@ class CatalogWriter:
             self.con.execute("ATTACH ? AS old (READ_ONLY)", [str(self.path)])
         self._fetches: list[dict] = []
         self._bodies: dict[str, str] = {}
+        # Fresh rows of every source, written in one statement per table at commit.
+        self._fresh: dict[str, list[dict]] = {"instances": [], "claims": [], "prices": [], "measurements": []}
+        self._fresh_sources: list[str] = []
+        self._fresh_at: datetime | None = None
 
     @classmethod
     @contextmanager
@@ -290,44 +299,54 @@ class CatalogWriter:
         fetched_at: dict[str, datetime],
         now: datetime,
     ) -> None:
-        """A source's new rows, claims, prices and measurements, with claim and price history carried.
+        """Stage a source's new rows, claims, prices and measurements; ``_write_fresh`` writes every
+        source's at once when the catalog is committed, with claim and price history carried.
 
         A fresh claim (or price) identical to a current one keeps its ``valid_from``; a current one
         with no identical fresh one is closed (``valid_to = now``); closed history stays as it was.
         """
-        rows = [offer_row(o) for o in offers]
-        claims = [
+        self._fresh_sources.append(source)
+        self._fresh_at = now
+        self._fresh["instances"] += [offer_row(o) for o in offers]
+        self._fresh["claims"] += [
             claim_row(source, o.instance_type, c, fetched_at.get(c.source_url), now)
             for o in offers
             for c in o.claims
         ]
-        self._insert("instances", _frame(rows, INSTANCE_COLUMNS))
-        self._with_history("claims", CLAIM_IDENTITY, source, _frame(claims, CLAIM_COLUMNS), now)
-        priced = [price_row(p, fetched_at.get(p.source_url), now) for p in prices]
-        self._with_history("prices", PRICE_IDENTITY, source, _frame(priced, PRICE_COLUMNS), now)
-        measured = [measurement_row(m, fetched_at.get(m.source_url)) for m in measurements]
-        self._insert("measurements", _frame(measured, MEASUREMENT_COLUMNS))
+        self._fresh["prices"] += [price_row(p, fetched_at.get(p.source_url), now) for p in prices]
+        self._fresh["measurements"] += [
+            measurement_row(m, fetched_at.get(m.source_url)) for m in measurements
+        ]
 
-    def _with_history(
-        self, table: str, identity: tuple[str, ...], provider: str, fresh: pd.DataFrame, now: datetime
-    ) -> None:
-        if not self.has_old:
+    def _write_fresh(self) -> None:
+        """The staged rows of every fresh source: one statement per table (bulk, not per source)."""
+        self._insert("instances", _frame(self._fresh["instances"], INSTANCE_COLUMNS))
+        self._insert("measurements", _frame(self._fresh["measurements"], MEASUREMENT_COLUMNS))
+        for table, identity, columns in (
+            ("claims", CLAIM_IDENTITY, CLAIM_COLUMNS),
+            ("prices", PRICE_IDENTITY, PRICE_COLUMNS),
+        ):
+            self._with_history(table, identity, _frame(self._fresh[table], columns))
+
+    def _with_history(self, table: str, identity: tuple[str, ...], fresh: pd.DataFrame) -> None:
+        if not self.has_old or not self._fresh_sources:
             self._insert(table, fresh)
             return
         self.con.register("fresh", fresh)
         same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in identity)
         self.con.execute(
             f"""INSERT INTO {table} BY NAME
-                SELECT * FROM old.{table} WHERE provider = $p AND valid_to IS NOT NULL
+                SELECT * FROM old.{table} WHERE list_contains($ps, provider) AND valid_to IS NOT NULL
                 UNION ALL BY NAME
                 SELECT * REPLACE ($now AS valid_to) FROM old.{table} f
-                WHERE provider = $p AND valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM fresh o WHERE {same})
+                WHERE list_contains($ps, provider) AND valid_to IS NULL
+                  AND NOT EXISTS (SELECT 1 FROM fresh o WHERE {same})
                 UNION ALL BY NAME
                 SELECT f.* REPLACE (coalesce(
                     (SELECT min(o.valid_from) FROM old.{table} o
-                     WHERE o.provider = $p AND o.valid_to IS NULL AND {same}), f.valid_from) AS valid_from)
+                     WHERE o.valid_to IS NULL AND {same}), f.valid_from) AS valid_from)
                 FROM fresh f""",
-            {"p": provider, "now": now},
+            {"ps": self._fresh_sources, "now": self._fresh_at},
         )
         self.con.unregister("fresh")
 
@@ -389,10 +408,11 @@ class CatalogWriter:
     def write_layouts(self, layouts: dict[str, dict[str, str]]) -> None:
         """Record the headers each parser expects on each page (source_layouts)."""
         rows = [
-            (provider, url, expects) for provider, pages in layouts.items() for url, expects in pages.items()
+            {"provider": provider, "url": url, "expects": expects}
+            for provider, pages in layouts.items()
+            for url, expects in pages.items()
         ]
-        if rows:
-            self.con.executemany("INSERT INTO source_layouts VALUES (?, ?, ?)", rows)
+        self._insert("source_layouts", _frame(rows, ("provider", "url", "expects")))
 
     def _insert(self, table: str, frame: pd.DataFrame) -> None:
         if len(frame):
@@ -425,6 +445,7 @@ class CatalogWriter:
 
     def _commit(self) -> None:
         """Write what is staged, checkpoint, close and atomically replace the catalog."""
+        self._write_fresh()
         self._carry_history()
         self._flush_documents()
         if self.has_old:

@@ -16,7 +16,7 @@ from importlib import resources
 
 from normalize.errors import ParseError
 from normalize.units import factor, find_memory_gb
-from normalize.vocab import PCIE_X16_GBYTES_PER_S
+from normalize.vocab import PCIE_X16_GBYTES_PER_S, Link, link_from_text
 
 # A link that depends on how the provider built the server: two NVL/PCIe cards may or may not
 # carry an NVLink bridge. Inference cannot choose; the catalog leaves such a link unknown.
@@ -183,7 +183,13 @@ def identify_gpu(name: str, *, memory_gb: float | None = None, form_factor: str 
         memory_gb = next(iter(find_memory_gb(name)), None)  # "NVIDIA A100-SXM4-80GB"
     form = _form_factor_of(name) or form_factor
     family_parts = [s for s in GPUS if s.family == family]
-    form_parts = [s for s in family_parts if s.form_factor == form]
+    if form is None and link_from_text(name) in (Link.NVLINK, Link.NVSWITCH):
+        # "NVLINK-connected V100": a part whose link is PCIe alone (no bridge) cannot be it
+        family_parts = [s for s in family_parts if s.link != Link.PCIE] or family_parts
+    # "SXM" (an SXM board, generation unsaid) covers the SXM2 modules of V100 and P100 boards too
+    form_parts = [
+        s for s in family_parts if s.form_factor == form or (form, s.form_factor) == ("SXM", "SXM2")
+    ]
     candidates = form_parts or family_parts
     fits = candidates
     if memory_gb is not None:

@@ -354,6 +354,13 @@ def find_memory_gb(text: str) -> list[float]:
     return sizes
 
 
+def memory_gb(value: float, symbol: str) -> float:
+    """A memory size given as a number and a symbol of MEMORY_SYMBOLS ('MiB', 'GB'), in GB."""
+    if symbol not in MEMORY_SYMBOLS:
+        raise ParseError(f"unknown memory unit {symbol!r}")
+    return convert(value, MEMORY_SYMBOLS[symbol], GB)
+
+
 def parse_memory_gb(text: str) -> float:
     """One memory size in GB: '22 GiB' → 23.622320128, '(80GB)' → 80.0. ParseError otherwise."""
     sizes = find_memory_gb(text)

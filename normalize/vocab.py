@@ -132,3 +132,13 @@ def infiniband_generation(text: str) -> str | None:
     """The InfiniBand generation a phrase names ('HDR InfiniBand' → 'HDR'), or None."""
     match = re.search(r"\b(" + "|".join(INFINIBAND_RATE_GBITS) + r")\b", text)
     return match.group(1) if match else None
+
+
+class SellerKind(StrEnum):
+    """Who sells an offer: the cloud that runs the hardware, or a shop in front of other clouds."""
+
+    CLOUD = "cloud"  # runs the hardware it rents out
+    MARKETPLACE = "marketplace"  # lists machines that hosts offer (Vast.ai); no upstream cloud named
+    AGGREGATOR = (
+        "aggregator"  # resells other clouds' instances under its own names (Shadeform, Prime Intellect)
+    )

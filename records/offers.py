@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from normalize.errors import InvalidOffer
-from normalize.vocab import Basis, Fabric, Link
+from normalize.vocab import Basis, Fabric, Link, SellerKind
 
 FIELD_UNITS: dict[str, str | None] = {
     "gpu_model": None,
@@ -63,6 +63,40 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class OfferIdentity:
+    """Who sells an offer and under which names, beside its ``instance_type``.
+
+    ``seller_kind`` says whether the provider runs the hardware (cloud) or resells it (marketplace,
+    aggregator); ``upstream_provider`` is the cloud a resold offer runs on, where the seller states it
+    (a provider id of this catalog when the cloud is one, else the seller's own spelling), and
+    ``upstream_instance_type`` that cloud's own name for it. ``platform`` and ``preset`` are the two
+    halves of a name that combines a hardware platform and a size (Nebius
+    ``gpu-h100-sxm_8gpu-128vcpu-1600gb``), kept apart so either finds the row.
+    """
+
+    seller_kind: SellerKind = SellerKind.CLOUD
+    upstream_provider: str | None = None
+    upstream_instance_type: str | None = None
+    platform: str | None = None
+    preset: str | None = None
+
+    def problems(self):
+        """What breaks the identity's own rules (empty when nothing does)."""
+        if not isinstance(self.seller_kind, SellerKind):
+            yield f"unknown seller_kind {self.seller_kind!r}"
+        if self.seller_kind == SellerKind.CLOUD and (self.upstream_provider or self.upstream_instance_type):
+            yield "a cloud's own offer has no upstream provider"
+        if self.upstream_instance_type and not self.upstream_provider:
+            yield "upstream_instance_type without upstream_provider"
+        if self.preset and not self.platform:
+            yield "preset without platform"
+        for name in ("upstream_provider", "upstream_instance_type", "platform", "preset"):
+            value = getattr(self, name)
+            if value is not None and not value.strip():
+                yield f"{name} is blank"
+
+
+@dataclass(frozen=True)
 class RawOffer:
     """What a scraper extracts for one instance type: its claims, before inference."""
 
@@ -73,6 +107,7 @@ class RawOffer:
     notes: tuple[str, ...] = ()
     fabric_shares_frontend: bool = False
     source_kind: str = "scraped"
+    identity: OfferIdentity = OfferIdentity()
 
 
 @dataclass(frozen=True)
@@ -109,7 +144,28 @@ class InstanceOffer:
     stale: bool = False
     stale_since: datetime | None = None
     stale_cause: str | None = None
+    identity: OfferIdentity = OfferIdentity()
     claims: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def seller_kind(self) -> SellerKind:
+        return self.identity.seller_kind
+
+    @property
+    def upstream_provider(self) -> str | None:
+        return self.identity.upstream_provider
+
+    @property
+    def upstream_instance_type(self) -> str | None:
+        return self.identity.upstream_instance_type
+
+    @property
+    def platform(self) -> str | None:
+        return self.identity.platform
+
+    @property
+    def preset(self) -> str | None:
+        return self.identity.preset
 
     def __post_init__(self) -> None:
         problems = list(self._problems())
@@ -147,3 +203,4 @@ class InstanceOffer:
             yield "missing_inter_bw disagrees with inter_node_basis"
         if self.source_kind not in ("scraped", "curated"):
             yield f"unknown source_kind {self.source_kind!r}"
+        yield from self.identity.problems()

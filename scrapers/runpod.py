@@ -9,8 +9,9 @@ memory of some GPU types (kept as a second claim, so a disagreement shows as a c
 cluster observability page names "InfiniBand / RoCE" metrics without saying which one a cluster
 uses, so the cluster fabric stays unknown.
 
-RunPod names no instance types. A cluster row is named with RunPod's own words plus the node
-shape its table states ("Instant Cluster B200 (8 GPUs per node)"); a pod row is the exact GPU ID.
+RunPod names no instance types. A cluster row is named with this catalog's slug for it
+(scrapers/naming.py: "instant-cluster-b200-8gpu", from RunPod's GPU name and the GPUs per node its
+table states); a pod row is the exact GPU ID.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact
 from scrapers.http import ProviderFetcher
 from scrapers.markdown import body, markdown_tables, sentences
+from scrapers.naming import cluster_slug, slug_note
 from scrapers.tables import Table, clean, collect, find_table, find_tables
 
 log = logging.getLogger(__name__)
@@ -182,7 +184,8 @@ def _cluster_offer(
             extra_qualifiers="per node, all high-speed interfaces together",
         ),
     ]
-    row_notes = list(notes)
+    slug = cluster_slug("instant-cluster", clean(gpu_raw), count)
+    row_notes = [slug_note("RunPod", slug), *notes]
     if interfaces is None:
         row_notes.append("the number of high-speed interfaces is not stated")
     else:
@@ -194,7 +197,7 @@ def _cluster_offer(
         row_notes.append(form_note)
     return RawOffer(
         provider="runpod",
-        instance_type=f"Instant Cluster {clean(gpu_raw)} ({count} GPUs per node)",
+        instance_type=slug,
         source_url=CLUSTERS_URL,
         claims=tuple(claims),
         notes=tuple(row_notes),

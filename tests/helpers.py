@@ -167,3 +167,27 @@ def planner_node(
     node = node_from_row(row, (usd_per_hour, "test-region") if usd_per_hour else None)
     assert not isinstance(node, str), node
     return node
+
+
+def parse_real(scraper) -> tuple[dict[str, str], dict, list]:
+    """A provider's real documents fetched from ../shared/mirror and parsed the way a refresh does
+    (curated facts merged): (body by URL, row by instance type, prices)."""
+    documents = fetch_from_mirror(scraper)
+    parsed = pipeline.parse_documents(scraper, documents, datetime(2026, 12, 3))
+    bodies = {d.url: d.body for d in documents if d.ok and d.body is not None}
+    return bodies, {offer.instance_type: offer for offer in parsed.offers}, parsed.prices
+
+
+def unquoted(bodies: dict[str, str], rows, prices) -> list[str]:
+    """Every claim and price whose quote is not in the fetched document it cites (should be none);
+    datasheet claims and claims citing documents the provider did not fetch are not checked."""
+    bad = []
+    for row in rows:
+        for claim in row.claims:
+            body = bodies.get(claim.source_url)
+            if body is not None and claim.quote not in body:
+                bad.append(f"{row.instance_type} {claim.field}: {claim.quote[:60]!r}")
+    bad += [
+        f"price {p.instance_type}: {p.quote[:60]!r}" for p in prices if p.quote not in bodies[p.source_url]
+    ]
+    return bad

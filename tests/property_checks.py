@@ -26,6 +26,7 @@ from normalize.errors import ParseError
 from normalize.vocab import Basis, Fabric, Link
 from records.documents import DocumentSet
 from records.offers import FIELD_UNITS, TEXT_FIELDS, Claim, InstanceOffer, RawOffer
+from records.prices import MAX_USD_PER_HOUR, Price
 from scrapers import aws, curated_facts
 from tests.property_inputs import NOW, doc
 
@@ -210,3 +211,44 @@ def curated_parse(text: str, provider: str) -> list[RawOffer]:
             check_claim(claim)
             expect(isinstance(claim.read_on, date), f"curated claim without read_on date: {claim!r}")
     return check_offers(curated_facts.merge([], offers), provider, kind="curated")
+
+
+def check_prices(prices: list[Price], provider: str, rows: set[str], documents: DocumentSet) -> list[Price]:
+    """Every price well-formed, about a row the parse returned, and quoting its document."""
+    expect(isinstance(prices, list), f"parse_prices returned {type(prices).__name__}, not a list")
+    for price in prices:
+        expect(isinstance(price, Price) and price.provider == provider, f"{price!r}")
+        expect(price.instance_type in rows, f"a price for {price.instance_type!r}, which is no row")
+        expect(price.usd_per_hour is not None or price.spot_usd_per_hour is not None, "a price with no price")
+        for value in (price.usd_per_hour, price.spot_usd_per_hour):
+            if value is not None:
+                finite_non_negative(value, "price")
+                expect(0 < value <= MAX_USD_PER_HOUR, f"implausible price {value}")
+        expect(bool(price.region.strip()), "a price with no region")
+        expect(
+            price.quote in (documents.optional_text(price.source_url) or ""),
+            "price quote not in its document",
+        )
+    return prices
+
+
+def catalog_parse(scraper, documents: DocumentSet) -> list[RawOffer]:
+    """An offer-list provider on a document set: rows, prices, and every quote found in its document."""
+    offers = check_offers(scraper.parse(documents), scraper.name)
+    for offer in offers:
+        for claim in offer.claims:
+            body = documents.optional_text(claim.source_url)
+            expect(
+                body is None or claim.quote in body,
+                f"{offer.instance_type} {claim.field}: quote not in its document",
+            )
+        expect(
+            offer.identity.seller_kind == scraper.seller_kind, f"seller_kind {offer.identity.seller_kind!r}"
+        )
+    check_prices(scraper.parse_prices(documents), scraper.name, {o.instance_type for o in offers}, documents)
+    return offers
+
+
+def skypilot_parse(scraper, text: str) -> list[RawOffer]:
+    """An offer-list provider on ``text`` as its catalog CSV (its other documents absent)."""
+    return catalog_parse(scraper, DocumentSet([doc(scraper.catalog_url, scraper.name, text)]))

@@ -300,9 +300,9 @@ def html_table(headers: list[str], rows: list[list[str]]) -> str:
     return f"<table><tr>{head}</tr>\n{body}</table>\n"
 
 
-def csv_text(rows: list[list[str]]) -> str:
+def csv_text(rows: list[list[str]], header: list[str] | None = None, end: str = "\r\n") -> str:
     out = io.StringIO()
-    csv.writer(out, lineterminator="\r\n").writerows([NEBIUS_COLUMNS, *rows])
+    csv.writer(out, lineterminator=end).writerows([header or NEBIUS_COLUMNS, *rows])
     return out.getvalue()
 
 
@@ -372,3 +372,81 @@ NEBIUS_COLUMNS = [
     "SpotPrice",
 ]
 # fmt: on
+
+
+# ------------------------------------------------------------------------------------------------
+# SkyPilot catalogs: one strategy for every file, whatever its column order.
+
+PY_SCALAR = st.one_of(
+    st.integers(-10, 10**6),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=4),
+    st.booleans(),
+    st.none(),
+).map(repr)
+
+
+def _py_containers(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Lists, dicts, sets and tuples of ``inner`` as Python source: keys may be unhashable."""
+    return st.one_of(
+        st.lists(inner, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]"),
+        st.lists(st.tuples(inner, inner), max_size=3).map(
+            lambda kv: "{" + ", ".join(f"{k}: {v}" for k, v in kv) + "}"
+        ),
+        st.lists(inner, min_size=1, max_size=3).map(lambda xs: "{" + ", ".join(xs) + "}"),
+        st.lists(inner, max_size=3).map(lambda xs: "(" + ", ".join(xs) + ",)"),
+    )
+
+
+PY_LITERAL = st.recursive(PY_SCALAR, _py_containers, max_leaves=6)
+MIB = st.one_of(
+    st.integers(0, 10**6).map(str),
+    st.sampled_from(["204800", "81920", "80", "655360", "0", "-1", "1e999", "'80'", "null", "9" * 400]),
+    PY_SCALAR,
+)
+_GPU_ENTRY = st.tuples(or_noise(SHORT_GPU_NAME, 1), or_noise(COUNT, 1), MIB, MIB)
+
+
+def _entry(t: tuple[str, str, str, str]) -> str:
+    return f"'Name': '{t[0]}', 'Manufacturer': null, 'Count': {t[1]}, 'MemoryInfo': {{'SizeInMiB': {t[2]}}}"
+
+
+# A GpuInfo cell the way some catalog writes it: Python repr, the total inside the Gpus entry,
+# lower-case keys, JSON, a bare name, a random literal or nothing.
+GPU_INFO_CELL = st.one_of(
+    _GPU_ENTRY.map(lambda t: f"{{'Gpus': [{{{_entry(t)}}}], 'TotalGpuMemoryInMiB': {t[3]}}}"),
+    _GPU_ENTRY.map(lambda t: f"{{'Gpus': [{{{_entry(t)}, 'TotalGpuMemoryInMiB': {t[3]}}}]}}"),
+    _GPU_ENTRY.map(lambda t: f"{{'gpus': [{{{_entry(t).lower()}}}], 'totalgpumemoryinmib': {t[3]}}}"),
+    st.tuples(SHORT_GPU_NAME, st.integers(0, 16), st.integers(0, 10**6)).map(
+        lambda t: json.dumps({"Gpus": [{"Name": t[0], "Count": t[1], "MemoryInfo": {"SizeInMiB": t[2]}}]})
+    ),
+    or_noise(SHORT_GPU_NAME),
+    PY_LITERAL,
+    st.just(""),
+)
+PRICE_CELL = st.one_of(
+    st.just(""), NUMBER, st.sampled_from(["700.0", "0.00", "1.29", "5.8854999999999995", "10001", "-3"])
+)
+REGION_CELL = st.one_of(
+    st.sampled_from(["us-east-1", "Hafnarfjarðarkaupstaður, IS, EU", ", US, NA", "default", "FIN-03", ""]),
+    noise(3),
+)
+
+
+@st.composite
+def skypilot_csv(draw: st.DrawFn, header: list[str], names: st.SearchStrategy[str]) -> str:
+    """A catalog CSV with ``header``'s columns in its order and up to five random GPU or CPU lines."""
+    cells = {
+        "InstanceType": or_noise(names, 2),
+        "UpstreamCloudId": or_noise(names, 2),
+        "AcceleratorName": st.one_of(or_noise(SHORT_GPU_NAME, 2), st.just("")),
+        "AcceleratorCount": st.one_of(or_noise(COUNT, 2), st.sampled_from(["8.0", "0.0", ""])),
+        "GpuInfo": GPU_INFO_CELL,
+        "Price": PRICE_CELL,
+        "SpotPrice": PRICE_CELL,
+        "Region": REGION_CELL,
+    }
+    row = st.tuples(*(cells.get(column, or_noise(NUMBER, 1)) for column in header)).map(list)
+    rows = draw(st.lists(row, max_size=5))
+    return csv_text(rows, header, draw(st.sampled_from(["\r\n", "\n"])))

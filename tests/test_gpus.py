@@ -24,7 +24,27 @@ from normalize.vocab import Link
         ("Nvidia Blackwell GPU (192 GiB) ND GB200-v6", "192 GiB", None, "GB200-186GB"),
         ("NVIDIA T4g GPU", "16 GiB", None, "T4G-16GB"),
         ("AMD Instinct MI300X GPU (192GB)", "191.875 GB", None, "MI300X-192GB"),
-        ("8 NVIDIA Tesla V100 NVLINK-connected GPUs", "32 GB", None, "V100-SXM2-32GB"),
+        (
+            "8 NVIDIA Tesla V100 NVLINK-connected GPUs",
+            "32 GB",
+            None,
+            "V100-SXM2-32GB",
+        ),  # no NVLink on PCIe V100
+        ("Nvidia Tesla V100 GPU", "32 GB", "SXM", "V100-SXM2-32GB"),  # an SXM board of V100s is SXM2
+        # the GPUs the offer lists sell, as their catalogs spell them
+        ("GH200", "96 GiB", None, "GH200-96GB"),
+        ("RTX6000", "24 GiB", None, "QUADRO-RTX-6000-24GB"),  # Lambda's Turing card, not the Ada one
+        ("RTX6000-Ada", None, None, "RTX-6000-ADA-48GB"),
+        ("RTX-6000-Ada", None, None, "RTX-6000-ADA-48GB"),
+        ("RTX 4070S Ti", None, None, "RTX-4070-TI-SUPER-16GB"),
+        ("RTX 3060 Ti", None, None, "RTX-3060-TI-8GB"),
+        ("RTX3060", None, None, "RTX-3060-12GB"),
+        ("RTX 4060 Ti", "16 GiB", None, "RTX-4060-TI-16GB"),
+        ("A16", "16 GB", None, "A16-16GB"),
+        ("GAUDI2", "96 GB", None, "GAUDI2-96GB"),
+        ("M4000", None, None, "QUADRO-M4000-8GB"),
+        ("P4000", None, None, "QUADRO-P4000-8GB"),
+        ("A100-80G-PCIe-NVLink", "80 GiB", None, "A100-PCIE-80GB"),  # NVLink bridges on PCIe cards
     ],
 )
 def test_identify(name, memory, form, expected):
@@ -33,6 +53,19 @@ def test_identify(name, memory, form, expected):
     assert match.id == expected
     assert match.spec is BY_ID[expected]
     assert not match.memory_mismatch
+
+
+@pytest.mark.parametrize(
+    ("name", "memory", "expected"),
+    [
+        ("V100-32GB", None, "V100-32GB"),  # SXM2 and PCIe both come with 32 GB
+        ("RTXPRO6000S", None, "RTX-PRO-6000-96GB"),  # Server, Workstation or Max-Q: not said
+        ("H100 NVLINK", "80 GiB", "H100-80GB"),  # an SXM board or bridged PCIe cards: not said
+    ],
+)
+def test_offer_list_names_without_a_form_factor_stay_family_level(name, memory, expected):
+    match = identify_gpu(name, memory_gb=parse_memory_gb(memory) if memory else None)
+    assert (match.id, match.spec) == (expected, None)
 
 
 def test_ambiguous_form_factor_stays_family_level():

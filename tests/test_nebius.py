@@ -1,29 +1,26 @@
-"""Nebius: the SkyPilot vms.csv parser on a CRLF fixture written for the test, then on the real CSV."""
+"""Nebius: SkyPilot's v8 Nebius catalog, on a CRLF fixture written for the test (with the v7 file's
+host-RAM trap), then on the real CSV."""
 
 from __future__ import annotations
 
-import json
+import logging
 from datetime import datetime
 
 import pytest
 
 from catalog.offers import build_offer
-from normalize.errors import LayoutError, ParseError
+from normalize.errors import LayoutError
 from normalize.vocab import Basis, Fabric, Link
-from records.documents import DocumentSet
-from scrapers.nebius import VMS_URL, Nebius, csv_rows, gpu_info, parse_vms
+from scrapers.nebius import VMS_URL, Nebius
+from scrapers.skypilot import csv_rows
 from tests.conftest import shared_fixture
-from tests.helpers import FIXTURES, fetch_from_mirror
+from tests.helpers import FIXTURES, parse_real, unquoted
 
 NOW = datetime(2026, 12, 1)
-H100_INFO = (
-    "{'Gpus': [{'Name': 'H100', 'Manufacturer': 'NVIDIA', 'Count': 8, "
-    "'MemoryInfo': {'SizeInMiB': 204800}}], 'TotalGpuMemoryInMiB': 1638400}"
-)
 
 
 def build(text: str) -> dict:
-    return {o.instance_type: build_offer(o, scraped_at=NOW) for o in parse_vms(text, VMS_URL)}
+    return {o.instance_type: build_offer(o, scraped_at=NOW) for o in Nebius().read(text)[0]}
 
 
 @pytest.fixture
@@ -38,7 +35,8 @@ def claims(offer, field: str) -> list:
 
 def test_fixture_rows_and_skips(small, caplog):
     assert small.count("\r\n") == 9 and "\n" not in small.replace("\r\n", "")
-    offers = build(small)
+    with caplog.at_level(logging.WARNING):
+        offers = build(small)
     assert list(offers) == [
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",  # two regions, one offer
         "gpu-l40s-d_2gpu-64vcpu-384gb",
@@ -46,83 +44,61 @@ def test_fixture_rows_and_skips(small, caplog):
         "gpu-h200-sxm_1gpu-16vcpu-200gb",
     ]
     assert "Skipping nebius row gpu-h100-sxm_1gpu-16vcpu-200gb: not a GPU count: 'eight'" in caplog.text
-    assert "Skipping nebius row gpu-x9000-sxm_8gpu-128vcpu-1600gb: unknown GPU" in caplog.text
+    assert "Skipping nebius row gpu-x9000-sxm_8gpu-128vcpu-1600gb: unknown GPU 'X9000'" in caplog.text
     assert "cpu-e2" not in caplog.text  # CPU-only types are not GPU rows, not failures
+
+
+def test_platform_and_preset_are_kept_apart(small):
+    offer = build(small)["gpu-h100-sxm_8gpu-128vcpu-1600gb"]
+    assert (offer.platform, offer.preset) == ("gpu-h100-sxm", "8gpu-128vcpu-1600gb")
+    (model,) = claims(offer, "gpu_model")
+    assert model.basis == Basis.INFERRED  # the columns say "H100"; SXM is in the platform's name
+    assert (
+        "InstanceType of 'gpu-h100-sxm_8gpu-128vcpu-1600gb' (form factor read from the name)" in model.context
+    )
 
 
 def test_fixture_host_ram_trap_is_not_gpu_memory(small):
     offer = build(small)["gpu-h100-sxm_8gpu-128vcpu-1600gb"]
     assert (offer.gpu_model, offer.gpu_count, offer.gpu_memory_gb) == ("H100-SXM-80GB", 8, None)
     assert claims(offer, "gpu_memory_gb") == []
-    assert "TRAP: GpuInfo MemoryInfo.SizeInMiB 204800 MiB (214.748 GB) is the host RAM per GPU" in offer.notes
-    assert "(MemoryGiB 1600 / 8 GPUs)" in offer.notes and "H100-SXM-80GB has 80 GB" in offer.notes
+    assert (
+        "TRAP: GpuInfo MemoryInfo.SizeInMiB 204800 (one GPU's memory in MiB: 204800 MiB per GPU)"
+        in offer.notes
+    )
+    assert "is the host RAM per GPU (MemoryGiB 1600 / 8 GPUs), not GPU memory" in offer.notes
     assert (offer.intra_node_link, offer.intra_node_gbytes_per_s) == (Link.NVSWITCH, 900)
     assert offer.intra_node_basis == Basis.INFERRED
-    assert offer.gpu_memory_bw_basis == Basis.INFERRED and offer.gpu_memory_gbytes_per_s == 3350
     l40s = build(small)["gpu-l40s-d_2gpu-64vcpu-384gb"]  # 196608 MiB = 384 GiB / 2: host RAM again
     assert (l40s.gpu_model, l40s.gpu_count, l40s.gpu_memory_gb) == ("L40S-48GB", 2, None)
     assert "TRAP" in l40s.notes
 
 
-def test_fixture_no_network_is_missing(small):
-    for offer in build(small).values():
-        assert offer.inter_node_fabric == Fabric.UNKNOWN
-        assert offer.inter_node_gbits_per_s is None and offer.missing_inter_bw
-        assert offer.nic_count is None and offer.frontend_gbits_per_s is None
-
-
-def test_fixture_gpu_memory_that_fits_the_gpu_is_stated(small):
+def test_fixture_memory_that_fits_the_gpu_is_stated_and_a_misfit_is_dropped(small):
     b200 = build(small)["gpu-b200-sxm_8gpu-160vcpu-1792gb"]  # 184320 MiB = 180 GiB, host RAM is 224 GiB
-    assert b200.gpu_model == "B200-SXM-180GB"
-    assert b200.gpu_memory_gb == pytest.approx(193.273528, abs=1e-6)
+    assert b200.gpu_memory_gb == pytest.approx(193.27352832)
     (claim,) = claims(b200, "gpu_memory_gb")
-    assert claim.quote.startswith("{'Gpus': [{'Name': 'B200'") and claim.quote in small
-    assert claim.context == "vms.csv › GpuInfo › MemoryInfo.SizeInMiB"
-    assert "TRAP" not in b200.notes
-
-
-def test_fixture_implausible_gpu_memory_is_dropped(small):
+    assert claim.quote.startswith("gpu-b200-sxm_8gpu-160vcpu-1792gb,B200,8,") and claim.quote in small
     h200 = build(small)["gpu-h200-sxm_1gpu-16vcpu-200gb"]  # 1024 MiB is neither host RAM nor 141 GB
     assert (h200.gpu_model, h200.gpu_memory_gb) == ("H200-SXM-141GB", None)
-    assert "1024 MiB (1.07374 GB) is implausible as GPU memory (H200-SXM-141GB has 141 GB)" in h200.notes
-    assert h200.intra_node_link == Link.SINGLE_GPU
+    assert "1024 MiB per GPU) fits no H200 part (141 GB): not used" in h200.notes
 
 
-def test_fixture_quotes_are_raw_crlf_free_lines(small):
-    rows = csv_rows(small)
-    assert len(rows) == 8  # the header is not a row
-    for offer in build(small).values():
-        for claim in offer.claims:
-            if claim.basis == Basis.STATED:
-                assert claim.quote in small and "\r" not in claim.quote
-    (count,) = claims(build(small)["gpu-l40s-d_2gpu-64vcpu-384gb"], "gpu_count")
-    assert count.quote.startswith("gpu-l40s-d_2gpu-64vcpu-384gb,L40S,2,64,384,4.00,eu-north1,")
-    assert count.context == "vms.csv › AcceleratorCount"
-
-
-def test_gpu_info_is_a_python_repr_not_json():
-    with pytest.raises(json.JSONDecodeError):
-        json.loads(H100_INFO)
-    info = gpu_info(H100_INFO)
-    assert info["Gpus"][0]["MemoryInfo"]["SizeInMiB"] == 204800
-    assert info["TotalGpuMemoryInMiB"] == 1638400
-    with pytest.raises(ParseError):
-        gpu_info("__import__('os').getcwd()")  # literal_eval, never eval
-    with pytest.raises(ParseError):
-        gpu_info("{'Gpus': []}")
-
-
-def test_unreadable_gpu_info_keeps_the_row(small):
-    text = small.replace("'TotalGpuMemoryInMiB': 393216}", "'TotalGpuMemoryInMiB': 393216")
-    offer = build(text)["gpu-l40s-d_2gpu-64vcpu-384gb"]
-    assert (offer.gpu_model, offer.gpu_count, offer.gpu_memory_gb) == ("L40S-48GB", 2, None)
-    assert "GpuInfo or MemoryGiB unreadable" in offer.notes
+def test_fixture_prices_one_per_line(small):
+    prices = Nebius().read(small)[1]
+    h100 = [p for p in prices if p.instance_type == "gpu-h100-sxm_8gpu-128vcpu-1600gb"]
+    assert [(p.region, p.usd_per_hour, p.spot_usd_per_hour) for p in h100] == [
+        ("eu-north1", 20.0, 9.0),
+        ("us-central1", 21.0, 9.5),
+    ]
+    assert not any(p.instance_type.startswith("cpu-") for p in prices)
+    assert len(csv_rows(small, "vms.csv")) == 8  # the header is not a row
 
 
 def test_regions_that_disagree_are_noted(small):
     text = small.replace("8,128,1600,21.00,us-central1", "8,96,1600,21.00,us-central1")
     offer = build(text)["gpu-h100-sxm_8gpu-128vcpu-1600gb"]
-    assert "regions disagree on vCPUs: ['128', '96']; first row kept" in offer.notes
+    assert "regions disagree on vCPUs (128, 96); the first line's is used" in offer.notes
 
 
 def test_platform_and_accelerator_must_name_one_family(small, caplog):
@@ -131,33 +107,27 @@ def test_platform_and_accelerator_must_name_one_family(small, caplog):
     assert "platform 'gpu-l40s-d' names L40S but AcceleratorName is 'H100'" in caplog.text
 
 
-def test_missing_column_is_a_layout_error(small):
+def test_missing_column_and_cpu_only_catalog_are_layout_errors(small):
     with pytest.raises(LayoutError, match="GpuInfo"):
-        parse_vms(small.replace(",GpuInfo,", ",Gpu,"), VMS_URL)
-
-
-def test_cpu_only_catalog_is_a_layout_error(small):
+        Nebius().read(small.replace(",GpuInfo,", ",Gpu,"))
     header, cpu = small.split("\r\n")[:2]
     with pytest.raises(LayoutError, match="no GPU instance rows"):
-        parse_vms(f"{header}\r\n{cpu}\r\n", VMS_URL)
+        Nebius().read(f"{header}\r\n{cpu}\r\n")
 
 
 @shared_fixture(scope="module")
 def real():
-
-    documents = fetch_from_mirror(Nebius())
-    body = DocumentSet(documents).text(VMS_URL)
-    offers = {o.instance_type: build_offer(o, scraped_at=NOW) for o in Nebius().parse(DocumentSet(documents))}
-    return body, offers
+    return parse_real(Nebius())
 
 
 def test_real_catalog_has_every_gpu_type_once(real):
-    body, offers = real
-    assert body.count("\r\n") == 62  # CRLF survives the fetch
-    assert len(offers) == 17
-    assert sum(name.startswith("gpu-l40s-") for name in offers) == 12
+    bodies, offers, prices = real
+    body = bodies[VMS_URL]
+    assert VMS_URL.endswith("/v8/nebius/vms.csv") and body.count("\r\n") == 62  # CRLF survives the fetch
+    assert len(offers) == 17 and sum(name.startswith("gpu-l40s-") for name in offers) == 12
     assert not any(name.startswith("cpu-") for name in offers)
-    assert body.count("gpu-h200-sxm_8gpu-128vcpu-1600gb,") == 3  # eu-north1, eu-west1, us-central1
+    assert len(prices) == 21  # one per GPU line: the H200 presets are sold in three regions
+    assert unquoted(bodies, offers.values(), prices) == []
 
 
 @pytest.mark.parametrize(
@@ -166,40 +136,42 @@ def test_real_catalog_has_every_gpu_type_once(real):
         ("gpu-h100-sxm_8gpu-128vcpu-1600gb", "H100-SXM-80GB", 8, Link.NVSWITCH, 900),
         ("gpu-h100-sxm_1gpu-16vcpu-200gb", "H100-SXM-80GB", 1, Link.SINGLE_GPU, None),
         ("gpu-h200-sxm_8gpu-128vcpu-1600gb", "H200-SXM-141GB", 8, Link.NVSWITCH, 900),
-        ("gpu-h200-sxm_1gpu-16vcpu-200gb", "H200-SXM-141GB", 1, Link.SINGLE_GPU, None),
         ("gpu-b200-sxm_8gpu-160vcpu-1792gb", "B200-SXM-180GB", 8, Link.NVSWITCH, 1800),
         ("gpu-l40s-a_1gpu-8vcpu-32gb", "L40S-48GB", 1, Link.SINGLE_GPU, None),
         ("gpu-l40s-d_4gpu-192vcpu-1152gb", "L40S-48GB", 4, Link.PCIE, 64),
     ],
 )
 def test_real_facts(real, name, model, count, link, intra):
-    _, offers = real
-    offer = offers[name]
+    offer = real[1][name]
     assert (offer.gpu_model, offer.gpu_count) == (model, count)
     assert (offer.intra_node_link, offer.intra_node_gbytes_per_s) == (link, intra)
     assert offer.intra_node_basis == (Basis.NOT_APPLICABLE if count == 1 else Basis.INFERRED)
-    assert offer.inter_node_fabric == Fabric.UNKNOWN and offer.missing_inter_bw  # the CSV has no network
-    assert offer.gpu_memory_gb is None  # only the host-RAM trap figure is in the CSV
+    assert offer.platform + "_" + offer.preset == name
 
 
-def test_real_host_ram_trap_is_caught_everywhere(real):
-    _, offers = real
-    for offer in offers.values():
-        assert claims(offer, "gpu_memory_gb") == [], offer.instance_type
-        assert "is the host RAM per GPU" in offer.notes, offer.instance_type
-    h100 = offers["gpu-h100-sxm_8gpu-128vcpu-1600gb"].notes
-    assert "SizeInMiB 204800 MiB (214.748 GB)" in h100 and "H100-SXM-80GB has 80 GB" in h100
-    b200 = offers["gpu-b200-sxm_8gpu-160vcpu-1792gb"].notes
-    assert "SizeInMiB 229376 MiB (240.518 GB)" in b200 and "(MemoryGiB 1792 / 8 GPUs)" in b200
-    assert not any("regions disagree" in o.notes for o in offers.values())
+def test_real_v8_gpu_memory_is_one_gpus(real):
+    """Unlike v7 (host RAM per GPU in SizeInMiB), v8 gives one GPU's memory: 81920 MiB on an H100."""
+    offers = real[1]
+    assert offers["gpu-h100-sxm_8gpu-128vcpu-1600gb"].gpu_memory_gb == pytest.approx(85.89934592)
+    assert offers["gpu-h200-sxm_8gpu-128vcpu-1600gb"].gpu_memory_gb == pytest.approx(151.397597184)
+    assert offers["gpu-l40s-d_4gpu-192vcpu-1152gb"].gpu_memory_gb == pytest.approx(51.539607552)
+    assert not any("TRAP" in o.notes for o in offers.values())
 
 
-def test_real_every_quote_is_verbatim(real):
-    body, offers = real
-    lines = set(body.split("\r\n"))
-    for offer in offers.values():
-        stated = [c for c in offer.claims if c.basis == Basis.STATED]
-        assert {c.field for c in stated} == {"gpu_model", "gpu_count"}
-        for claim in stated:
-            assert claim.quote in lines, (offer.instance_type, claim.quote)  # a whole raw CSV line
-            assert claim.quote.startswith(offer.instance_type + ",")
+def test_real_network_stays_missing_but_the_curated_infiniband_fact_joins(real):
+    offers = real[1]
+    h100 = offers["gpu-h100-sxm_8gpu-128vcpu-1600gb"]
+    assert h100.inter_node_fabric == Fabric.INFINIBAND and h100.missing_inter_bw  # curated, no figure
+    l40s = offers["gpu-l40s-d_4gpu-192vcpu-1152gb"]
+    assert l40s.inter_node_fabric == Fabric.UNKNOWN and l40s.missing_inter_bw
+
+
+def test_real_prices_per_region(real):
+    prices = [p for p in real[2] if p.instance_type == "gpu-h200-sxm_8gpu-128vcpu-1600gb"]
+    assert sorted((p.region, p.usd_per_hour, p.spot_usd_per_hour) for p in prices) == [
+        ("eu-north1", 28.0, 11.6),
+        ("eu-west1", 28.0, 11.6),
+        ("us-central1", 28.0, 11.6),
+    ]
+    b200 = next(p for p in real[2] if p.instance_type == "gpu-b200-sxm_8gpu-160vcpu-1792gb")
+    assert (b200.region, b200.usd_per_hour, b200.spot_usd_per_hour) == ("us-central1", 44.0, None)

@@ -8,8 +8,8 @@ import pytest
 
 from catalog.offers import build_offer
 from normalize.errors import InvalidOffer
-from normalize.vocab import Basis, Fabric, Link
-from records.offers import Claim, RawOffer
+from normalize.vocab import Basis, Fabric, Link, SellerKind
+from records.offers import Claim, OfferIdentity, RawOffer
 
 URL = "https://example.test/page"
 NOW = datetime(2026, 12, 1)
@@ -149,3 +149,38 @@ def test_row_invariants():
         build_offer(raw(claim("gpu_model", "L4-24GB"), claim("gpu_count", 0.0)), scraped_at=NOW)
     with pytest.raises(InvalidOffer, match="without gpu_model"):
         build_offer(raw(claim("gpu_count", 8.0)), scraped_at=NOW)
+
+
+def test_identity_passes_through_and_says_who_sells():
+    resold = OfferIdentity(SellerKind.AGGREGATOR, "lambda", "gpu_8x_h100_sxm5")
+    offer = build_offer(raw(claim("gpu_model", "H100-SXM-80GB"), identity=resold), scraped_at=NOW)
+    assert (offer.seller_kind, offer.upstream_provider, offer.upstream_instance_type) == (
+        SellerKind.AGGREGATOR,
+        "lambda",
+        "gpu_8x_h100_sxm5",
+    )
+    own = build_offer(raw(claim("gpu_model", "H100-SXM-80GB")), scraped_at=NOW)
+    assert (own.seller_kind, own.upstream_provider, own.platform, own.preset) == (
+        SellerKind.CLOUD,
+        None,
+        None,
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("identity", "problem"),
+    [
+        (OfferIdentity(SellerKind.CLOUD, "lambda"), "a cloud's own offer has no upstream provider"),
+        (
+            OfferIdentity(SellerKind.MARKETPLACE, None, "gpu_1x_a10"),
+            "upstream_instance_type without upstream_provider",
+        ),
+        (OfferIdentity(preset="8gpu-128vcpu-1600gb"), "preset without platform"),
+        (OfferIdentity(platform=" "), "platform is blank"),
+        (OfferIdentity("reseller"), "unknown seller_kind 'reseller'"),  # type: ignore[arg-type]
+    ],
+)
+def test_identity_invariants(identity, problem):
+    with pytest.raises(InvalidOffer, match=problem):
+        build_offer(raw(claim("gpu_model", "H100-SXM-80GB"), identity=identity), scraped_at=NOW)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from normalize import units
 from records.documents import DocumentSet
-from scrapers import azure, gcp, nebius, oci, runpod
+from scrapers import azure, gcp, nebius, oci, runpod, skypilot
 from tests.property_checks import (
     MARKS,
     aws_parse,
@@ -22,6 +22,7 @@ from tests.property_checks import (
     expect,
     finite_non_negative,
     parse_all,
+    skypilot_parse,
     strict,
 )
 from tests.property_inputs import (
@@ -393,3 +394,18 @@ def test_regression_azure_short_specs_row(row):
     assert offers is not None and [o.instance_type for o in offers] == ["Standard_ND96isr_T9_v9"]
     count = next((c.value for c in offers[0].claims if c.field == "gpu_count"), None)
     assert count == (8.0 if row[1:] == ["8 GPUs"] else None)  # the size stays; its count only if printed
+
+
+# Was (found by the offer-list property tests): a GpuInfo count or size past 1.8e308 as an integer
+# ('count': 999...9) raises OverflowError from math.isfinite in skypilot._number
+@given(digits=st.integers(309, 400))
+@example(digits=309)
+def test_regression_skypilot_gpu_info_huge_integer(digits):
+    huge = "9" * digits
+    cell = f"{{'gpus': [{{'name': 'H100', 'count': {huge}, 'memoryinfo': {{'sizeinmib': {huge}}}}}]}}"
+    info = strict(lambda: skypilot.gpu_info(cell))
+    assert info is not None and (info.count, info.size) == (None, None)
+    header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice"
+    text = f'{header}\ngpu-h100-sxm_8gpu-128vcpu-1600gb,H100,8,128,1600,23.60,eu-north1,"{cell}",\n'
+    offers = strict(lambda: skypilot_parse(nebius.Nebius(), text))
+    assert offers is not None and offers[0].instance_type == "gpu-h100-sxm_8gpu-128vcpu-1600gb"

@@ -53,29 +53,30 @@ def claim(offer, field: str, url: str | None = None):
 
 def test_fixture_cluster_rows(caplog):
     offers = build(fixture_documents())
-    clusters = sorted(name for name in offers if name.startswith("Instant Cluster"))
+    clusters = sorted(name for name in offers if name.startswith("instant-cluster-"))
     assert clusters == [
-        "Instant Cluster A100 (8 GPUs per node)",
-        "Instant Cluster B200 (8 GPUs per node)",
-        "Instant Cluster H100 (8 GPUs per node)",
+        "instant-cluster-a100-8gpu",
+        "instant-cluster-b200-8gpu",
+        "instant-cluster-h100-8gpu",
     ]
     assert "Skipping runpod row X9000" in caplog.text  # unknown GPU
     assert "Skipping runpod row H200" in caplog.text  # 16-60 GPUs over 2-8 nodes is no whole number
-    b200 = offers["Instant Cluster B200 (8 GPUs per node)"]
+    b200 = offers["instant-cluster-b200-8gpu"]
     assert (b200.gpu_model, b200.gpu_count, b200.nic_count) == ("B200-SXM-180GB", 8, 4)  # `ens1`-`ens4`
     assert (b200.inter_node_fabric, b200.inter_node_gbits_per_s) == (Fabric.UNKNOWN, 3200)
     assert (b200.intra_node_link, b200.intra_node_basis) == (Link.NVSWITCH, Basis.INFERRED)
     assert "'InfiniBand / RoCE'" in b200.notes and b200.gpu_memory_gb is None
     assert claim(b200, "gpu_count").quote == "2-4 nodes (16-32 GPUs)"
-    assert offers["Instant Cluster A100 (8 GPUs per node)"].inter_node_gbits_per_s == 1600  # "1.6 Tbps"
-    h100 = offers["Instant Cluster H100 (8 GPUs per node)"]
+    assert "'instant-cluster-b200-8gpu' is this catalog's stable slug" in b200.notes
+    assert offers["instant-cluster-a100-8gpu"].inter_node_gbits_per_s == 1600  # "1.6 Tbps"
+    h100 = offers["instant-cluster-h100-8gpu"]
     assert (h100.gpu_model, h100.intra_node_link, h100.missing_intra_bw) == ("H100", Link.UNKNOWN, True)
     assert "RunPod lists NVIDIA H100 80GB HBM3, NVIDIA H100 PCIe" in h100.notes
 
 
 def test_fixture_pod_rows(caplog):
     offers = build(fixture_documents())
-    pods = sorted(name for name in offers if not name.startswith("Instant Cluster"))
+    pods = sorted(name for name in offers if not name.startswith("instant-cluster-"))
     assert len(pods) == 6 and "AMPERE_80" not in str(pods)  # the pool table is not GPU types
     assert "Skipping runpod row NVIDIA Quantum Q1" in caplog.text
     h100 = offers["NVIDIA H100 80GB HBM3"]
@@ -98,7 +99,7 @@ def test_fixture_pod_rows(caplog):
 def test_optional_documents_may_be_absent():
     offers = build(fixture_documents(absent=(FLASH_GPU_TYPES_URL, OBSERVABILITY_URL)))
     assert not offers["NVIDIA RTX 4000 Ada Generation"].conflict
-    assert "no RunPod document states" in offers["Instant Cluster B200 (8 GPUs per node)"].notes
+    assert "no RunPod document states" in offers["instant-cluster-b200-8gpu"].notes
 
 
 def test_missing_required_document_is_a_layout_error():
@@ -150,10 +151,10 @@ def test_real_fetch_stores_all_four_documents(real):
 @pytest.mark.parametrize(
     ("name", "model", "link", "gbits"),
     [
-        ("Instant Cluster B200 (8 GPUs per node)", "B200-SXM-180GB", Link.NVSWITCH, 3200),
-        ("Instant Cluster H200 (8 GPUs per node)", "H200-141GB", Link.UNKNOWN, 3200),
-        ("Instant Cluster H100 (8 GPUs per node)", "H100", Link.UNKNOWN, 3200),
-        ("Instant Cluster A100 (8 GPUs per node)", "A100", Link.UNKNOWN, 1600),
+        ("instant-cluster-b200-8gpu", "B200-SXM-180GB", Link.NVSWITCH, 3200),
+        ("instant-cluster-h200-8gpu", "H200-141GB", Link.UNKNOWN, 3200),
+        ("instant-cluster-h100-8gpu", "H100", Link.UNKNOWN, 3200),
+        ("instant-cluster-a100-8gpu", "A100", Link.UNKNOWN, 1600),
     ],
 )
 def test_real_instant_clusters(real, name, model, link, gbits):

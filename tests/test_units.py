@@ -13,6 +13,7 @@ from normalize.units import (
     find_memory_gb,
     gbits_to_gbytes,
     gbytes_to_gbits,
+    memory_gb,
     parse_bandwidth,
     parse_gpu_count,
     parse_memory_gb,
@@ -181,3 +182,12 @@ def test_gpu_counts_stay_exact(text, count):
 def test_bad_gpu_counts(text):
     with pytest.raises(ParseError):
         parse_gpu_count(text)
+
+
+@pytest.mark.parametrize(
+    ("value", "symbol", "gb"), [(81920, "MiB", 85.89934592), (80, "GB", 80.0), (1600, "GiB", 1717.9869184)]
+)
+def test_memory_gb_converts_through_pint(value, symbol, gb):
+    assert memory_gb(value, symbol) == gb
+    with pytest.raises(ParseError, match="unknown memory unit 'Mb'"):
+        memory_gb(value, "Mb")
