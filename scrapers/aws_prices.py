@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 
+from records.documents import DocumentSet
 from records.prices import Price
-from scrapers.price_tables import go_map_entries, map_prices
+from scrapers.price_tables import go_map_entries, map_prices, price_text
 
 URL_PREFIX = "https://raw.githubusercontent.com/aws/karpenter-provider-aws/main/pkg/providers/pricing/"
 PRICES_URL = URL_PREFIX + "zz_generated.pricing_aws.go"
@@ -29,3 +30,9 @@ def parse_prices(text: str, url: str = PRICES_URL) -> list[Price]:
     """One us-east-1 on-demand Price per GPU instance type of the generated table."""
     entries = go_map_entries(text, url, region=_REGION, key=GPU_INSTANCE_TYPE)
     return map_prices(entries, provider="aws", url=url, context='InitialOnDemandPricesAWS["{region}"]')
+
+
+def prices_in(documents: DocumentSet) -> list[Price]:
+    """The prices of the stored price table, or none if it could not be fetched."""
+    text = price_text(documents, PRICES_URL, "aws")
+    return [] if text is None else parse_prices(text)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 
+from records.documents import DocumentSet
 from records.prices import Price
-from scrapers.price_tables import go_map_entries, map_prices
+from scrapers.price_tables import go_map_entries, map_prices, price_text
 
 URL_PREFIX = "https://raw.githubusercontent.com/Azure/karpenter-provider-azure/main/pkg/providers/pricing/"
 PRICES_URL = URL_PREFIX + "zz_generated.pricing.go"
@@ -29,3 +30,9 @@ def parse_prices(text: str, url: str = PRICES_URL) -> list[Price]:
     """One on-demand Price per GPU size per region of the generated table."""
     entries = go_map_entries(text, url, region=_REGION, key=GPU_SIZE)
     return map_prices(entries, provider="azure", url=url, context='initialOnDemandPrices["{region}"]')
+
+
+def prices_in(documents: DocumentSet) -> list[Price]:
+    """The prices of the stored price table, or none if it could not be fetched."""
+    text = price_text(documents, PRICES_URL, "azure")
+    return [] if text is None else parse_prices(text)

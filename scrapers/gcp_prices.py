@@ -17,8 +17,9 @@ import json
 import re
 
 from normalize.errors import LayoutError, ParseError
+from records.documents import DocumentSet
 from records.prices import Price
-from scrapers.price_tables import usd_per_hour
+from scrapers.price_tables import price_text, usd_per_hour
 from scrapers.tables import collect
 
 URL_PREFIX = (
@@ -92,3 +93,9 @@ def _price(kinds: dict, region: str, machine: str, url: str, printed: set[str]) 
         context += f'; spot {spot_text} at {where}["spot"]'
     quote = on_demand_text or spot_text
     return Price("gcp", machine, region, on_demand, spot, url, quote, context, NOTE)
+
+
+def prices_in(documents: DocumentSet) -> list[Price]:
+    """The prices of the stored price file, or none if it could not be fetched."""
+    text = price_text(documents, PRICES_URL, "gcp")
+    return [] if text is None else parse_prices(text)

@@ -1,25 +1,67 @@
-"""What the price parsers share: the reader of Go map literals (the Karpenter providers' generated price
-tables) and the check every price passes.
+"""What the price parsers share: the price document fetched beside a provider's own pages, the reader of
+Go map literals (the Karpenter providers' generated price tables), and the check every price passes.
 
-A price document that cannot be read is a ``LayoutError``; one entry that cannot be read is skipped
-with a warning naming it.
+A price document is optional: when it cannot be fetched the provider's rows still refresh, and the
+parse gives no prices (a warning says so; the ``fetches`` table keeps the cause). A price document
+that was fetched but cannot be read is a ``LayoutError``: the provider keeps its last good rows and
+prices. One entry that cannot be read is skipped with a warning naming it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 import math
 import re
 from bisect import bisect_right
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
 from normalize.errors import LayoutError, ParseError
+from records.documents import DocumentSet
 from records.prices import MAX_USD_PER_HOUR, Price
 from scrapers.tables import collect
 
+if TYPE_CHECKING:
+    from scrapers.http import ProviderFetcher
+
 log = logging.getLogger(__name__)
 
+S = TypeVar("S")
+Fetch = Callable[[S, "ProviderFetcher"], Awaitable[None]]
+
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$")
+
+
+def fetches_also(url: str) -> Callable[[Fetch], Fetch]:
+    """Decorate a ``Scraper.fetch``: the optional document at ``url`` is fetched concurrently with the
+    provider's own documents, and stored whatever happens to them (a provider whose pages are absent
+    from a mirror still has its prices). The provider's own fetch error is raised after both end."""
+
+    def wrap(fetch: Fetch) -> Fetch:
+        @functools.wraps(fetch)
+        async def fetch_both(self, fetcher: ProviderFetcher) -> None:
+            pages, price = await asyncio.gather(
+                fetch(self, fetcher), fetcher.get(url, required=False), return_exceptions=True
+            )
+            for outcome in (pages, price):
+                if isinstance(outcome, BaseException):
+                    raise outcome
+
+        return fetch_both
+
+    return wrap
+
+
+def price_text(documents: DocumentSet, url: str, provider: str) -> str | None:
+    """The price document's body, or None (with a warning) when it could not be fetched."""
+    text = documents.optional_text(url)
+    if text is None and url in documents:
+        cause = documents[url].error or documents[url].status
+        log.warning("%s: no prices this refresh: %s is unavailable (%s)", provider, url, cause)
+    return text
 
 
 def usd_per_hour(text: str) -> float:

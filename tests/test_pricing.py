@@ -1,7 +1,10 @@
-"""Price columns on instances (catalog.pricing): the cheapest current on-demand price, per GPU, where."""
+"""Price columns on instances (catalog.pricing), price history through refreshes, and prices that survive
+a failing provider; the small mirror carries the AWS and Azure price-table fixtures."""
 
 from __future__ import annotations
 
+import logging
+import shutil
 from datetime import datetime
 
 import duckdb
@@ -14,6 +17,8 @@ from catalog.store import INSTANCE_COLUMNS, PRICE_COLUMNS, offer_row, price_row,
 from normalize.errors import InvalidOffer
 from records.offers import Claim, RawOffer
 from records.prices import Price
+from scrapers import aws_prices, gcp_prices
+from tests.helpers import AWS_PAGE, FIXTURES, Clock, build_mirror, query, run, url_to_path
 
 URL = "https://prices.example.test/list"
 NOW = datetime(2026, 12, 1)
@@ -98,3 +103,107 @@ def test_the_catalog_refuses_inconsistent_price_columns():
         con.execute("INSERT INTO instances BY NAME SELECT * FROM staged")
         with pytest.raises(duckdb.ConstraintException):
             con.execute("UPDATE instances SET min_usd_per_hour = 20")  # without regions and region
+
+
+# -- through refreshes ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def priced(tmp_path):
+    """A catalog refreshed once from the small mirror on the test clock, and that clock a day later:
+    (mirror, db, AWS price table, clock)."""
+    mirror, db, clock = build_mirror(tmp_path / "m"), tmp_path / "c.duckdb", Clock()
+    assert run(db, mirror, clock).exit_code == 0
+    clock.advance()
+    return mirror, db, url_to_path(mirror, aws_prices.PRICES_URL), clock
+
+
+def test_small_catalog_rows_carry_their_cheapest_price(small_catalog_file):
+    rows = query(
+        small_catalog_file,
+        "SELECT instance_type, min_usd_per_hour, usd_per_gpu_hour, regions, price_region FROM instances "
+        "ORDER BY instance_type",
+    )
+    assert rows == [
+        ("Standard_ND48is_T9_v9", 30.0, 7.5, 1, "eastus"),
+        ("Standard_ND96isr_T9_v9", 60.0, 7.5, 3, "eastus"),  # 60 in eastus and swedencentral, 66 west
+        ("g5.12xlarge", 5.672, 1.418, 1, "us-east-1"),
+        ("g5.xlarge", 1.006, 1.006, 1, "us-east-1"),
+        ("p5.48xlarge", 55.04, 6.88, 1, "us-east-1"),
+    ]
+
+
+def test_a_price_change_is_history(priced):
+    mirror, db, table, clock = priced
+    table.write_text(table.read_text().replace('"p5.48xlarge": 55.040000', '"p5.48xlarge": 60.000000'))
+    assert run(db, mirror, clock).exit_code == 0
+    history = query(
+        db,
+        "SELECT usd_per_hour, quote, valid_from, valid_to FROM prices "
+        "WHERE instance_type = 'p5.48xlarge' ORDER BY valid_from",
+    )
+    first = datetime(2026, 12, 1, 6)
+    assert history == [
+        (55.04, '"p5.48xlarge": 55.040000', first, clock.now),
+        (60.0, '"p5.48xlarge": 60.000000', clock.now, None),
+    ]
+    assert query(db, "SELECT usd_per_gpu_hour FROM instances WHERE instance_type = 'p5.48xlarge'") == [(7.5,)]
+
+
+def test_a_failing_provider_keeps_its_prices_and_price_columns(priced):
+    mirror, db, _, clock = priced
+    (mirror / AWS_PAGE).write_text("# moved\n")
+    report = run(db, mirror, clock)
+    assert report.exit_code == 1 and report.outcomes[0].outcome == "stale"
+    assert query(db, "SELECT count(*) FROM current_prices WHERE provider = 'aws'") == [(4,)]
+    assert query(db, "SELECT stale, min_usd_per_hour FROM instances WHERE instance_type = 'p5.48xlarge'") == [
+        (True, 55.04)
+    ]
+
+
+def test_an_unreadable_price_table_keeps_the_providers_rows_and_prices(priced):
+    mirror, db, table, clock = priced
+    table.write_text("package pricing\n")
+    report = run(db, mirror, clock)
+    assert report.exit_code == 1
+    aws = report.outcomes[0]
+    assert (
+        aws.outcome == "stale"
+        and "LayoutError: no region block" in aws.cause
+        and "pricing_aws.go" in aws.cause
+    )
+    assert query(db, "SELECT min_usd_per_hour FROM instances WHERE instance_type = 'p5.48xlarge'") == [
+        (55.04,)
+    ]
+
+
+def test_an_absent_price_table_leaves_the_rows_fresh_and_closes_the_prices(priced, caplog):
+    mirror, db, table, clock = priced
+    table.unlink()
+    with caplog.at_level(logging.WARNING):
+        report = run(db, mirror, clock)
+    assert report.exit_code == 0 and report.outcomes[0].outcome == "ok"
+    assert "aws: no prices this refresh" in caplog.text and "not in mirror" in caplog.text
+    assert query(db, "SELECT count(*) FROM current_prices WHERE provider = 'aws'") == [(0,)]
+    assert query(db, "SELECT valid_to, count(*) FROM prices WHERE provider = 'aws' GROUP BY 1") == [
+        (clock.now, 4)
+    ]
+    assert query(
+        db, "SELECT min_usd_per_hour, regions FROM instances WHERE instance_type = 'p5.48xlarge'"
+    ) == [(None, 0)]
+
+
+def test_curated_rows_get_prices_when_only_the_price_file_is_reachable(tmp_path):
+    mirror, db = tmp_path / "m", tmp_path / "c.duckdb"
+    path = url_to_path(mirror, gcp_prices.PRICES_URL)
+    path.parent.mkdir(parents=True)
+    shutil.copy(FIXTURES / "gcp/initial-prices-small.json", path)
+    report = run(db, mirror, Clock(), providers=["gcp"])  # Google's pages are not in this mirror
+    assert (report.outcomes[0].outcome, report.exit_code) == ("curated", 0)
+    assert query(
+        db, "SELECT min_usd_per_hour, price_region FROM instances WHERE instance_type='a3-highgpu-8g'"
+    ) == [(88.49, "us-central1")]
+    path.write_text("{}")
+    report = run(db, mirror, Clock(), providers=["gcp"])
+    assert (report.outcomes[0].outcome, report.outcomes[0].rows_after) == ("curated", 15)  # rows kept
+    assert query(db, "SELECT count(*) FROM current_prices") == [(0,)]
