@@ -160,7 +160,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
-    """changes: the figures that changed between refreshes, newest first."""
+    """changes: the figures and prices that changed between refreshes, newest first."""
     from catalog.read.changes import changes
     from catalog.read.connect import connect_readonly
 
@@ -176,8 +176,9 @@ def cmd_changes(args: argparse.Namespace) -> int:
     for row in frame.itertuples(index=False):
         before, after = ", ".join(row.before), ", ".join(row.after) or "(gone)"
         unit = f" {row.unit}" if row.unit else ""
+        region = f" in {row.region}" if isinstance(row.region, str) else ""
         print(
-            f"{row.changed_at:%Y-%m-%d %H:%M}  {row.provider}/{row.instance_type}  {row.field}: "
+            f"{row.changed_at:%Y-%m-%d %H:%M}  {row.provider}/{row.instance_type}  {row.field}{region}: "
             f"{before} -> {after}{unit}"
         )
     return 0

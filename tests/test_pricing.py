@@ -11,6 +11,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from catalog.cli import main
 from catalog.offers import build_offer
 from catalog.pricing import fill_price_columns
 from catalog.store import INSTANCE_COLUMNS, PRICE_COLUMNS, offer_row, price_row, schema_sql
@@ -133,7 +134,7 @@ def test_small_catalog_rows_carry_their_cheapest_price(small_catalog_file):
     ]
 
 
-def test_a_price_change_is_history(priced):
+def test_a_price_change_is_history_and_a_listed_change(priced, capsys):
     mirror, db, table, clock = priced
     table.write_text(table.read_text().replace('"p5.48xlarge": 55.040000', '"p5.48xlarge": 60.000000'))
     assert run(db, mirror, clock).exit_code == 0
@@ -148,6 +149,9 @@ def test_a_price_change_is_history(priced):
         (60.0, '"p5.48xlarge": 60.000000', clock.now, None),
     ]
     assert query(db, "SELECT usd_per_gpu_hour FROM instances WHERE instance_type = 'p5.48xlarge'") == [(7.5,)]
+    assert main(["changes", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert out == "2026-12-02 06:00  aws/p5.48xlarge  usd_per_hour in us-east-1: 55.04 -> 60.0 USD/h\n"
 
 
 def test_a_failing_provider_keeps_its_prices_and_price_columns(priced):
@@ -177,7 +181,7 @@ def test_an_unreadable_price_table_keeps_the_providers_rows_and_prices(priced):
     ]
 
 
-def test_an_absent_price_table_leaves_the_rows_fresh_and_closes_the_prices(priced, caplog):
+def test_an_absent_price_table_leaves_the_rows_fresh_and_closes_the_prices(priced, caplog, capsys):
     mirror, db, table, clock = priced
     table.unlink()
     with caplog.at_level(logging.WARNING):
@@ -191,6 +195,8 @@ def test_an_absent_price_table_leaves_the_rows_fresh_and_closes_the_prices(price
     assert query(
         db, "SELECT min_usd_per_hour, regions FROM instances WHERE instance_type = 'p5.48xlarge'"
     ) == [(None, 0)]
+    assert main(["changes", "--db", str(db)]) == 0
+    assert "aws/p5.48xlarge  usd_per_hour in us-east-1: 55.04 -> (gone) USD/h" in capsys.readouterr().out
 
 
 def test_curated_rows_get_prices_when_only_the_price_file_is_reachable(tmp_path):
