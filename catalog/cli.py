@@ -184,6 +184,37 @@ def cmd_changes(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cheapest(args: argparse.Namespace) -> int:
+    """cheapest: rows matching a filter, ranked by on-demand price (or price per GPU, or per fabric GB/s)."""
+    from catalog.read.connect import connect_readonly
+    from catalog.read.prices import PriceQuestion, cheapest
+
+    question = PriceQuestion(
+        gpu_counts=tuple(args.gpus or ()),
+        intra_links=tuple(args.link or ()),
+        fabrics=tuple(args.fabric or ()),
+        providers=tuple(args.provider or ()),
+        min_fabric_gbits_per_s_per_node=args.min_fabric_gbits,
+        include_inferred=not args.stated_only,
+        priced_only=args.priced_only,
+        order_by=args.by,
+    )
+    try:
+        with connect_readonly(args.db) as con:
+            frame = cheapest(con, question).head(args.limit)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.format == "csv":
+        frame.to_csv(sys.stdout, index=False)
+    elif args.format == "json":
+        sys.stdout.write(frame.to_json(orient="records") + "\n")
+    else:
+        columns = [c for c in frame.columns if c not in ("price_source_url", "source_kind")]
+        print(frame[columns].to_string(index=False) if len(frame) else "(no rows)")
+    return 0
+
+
 def cmd_providers(args: argparse.Namespace) -> int:
     """providers: the registered providers and their source kinds."""
     from scrapers import REGISTRY
@@ -247,9 +278,28 @@ def build_parser() -> argparse.ArgumentParser:
     changed.add_argument("--since", type=datetime.fromisoformat, help="only changes since DATE (YYYY-MM-DD)")
     changed.set_defaults(func=cmd_changes)
 
+    _cheapest_parser(with_db(sub.add_parser("cheapest", help="rank rows by price for a filter")))
+
     providers = sub.add_parser("providers", help="list registered providers")
     providers.set_defaults(func=cmd_providers)
     return parser
+
+
+def _cheapest_parser(cheap: argparse.ArgumentParser) -> None:
+    from catalog.read.prices import ORDERS
+    from normalize.vocab import Fabric, Link
+
+    cheap.add_argument("--gpus", type=float, action="append", help="GPUs per instance (repeatable)")
+    cheap.add_argument("--link", action="append", choices=[v.value for v in Link], help="intra-node link")
+    cheap.add_argument("--fabric", action="append", choices=[v.value for v in Fabric], help="fabric")
+    cheap.add_argument("--provider", action="append", help="only this provider (repeatable)")
+    cheap.add_argument("--min-fabric-gbits", type=float, default=0, help="fabric per node at least (Gbit/s)")
+    cheap.add_argument("--by", choices=list(ORDERS), default="usd_per_hour", help="order, cheapest first")
+    cheap.add_argument("--stated-only", action="store_true", help="ignore datasheet-inferred fabric figures")
+    cheap.add_argument("--priced-only", action="store_true", help="leave out rows with no on-demand price")
+    cheap.add_argument("--limit", type=int, default=50, help="at most this many rows (default 50)")
+    cheap.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    cheap.set_defaults(func=cmd_cheapest)
 
 
 def main(argv: list[str] | None = None) -> int:
