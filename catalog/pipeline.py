@@ -218,7 +218,7 @@ def provider_result(
 
 
 def _unchanged(scraper: Scraper, previous: Previous) -> ProviderResult:
-    """A reparse found no stored documents for the provider: its rows stay as they were."""
+    """A reparse found none of the provider's required documents stored: its rows stay as they were."""
     outcome = ProviderOutcome(
         scraper.name, "unchanged", 0, previous.rows, previous.rows, None, previous.last_success_at
     )
@@ -255,8 +255,8 @@ async def refresh(
                 documents, error = await _fetch(scraper, fetcher)
                 return provider_result(scraper, documents, error, previous, started)
             documents = [d for d in stored.values() if d.provider == scraper.name]
-            if not documents and scraper.source_kind == "scraped":
-                return _unchanged(scraper, previous)
+            if not any(d.required for d in documents) and scraper.source_kind == "scraped":
+                return _unchanged(scraper, previous)  # e.g. only its optional price document was stored
             return provider_result(scraper, documents, None, previous, started)
 
         results = await asyncio.gather(*(one(s) for s in scrapers))
