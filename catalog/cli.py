@@ -262,7 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
     export = with_db(sub.add_parser("export", help="write a table to csv, parquet or json"))
     export.add_argument("--format", choices=list(EXPORT_FORMATS), required=True)
     export.add_argument(
-        "--table", choices=("instances", "claims", "current_claims", "fetches"), default="instances"
+        "--table",
+        choices=("instances", "claims", "current_claims", "prices", "current_prices", "fetches"),
+        default="instances",
     )
     export.add_argument("--out", help="output file (default <table>.<format>)")
     export.set_defaults(func=cmd_export)

@@ -196,3 +196,13 @@ def test_real_priced_types_without_a_row_are_listed_as_a_finding(real):
     t4 = frame[frame["instance_type"] == "Standard_NC4as_T4_v3"].iloc[0]  # sold, priced, not described
     assert t4["provider"] == "azure" and t4["regions"] == 29 and t4["source_url"] == azure_prices.PRICES_URL
     assert "g2.2xlarge" in set(frame["instance_type"]) and "p5.48xlarge" not in set(frame["instance_type"])
+
+
+def test_current_prices_export_with_their_quotes(small_catalog_file, tmp_path):
+    out = tmp_path / "prices.csv"
+    args = ["export", "--format", "csv", "--table", "current_prices", "--out", str(out)]
+    assert main([*args, "--db", str(small_catalog_file)]) == 0
+    rows = duckdb.sql(
+        f"SELECT region, usd_per_hour, quote FROM read_csv('{out}') WHERE instance_type = 'p5.48xlarge'"
+    ).fetchall()
+    assert rows == [("us-east-1", 55.04, '"p5.48xlarge": 55.040000')]
