@@ -160,7 +160,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
-    """changes: the figures that changed between refreshes, newest first."""
+    """changes: the figures and prices that changed between refreshes, newest first."""
     from catalog.read.changes import changes
     from catalog.read.connect import connect_readonly
 
@@ -176,8 +176,9 @@ def cmd_changes(args: argparse.Namespace) -> int:
     for row in frame.itertuples(index=False):
         before, after = ", ".join(row.before), ", ".join(row.after) or "(gone)"
         unit = f" {row.unit}" if row.unit else ""
+        region = f" in {row.region}" if isinstance(row.region, str) else ""
         print(
-            f"{row.changed_at:%Y-%m-%d %H:%M}  {row.provider}/{row.instance_type}  {row.field}: "
+            f"{row.changed_at:%Y-%m-%d %H:%M}  {row.provider}/{row.instance_type}  {row.field}{region}: "
             f"{before} -> {after}{unit}"
         )
     return 0
@@ -257,6 +258,37 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cheapest(args: argparse.Namespace) -> int:
+    """cheapest: rows matching a filter, ranked by on-demand price (or price per GPU, or per fabric GB/s)."""
+    from catalog.read.connect import connect_readonly
+    from catalog.read.prices import PriceQuestion, cheapest
+
+    question = PriceQuestion(
+        gpu_counts=tuple(args.gpus or ()),
+        intra_links=tuple(args.link or ()),
+        fabrics=tuple(args.fabric or ()),
+        providers=tuple(args.provider or ()),
+        min_fabric_gbits_per_s_per_node=args.min_fabric_gbits,
+        include_inferred=not args.stated_only,
+        priced_only=args.priced_only,
+        order_by=args.by,
+    )
+    try:
+        with connect_readonly(args.db) as con:
+            frame = cheapest(con, question).head(args.limit)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.format == "csv":
+        frame.to_csv(sys.stdout, index=False)
+    elif args.format == "json":
+        sys.stdout.write(frame.to_json(orient="records") + "\n")
+    else:
+        columns = [c for c in frame.columns if c not in ("price_source_url", "source_kind")]
+        print(frame[columns].to_string(index=False) if len(frame) else "(no rows)")
+    return 0
+
+
 def cmd_providers(args: argparse.Namespace) -> int:
     """providers: the registered providers and their source kinds."""
     from scrapers import REGISTRY
@@ -311,7 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
     export = with_db(sub.add_parser("export", help="write a table to csv, parquet or json"))
     export.add_argument("--format", choices=list(EXPORT_FORMATS), required=True)
     export.add_argument(
-        "--table", choices=("instances", "claims", "current_claims", "fetches"), default="instances"
+        "--table",
+        choices=("instances", "claims", "current_claims", "prices", "current_prices", "fetches"),
+        default="instances",
     )
     export.add_argument("--out", help="output file (default <table>.<format>)")
     export.set_defaults(func=cmd_export)
@@ -362,9 +396,28 @@ def build_parser() -> argparse.ArgumentParser:
     planning.add_argument("--format", choices=("table", "csv", "json"), default="table")
     planning.set_defaults(func=cmd_plan)
 
+    _cheapest_parser(with_db(sub.add_parser("cheapest", help="rank rows by price for a filter")))
+
     providers = sub.add_parser("providers", help="list registered providers")
     providers.set_defaults(func=cmd_providers)
     return parser
+
+
+def _cheapest_parser(cheap: argparse.ArgumentParser) -> None:
+    from catalog.read.prices import ORDERS
+    from normalize.vocab import Fabric, Link
+
+    cheap.add_argument("--gpus", type=float, action="append", help="GPUs per instance (repeatable)")
+    cheap.add_argument("--link", action="append", choices=[v.value for v in Link], help="intra-node link")
+    cheap.add_argument("--fabric", action="append", choices=[v.value for v in Fabric], help="fabric")
+    cheap.add_argument("--provider", action="append", help="only this provider (repeatable)")
+    cheap.add_argument("--min-fabric-gbits", type=float, default=0, help="fabric per node at least (Gbit/s)")
+    cheap.add_argument("--by", choices=list(ORDERS), default="usd_per_hour", help="order, cheapest first")
+    cheap.add_argument("--stated-only", action="store_true", help="ignore datasheet-inferred fabric figures")
+    cheap.add_argument("--priced-only", action="store_true", help="leave out rows with no on-demand price")
+    cheap.add_argument("--limit", type=int, default=50, help="at most this many rows (default 50)")
+    cheap.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    cheap.set_defaults(func=cmd_cheapest)
 
 
 def main(argv: list[str] | None = None) -> int:

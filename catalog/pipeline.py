@@ -137,9 +137,14 @@ def parse_documents(
         if offer.instance_type in seen:
             raise InvalidOffer(f"{scraper.name}: instance type {offer.instance_type} listed twice")
         seen.add(offer.instance_type)
-    if not scrape:
-        return Parsed(offers, [], [])
-    prices, measurements = scraper.parse_prices(stored), scraper.parse_measurements(stored)
+    try:  # prices have a document of their own: a provider whose pages fail still has them
+        prices = scraper.parse_prices(stored)
+    except ProviderError as exc:
+        if scrape:
+            raise
+        log.warning("%s: curated facts without prices: %s", scraper.name, _cause(exc))
+        prices = []
+    measurements = scraper.parse_measurements(stored) if scrape else []
     strays = {p.provider for p in prices} - {scraper.name} | {m.source for m in measurements} - {scraper.name}
     if strays:
         raise InvalidOffer(f"{scraper.name}: prices or measurements attributed to {sorted(strays)}")
@@ -197,7 +202,7 @@ def provider_result(
             started,
             failure=not isinstance(error, NotInMirror),
         )
-        return ProviderResult(outcome, documents, parsed.offers)
+        return ProviderResult(outcome, documents, parsed.offers, parsed.prices)
     log.error("%s: keeping %d previous rows: %s", name, previous.rows, cause)
     outcome = ProviderOutcome(
         name,
@@ -213,7 +218,7 @@ def provider_result(
 
 
 def _unchanged(scraper: Scraper, previous: Previous) -> ProviderResult:
-    """A reparse found no stored documents for the provider: its rows stay as they were."""
+    """A reparse found none of the provider's required documents stored: its rows stay as they were."""
     outcome = ProviderOutcome(
         scraper.name, "unchanged", 0, previous.rows, previous.rows, None, previous.last_success_at
     )
@@ -250,8 +255,8 @@ async def refresh(
                 documents, error = await _fetch(scraper, fetcher)
                 return provider_result(scraper, documents, error, previous, started)
             documents = [d for d in stored.values() if d.provider == scraper.name]
-            if not documents and scraper.source_kind == "scraped":
-                return _unchanged(scraper, previous)
+            if not any(d.required for d in documents) and scraper.source_kind == "scraped":
+                return _unchanged(scraper, previous)  # e.g. only its optional price document was stored
             return provider_result(scraper, documents, None, previous, started)
 
         results = await asyncio.gather(*(one(s) for s in scrapers))

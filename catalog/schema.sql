@@ -30,6 +30,10 @@ CREATE TABLE IF NOT EXISTS instances (
     missing_inter_bw          BOOLEAN   NOT NULL,
     unit_suspect              BOOLEAN   NOT NULL,  -- a printed unit contradicts its context
     conflict                  BOOLEAN   NOT NULL,  -- two claims for one field disagree
+    min_usd_per_hour          DOUBLE,              -- cheapest current on-demand price, whole instance
+    usd_per_gpu_hour          DOUBLE,              -- that price / gpu_count
+    regions                   INTEGER   NOT NULL DEFAULT 0,  -- regions with an on-demand price
+    price_region              VARCHAR,             -- where the cheapest is (first by name on a tie)
     notes                     VARCHAR   NOT NULL,
     source_kind               VARCHAR   NOT NULL,  -- scraped | curated
     source_url                VARCHAR   NOT NULL,
@@ -37,7 +41,12 @@ CREATE TABLE IF NOT EXISTS instances (
     stale                     BOOLEAN   NOT NULL,  -- kept from an earlier refresh: this one failed
     stale_since               TIMESTAMP,
     stale_cause               VARCHAR,
-    PRIMARY KEY (provider, instance_type)
+    PRIMARY KEY (provider, instance_type),
+    -- The price columns are filled from current_prices (catalog/pricing.py): all set or all unset.
+    CHECK (min_usd_per_hour IS NULL OR min_usd_per_hour > 0),
+    CHECK ((regions > 0) = (min_usd_per_hour IS NOT NULL)),
+    CHECK ((price_region IS NOT NULL) = (min_usd_per_hour IS NOT NULL)),
+    CHECK ((usd_per_gpu_hour IS NOT NULL) = (min_usd_per_hour IS NOT NULL AND gpu_count IS NOT NULL))
 );
 
 -- Every extracted (or datasheet-inferred) number with the exact text it came from, with history:

@@ -1,6 +1,6 @@
 """The catalog snapshot that ships in the repository, so a fresh clone has data without a network.
 
-``dump`` writes the current rows and claims as JSON lines, one row per line and without the
+``dump`` writes the current rows, claims and prices as JSON lines, one row per line and without the
 timestamps of the run that made them, so a diff shows exactly the facts that changed; the time the
 snapshot was built is in ``meta.json`` and ``load`` gives it to every row. ``make snapshot`` rewrites
 the snapshot only when its facts change, and a test checks it still equals what the parsers make of
@@ -18,22 +18,27 @@ from pathlib import Path
 
 import duckdb
 
-from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, CatalogWriter
+from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, PRICE_COLUMNS, CatalogWriter
 from records.clock import utcnow
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "snapshot"
 INSTANCES_FILE = "instances.jsonl"
 CLAIMS_FILE = "claims.jsonl"
+PRICES_FILE = "prices.jsonl"
+FACT_FILES = (INSTANCES_FILE, CLAIMS_FILE, PRICES_FILE)
 META_FILE = "meta.json"
 # Per-run timestamps: not facts, so not in the snapshot; on load they take the snapshot's build time.
 INSTANCE_TIMES = ("scraped_at", "stale_since")
 CLAIM_TIMES = ("fetched_at", "valid_from", "valid_to")
 INSTANCE_FACTS = tuple(c for c in INSTANCE_COLUMNS if c not in INSTANCE_TIMES)
 CLAIM_FACTS = tuple(c for c in CLAIM_COLUMNS if c not in CLAIM_TIMES)
+PRICE_FACTS = tuple(c for c in PRICE_COLUMNS if c not in CLAIM_TIMES)
+# Typed explicitly: a snapshot may hold no price at all (nothing to detect types from).
+PRICE_JSON_TYPES = {c: "DOUBLE" if c.endswith("usd_per_hour") else "VARCHAR" for c in PRICE_FACTS}
 
 
 def dump(db_path: Path, out_dir: Path, *, built_at: datetime | None = None) -> None:
-    """Write the catalog's instances and current claims to ``out_dir`` in a stable order."""
+    """Write the catalog's instances, current claims and current prices to ``out_dir`` in a stable order."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with duckdb.connect(str(db_path), read_only=True) as con:
         con.execute(
@@ -43,6 +48,10 @@ def dump(db_path: Path, out_dir: Path, *, built_at: datetime | None = None) -> N
         con.execute(
             f"COPY (SELECT {', '.join(CLAIM_FACTS)} FROM current_claims ORDER BY ALL) "
             f"TO '{out_dir / CLAIMS_FILE}' (FORMAT JSON)"
+        )
+        con.execute(
+            f"COPY (SELECT {', '.join(PRICE_FACTS)} FROM current_prices ORDER BY ALL) "
+            f"TO '{out_dir / PRICES_FILE}' (FORMAT JSON)"
         )
     meta = {"built_at": (built_at or utcnow()).isoformat(timespec="seconds")}
     (out_dir / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
@@ -55,18 +64,18 @@ def update(db_path: Path, out_dir: Path) -> bool:
         dump(db_path, fresh)
         same = all(
             (out_dir / name).is_file() and (out_dir / name).read_bytes() == (fresh / name).read_bytes()
-            for name in (INSTANCES_FILE, CLAIMS_FILE)
+            for name in FACT_FILES
         )
         if not same:
             out_dir.mkdir(parents=True, exist_ok=True)
-            for name in (INSTANCES_FILE, CLAIMS_FILE, META_FILE):
+            for name in (*FACT_FILES, META_FILE):
                 shutil.copyfile(fresh / name, out_dir / name)
         return not same
 
 
 def load(source_dir: Path, db_path: Path) -> int:
     """Build the catalog at ``db_path`` from a snapshot directory; returns the instance count."""
-    for name in (INSTANCES_FILE, CLAIMS_FILE, META_FILE):
+    for name in (*FACT_FILES, META_FILE):
         if not (source_dir / name).is_file():
             raise FileNotFoundError(f"snapshot file {source_dir / name} is missing")
     built_at = datetime.fromisoformat(json.loads((source_dir / META_FILE).read_text())["built_at"])
@@ -82,6 +91,11 @@ def load(source_dir: Path, db_path: Path) -> int:
             "INSERT INTO claims BY NAME SELECT *, ? AS fetched_at, ? AS valid_from "
             "FROM read_json(?, format='newline_delimited')",
             [built_at, built_at, str(source_dir / CLAIMS_FILE)],
+        )
+        con.execute(
+            "INSERT INTO prices BY NAME SELECT *, ? AS fetched_at, ? AS valid_from "
+            "FROM read_json(?, format='newline_delimited', columns=?)",
+            [built_at, built_at, str(source_dir / PRICES_FILE), PRICE_JSON_TYPES],
         )
         count = con.execute("SELECT count(*) FROM instances").fetchone()[0]
         writer.write_refresh(f"snapshot-{uuid.uuid4().hex[:6]}", started, utcnow(), "snapshot", 0, [])

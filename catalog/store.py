@@ -23,6 +23,7 @@ import duckdb
 import pandas as pd
 
 from catalog.lock import refresh_lock
+from catalog.pricing import fill_price_columns
 from normalize.vocab import Basis
 from records.documents import Document
 from records.measurements import Measurement
@@ -58,6 +59,10 @@ INSTANCE_COLUMNS = (
     "missing_inter_bw",
     "unit_suspect",
     "conflict",
+    "min_usd_per_hour",
+    "usd_per_gpu_hour",
+    "regions",
+    "price_region",
     "notes",
     "source_kind",
     "source_url",
@@ -446,6 +451,7 @@ class CatalogWriter:
     def _commit(self) -> None:
         """Write what is staged, checkpoint, close and atomically replace the catalog."""
         self._write_fresh()
+        fill_price_columns(self.con)
         self._carry_history()
         self._flush_documents()
         if self.has_old:

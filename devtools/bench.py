@@ -197,9 +197,12 @@ def parse_times(db: Path, repeat: int) -> dict:
     for name, cls in REGISTRY.items():
         documents = [d for d in stored.values() if d.provider == name]
 
-        def parse(cls=cls, documents=documents) -> None:
-            # Sources with no stored documents (not mirrored, or curated only) build curated rows.
-            pipeline.parse_documents(cls(), documents, utcnow(), scrape=bool(documents))
+        scrape = any(d.required for d in documents)
+
+        def parse(cls=cls, documents=documents, scrape=scrape) -> None:
+            # Providers with none of their pages stored (not mirrored, or curated only; GCP offline has
+            # only its optional price file) build curated rows, and prices from what is stored.
+            pipeline.parse_documents(cls(), documents, utcnow(), scrape=scrape)
 
         result[name] = (_timed(parse, repeat), len(documents))
     return result

@@ -145,6 +145,11 @@ class InstanceOffer:
     stale_since: datetime | None = None
     stale_cause: str | None = None
     identity: OfferIdentity = OfferIdentity()
+    # Filled from the current prices once every provider is written (catalog.pricing): on-demand only.
+    min_usd_per_hour: float | None = None
+    usd_per_gpu_hour: float | None = None
+    regions: int = 0
+    price_region: str | None = None
     claims: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
 
     @property
@@ -204,3 +209,19 @@ class InstanceOffer:
         if self.source_kind not in ("scraped", "curated"):
             yield f"unknown source_kind {self.source_kind!r}"
         yield from self.identity.problems()
+        yield from self._price_problems()
+
+    def _price_problems(self):
+        price = self.min_usd_per_hour
+        if price is not None and not (math.isfinite(price) and price > 0):
+            yield f"min_usd_per_hour must be a positive price, got {price}"
+        if self.regions < 0:
+            yield f"regions must not be negative, got {self.regions}"
+        priced = price is not None
+        if (self.regions > 0) != priced or (self.price_region is not None) != priced:
+            yield "min_usd_per_hour, regions and price_region must be all set or all unset"
+        expected = None if price is None or self.gpu_count is None else price / self.gpu_count
+        if (expected is None) != (self.usd_per_gpu_hour is None) or (
+            expected is not None and not math.isclose(expected, self.usd_per_gpu_hour or 0.0, rel_tol=1e-9)
+        ):
+            yield f"usd_per_gpu_hour {self.usd_per_gpu_hour} is not min_usd_per_hour / gpu_count"

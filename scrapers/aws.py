@@ -18,10 +18,13 @@ from normalize.units import parse_bandwidth, parse_count, parse_gpu_count, parse
 from normalize.vocab import Fabric
 from records.documents import DocumentSet
 from records.offers import RawOffer
+from records.prices import Price
+from scrapers import aws_prices
 from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact
 from scrapers.http import ProviderFetcher
 from scrapers.markdown import markdown_tables
+from scrapers.price_tables import fetches_also
 from scrapers.tables import Table, clean, collect, find_table
 
 log = logging.getLogger(__name__)
@@ -51,18 +54,23 @@ FORM_FACTOR_BY_FAMILY = {
 class Aws(Scraper):
     name = "aws"
     title = "Amazon Web Services"
-    url_prefixes = ("https://docs.aws.amazon.com/ec2/latest/instancetypes/",)
+    url_prefixes = ("https://docs.aws.amazon.com/ec2/latest/instancetypes/", aws_prices.URL_PREFIX)
     expected_layout: ClassVar[dict[str, str]] = {
         AC_URL: "markdown tables headed Instance type | ... | Accelerators | Accelerator memory, and "
         "Instance type | Baseline / Burst bandwidth (Gbps) | EFA | ... | Network cards; "
         "'| **Family** |' group rows",
+        aws_prices.PRICES_URL: aws_prices.LAYOUT,
     }
 
+    @fetches_also(aws_prices.PRICES_URL)
     async def fetch(self, fetcher: ProviderFetcher) -> None:
         await fetcher.get(AC_URL)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
         return parse_instance_types(documents.text(AC_URL), AC_URL)
+
+    def parse_prices(self, documents: DocumentSet) -> list[Price]:
+        return aws_prices.prices_in(documents)
 
 
 def _instance_rows(table: Table) -> list[tuple[str, str, tuple[str, ...]]]:

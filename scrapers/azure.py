@@ -19,11 +19,13 @@ from normalize.units import find_memory_gb, parse_count, parse_gpu_count, parse_
 from normalize.vocab import Link
 from records.documents import DocumentSet
 from records.offers import Claim, RawOffer
-from scrapers import azure_network, azure_prose
+from records.prices import Price
+from scrapers import azure_network, azure_prices, azure_prose
 from scrapers.azure_series import Series, include_urls, join_url, load_series
 from scrapers.base import Scraper
 from scrapers.claims import fact
 from scrapers.http import ProviderFetcher
+from scrapers.price_tables import fetches_also
 from scrapers.tables import Table, clean, find_tables
 
 log = logging.getLogger(__name__)
@@ -53,7 +55,7 @@ _SIZE = re.compile(r"^Standard_N[A-Z]*\d+(?P<caps>[a-z]*)")
 class Azure(Scraper):
     name = "azure"
     title = "Microsoft Azure"
-    url_prefixes = (ARTICLES,)
+    url_prefixes = (ARTICLES, azure_prices.URL_PREFIX)
     expected_layout: ClassVar[dict[str, str]] = {
         SIZES
         + "<series>-series.md": "tables headed Size Name | Accelerators (Qty.) | Accelerator-Memory (GB) "
@@ -61,8 +63,10 @@ class Azure(Scraper):
         SIZES
         + "includes/<series>-specs.md": "table headed Part | Quantity | Specs (rows Network, Accelerators)",
         INFINIBAND_PAGE: "a sentence '... <GEN> rates for <series>, ...' naming InfiniBand generations",
+        azure_prices.PRICES_URL: azure_prices.LAYOUT,
     }
 
+    @fetches_also(azure_prices.PRICES_URL)
     async def fetch(self, fetcher: ProviderFetcher) -> None:
         families = await fetcher.get_all(list(FAMILY_PAGES))
         series = series_urls([(doc.url, doc.body or "") for doc in families])
@@ -82,6 +86,9 @@ class Azure(Scraper):
         if not offers:
             raise LayoutError("no Azure GPU sizes found on any series page")
         return offers
+
+    def parse_prices(self, documents: DocumentSet) -> list[Price]:
+        return azure_prices.prices_in(documents)
 
 
 def series_urls(family_pages: list[tuple[str, str]]) -> list[str]:

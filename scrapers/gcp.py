@@ -25,10 +25,13 @@ from normalize.units import find_bandwidths, parse_bandwidth, parse_count
 from normalize.vocab import Fabric, Link
 from records.documents import DocumentSet
 from records.offers import Claim, RawOffer
+from records.prices import Price
+from scrapers import gcp_prices
 from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact
 from scrapers.http import ProviderFetcher
 from scrapers.markdown import sentences
+from scrapers.price_tables import fetches_also
 
 log = logging.getLogger(__name__)
 
@@ -72,14 +75,20 @@ _NIC_COUNT = re.compile(r"(?i)\b(one|two|four|eight|sixteen|\d+)\b[^.]*?\bNICs?\
 class Gcp(Scraper):
     name = "gcp"
     title = "Google Cloud"
-    url_prefixes = ("https://cloud.google.com/compute/docs/", "https://docs.cloud.google.com/compute/docs/")
+    url_prefixes = (
+        "https://cloud.google.com/compute/docs/",
+        "https://docs.cloud.google.com/compute/docs/",
+        gcp_prices.URL_PREFIX,
+    )
     expected_layout: ClassVar[dict[str, str]] = {
         NETWORK_URLS[0]: "overview <table> headed "
         + " | ".join(OVERVIEW_HEADERS)
         + "; one <h3> per machine series; or a <ul> of '<series>: up to N Gbps'",
         MACHINES_URL: "<table>s headed " + " | ".join(MACHINE_HEADERS),
+        gcp_prices.PRICES_URL: gcp_prices.LAYOUT,
     }
 
+    @fetches_also(gcp_prices.PRICES_URL)
     async def fetch(self, fetcher: ProviderFetcher) -> None:
         pages = await fetcher.get_all(list(NETWORK_URLS), required=False)
         if not any(page.ok for page in pages):
@@ -97,6 +106,9 @@ class Gcp(Scraper):
         if not series:
             raise LayoutError("no machine series on the GPU network page")
         return offers(machines, series)
+
+    def parse_prices(self, documents: DocumentSet) -> list[Price]:
+        return gcp_prices.prices_in(documents)
 
 
 @dataclass

@@ -16,6 +16,7 @@ import duckdb
 import httpx
 
 from catalog import pipeline
+from scrapers import aws_prices, azure_prices
 from scrapers.azure import FAMILY_PAGES, SIZES
 from scrapers.http import make_client
 
@@ -48,7 +49,12 @@ def fetch_from_mirror(scraper) -> list:
 
 
 def url_to_mirror_path(url: str) -> Path:
-    return MIRROR / url.split("://", 1)[1]
+    return url_to_path(MIRROR, url)
+
+
+def url_to_path(mirror: Path, url: str) -> Path:
+    """Where a mirror directory holds the document published at ``url``."""
+    return mirror / url.split("://", 1)[1]
 
 
 AWS_PAGE = "docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
@@ -67,10 +73,20 @@ def add_gcp(root: Path) -> None:
         shutil.copy(FIXTURES / fixture, root / path)
 
 
+PRICE_FIXTURES = {
+    aws_prices.PRICES_URL: "aws/pricing-small.go",
+    azure_prices.PRICES_URL: "azure/pricing-small.go",
+}
+
+
 def build_mirror(root: Path) -> Path:
-    """A mirror with the AWS fixture page and one Azure series reachable from the ND family page."""
+    """A mirror with the AWS fixture page, one Azure series reachable from the ND family page, and
+    both providers' price tables (fixtures)."""
     (root / AWS_PAGE).parent.mkdir(parents=True)
     shutil.copy(FIXTURES / "aws/ac-small.md", root / AWS_PAGE)
+    for url, fixture in PRICE_FIXTURES.items():
+        (path := url_to_path(root, url)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(FIXTURES / fixture, path)
     azure = root / AZURE_DIR
     (azure / "includes").mkdir(parents=True)
     for family in FAMILY_PAGES:

@@ -24,6 +24,12 @@ def test_shipped_snapshot_loads(tmp_path):
         assert count == sum(providers.values())
         assert providers["aws"] >= 10 and providers["azure"] >= 10
         assert con.execute("SELECT count(*) FROM claims WHERE valid_to IS NULL").fetchone()[0] > count
+        p5 = "SELECT usd_per_hour, region FROM current_prices WHERE instance_type = 'p5.48xlarge'"
+        assert con.execute(p5).fetchall() == [(55.04, "us-east-1")]
+        columns = (
+            "SELECT min_usd_per_hour, usd_per_gpu_hour FROM instances WHERE instance_type = 'p5.48xlarge'"
+        )
+        assert con.execute(columns).fetchall() == [(55.04, 6.88)]
 
 
 def test_seeded_rows_carry_the_snapshot_build_time(tmp_path):
@@ -35,6 +41,9 @@ def test_seeded_rows_carry_the_snapshot_build_time(tmp_path):
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT DISTINCT scraped_at FROM instances").fetchall() == [(built,)]
         assert con.execute("SELECT DISTINCT valid_from FROM claims").fetchall() == [(built,)]
+        assert con.execute("SELECT DISTINCT valid_from, fetched_at FROM prices").fetchall() == [
+            (built, built)
+        ]
 
 
 def test_update_rewrites_only_when_facts_change(tmp_path):
@@ -70,3 +79,5 @@ def test_shipped_snapshot_matches_a_rebuild_from_the_mirror(tmp_path):
         assert a.execute(rows).fetchall() == b.execute(rows).fetchall(), "run `make snapshot` and commit"
         claims = f"SELECT {claim_cols} FROM current_claims ORDER BY ALL"
         assert a.execute(claims).fetchall() == b.execute(claims).fetchall(), "run `make snapshot` and commit"
+        prices = f"SELECT {', '.join(snapshot.PRICE_FACTS)} FROM current_prices ORDER BY ALL"
+        assert a.execute(prices).fetchall() == b.execute(prices).fetchall(), "run `make snapshot` and commit"

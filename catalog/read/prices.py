@@ -1,0 +1,134 @@
+"""Ranking by price: the cheapest rows that answer a question, and what their fabric costs.
+
+"8 GPUs, NVSwitch, fabric >= 3,200 Gb/s, cheapest first" is ``cheapest(con, PriceQuestion(gpu_counts=(8,),
+intra_links=("nvswitch",), min_fabric_gbits_per_s_per_node=3200))``. A pure function: a DuckDB connection
+in, a DataFrame out (``python -m catalog cheapest`` and the app ask it). Prices are on-demand
+(``catalog.pricing``); the cheapest spot price is shown beside them, never ranked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the CLI builds its parser from ORDERS without loading either
+    import duckdb
+    import pandas as pd
+
+# What a ranking can be ordered by: the column, cheapest first.
+ORDERS = {
+    "usd_per_hour": "min_usd_per_hour",
+    "usd_per_gpu_hour": "usd_per_gpu_hour",
+    "usd_per_fabric_gbytes_per_s": "usd_per_gpu_hour_per_fabric_gbytes_per_s",
+}
+
+
+@dataclass(frozen=True)
+class PriceQuestion:
+    """Which rows to rank, and by what. Empty or zero means "no filter".
+
+    - ``gpu_counts`` (exact GPUs per instance), ``intra_links`` (``Link`` values), ``fabrics``
+      (``Fabric`` values), ``providers``: a row matches one of the listed values.
+    - ``min_fabric_gbits_per_s_per_node``: at least this fabric per node; a row whose figure is not
+      known does not match. ``include_inferred`` False counts only figures the provider states.
+    - ``include_stale`` False drops rows kept from a failed refresh.
+    - ``priced_only`` drops rows with no on-demand price; otherwise they come last, unranked.
+    - ``order_by``: a key of ``ORDERS``.
+    """
+
+    gpu_counts: tuple[float, ...] = ()
+    intra_links: tuple[str, ...] = ()
+    fabrics: tuple[str, ...] = ()
+    providers: tuple[str, ...] = ()
+    min_fabric_gbits_per_s_per_node: float = 0
+    include_inferred: bool = True
+    include_stale: bool = True
+    priced_only: bool = False
+    order_by: str = "usd_per_hour"
+
+
+_RANKED = """
+WITH spot AS (
+    SELECT provider, instance_type, min(spot_usd_per_hour) AS min_spot_usd_per_hour
+    FROM current_prices GROUP BY provider, instance_type
+), source AS (
+    SELECT provider, instance_type, region, arg_min(source_url, usd_per_hour) AS price_source_url
+    FROM current_prices WHERE usd_per_hour IS NOT NULL GROUP BY provider, instance_type, region
+), base AS (
+    SELECT i.* REPLACE (
+        CASE WHEN $inferred OR inter_node_basis <> 'inferred' THEN inter_node_gbits_per_s END
+            AS inter_node_gbits_per_s,
+        CASE WHEN $inferred OR inter_node_basis <> 'inferred' THEN inter_node_gbytes_per_s END
+            AS inter_node_gbytes_per_s),
+        spot.min_spot_usd_per_hour, source.price_source_url
+    FROM instances i
+    LEFT JOIN spot USING (provider, instance_type)
+    LEFT JOIN source ON source.provider = i.provider AND source.instance_type = i.instance_type
+        AND source.region = i.price_region
+), derived AS (
+    SELECT *, CASE WHEN inter_node_gbytes_per_s > 0 THEN min_usd_per_hour / inter_node_gbytes_per_s END
+        AS usd_per_gpu_hour_per_fabric_gbytes_per_s
+    FROM base
+)
+SELECT CASE WHEN {key} IS NOT NULL
+            THEN row_number() OVER (ORDER BY {key} NULLS LAST, provider, instance_type) END AS rank,
+       provider, instance_type, gpu_model, gpu_count, intra_node_link, scale_up_domain_gpus,
+       inter_node_fabric, inter_node_gbits_per_s, inter_node_basis,
+       min_usd_per_hour, usd_per_gpu_hour, price_region, regions, min_spot_usd_per_hour,
+       usd_per_gpu_hour_per_fabric_gbytes_per_s, price_source_url, stale, source_kind
+FROM derived {where}
+ORDER BY {key} NULLS LAST, provider, instance_type
+"""
+
+
+def _where(question: PriceQuestion) -> tuple[list[str], dict]:
+    where, params = [], {"inferred": question.include_inferred}
+    lists = (
+        ("gpu_count", "gpu_counts", [float(c) for c in question.gpu_counts]),
+        ("intra_node_link", "intra_links", list(question.intra_links)),
+        ("inter_node_fabric", "fabrics", list(question.fabrics)),
+        ("provider", "providers", list(question.providers)),
+    )
+    for column, name, values in lists:
+        if values:
+            where.append(f"list_contains(${name}, {column})")
+            params[name] = values
+    if question.min_fabric_gbits_per_s_per_node > 0:
+        where.append("inter_node_gbits_per_s >= $min_fabric")
+        params["min_fabric"] = float(question.min_fabric_gbits_per_s_per_node)
+    if not question.include_stale:
+        where.append("NOT stale")
+    if question.priced_only:
+        where.append("min_usd_per_hour IS NOT NULL")
+    return where, params
+
+
+def cheapest(con: duckdb.DuckDBPyConnection, question: PriceQuestion = PriceQuestion()) -> pd.DataFrame:
+    """The rows matching ``question``, cheapest first by ``question.order_by``; unpriced rows last.
+
+    Columns: ``rank`` (NULL for a row the order cannot rank), the row's identity, GPUs, link and
+    fabric, its price columns, ``min_spot_usd_per_hour`` (cheapest current spot price, any region),
+    ``usd_per_gpu_hour_per_fabric_gbytes_per_s`` (``usd_per_gpu_hour`` / the fabric's GB/s per GPU,
+    i.e. ``min_usd_per_hour`` / ``inter_node_gbytes_per_s``: what one GB/s between nodes costs per
+    hour; NULL without a price or a fabric figure), and ``price_source_url`` (where the cheapest
+    price is published). ValueError for an unknown ``order_by``.
+    """
+    if question.order_by not in ORDERS:
+        raise ValueError(f"order_by {question.order_by!r}: choose one of {', '.join(ORDERS)}")
+    where, params = _where(question)
+    sql = _RANKED.format(key=ORDERS[question.order_by], where="WHERE " + " AND ".join(where) if where else "")
+    return con.execute(sql, params).df()
+
+
+def unlisted_prices(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Instance types a price source lists that have no catalog row (a coverage finding: the
+    provider's documents never describe them), per provider, cheapest first."""
+    return con.execute(
+        """SELECT provider, instance_type, count(DISTINCT region) AS regions,
+                  min(usd_per_hour) AS min_usd_per_hour, any_value(source_url) AS source_url
+           FROM current_prices p
+           WHERE NOT EXISTS (SELECT 1 FROM instances i
+                             WHERE i.provider = p.provider AND i.instance_type = p.instance_type)
+           GROUP BY provider, instance_type
+           ORDER BY provider, min_usd_per_hour NULLS LAST, instance_type"""
+    ).df()
