@@ -23,7 +23,7 @@ import duckdb
 import pandas as pd
 
 from catalog.lock import refresh_lock
-from normalize.vocab import Basis
+from normalize.vocab import Basis, Evidence
 from records.documents import Document
 from records.measurements import Measurement
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer
@@ -74,6 +74,8 @@ CLAIM_IDENTITY = (
     "quote",
     "context",
     "source_url",
+    "evidence",
+    "original_url",
 )
 CLAIM_COLUMNS = (*CLAIM_IDENTITY, "read_on", "fetched_at", "valid_from", "valid_to")
 PRICE_IDENTITY = (
@@ -138,6 +140,8 @@ def claim_row(
         "quote": claim.quote,
         "context": claim.context,
         "source_url": claim.source_url,
+        "evidence": claim.evidence.value,
+        "original_url": claim.original_url,
         "read_on": claim.read_on,
         "fetched_at": fetched_at,
         "valid_from": valid_from,
@@ -168,6 +172,8 @@ def _claim(row: dict) -> Claim:
         qualifiers=row["qualifiers"],
         unit_suspect=bool(row["unit_suspect"]),
         read_on=read_on if isinstance(read_on, date) or read_on is None else None,
+        evidence=Evidence(row["evidence"]),
+        original_url=row["original_url"],
     )
 
 

@@ -47,48 +47,45 @@ class GpuSpec:
     memory_gbytes_per_s: float | None
     datasheet_url: str
     rack_scale: bool = False
+    table_row: str = ""  # the line of normalize/gpus.csv this spec was read from, as written
 
     @property
     def pcie_gbytes_per_s(self) -> float | None:
         return PCIE_X16_GBYTES_PER_S.get(self.pcie_gen) if self.pcie_gen else None
-
-    def datasheet_quote(self) -> str:
-        """The datasheet line an inferred value cites."""
-        parts = [f"{self.id}: {self.link}"]
-        if self.link_gbytes_per_s is not None:
-            parts.append(f"{self.link_gbytes_per_s:g} GB/s per GPU (bidirectional)")
-        if self.pcie_gen:
-            parts.append(f"PCIe Gen{self.pcie_gen} x16 {self.pcie_gbytes_per_s:g} GB/s")
-        if self.memory_gbytes_per_s is not None:
-            parts.append(f"memory {self.memory_gbytes_per_s:g} GB/s")
-        return "; ".join(parts)
 
 
 def _number(text: str) -> float | None:
     return float(text) if text else None
 
 
+GPU_TABLE = "normalize/gpus.csv"
+
+
+def gpu_table_lines() -> list[str]:
+    """The lines of the GPU table as written (header first): what a datasheet claim quotes."""
+    return resources.files("normalize").joinpath("gpus.csv").read_text(encoding="utf-8").splitlines()
+
+
 def _load_gpus() -> tuple[GpuSpec, ...]:
     """The datasheet table, normalize/gpus.csv: one row per GPU part."""
-    with resources.files("normalize").joinpath("gpus.csv").open(encoding="utf-8") as handle:
-        return tuple(
-            GpuSpec(
-                id=row["id"],
-                family=row["family"],
-                form_factor=row["form_factor"] or None,
-                memory_gb=float(row["memory_gb"]),
-                link=row["link"],
-                link_gbytes_per_s=_number(row["link_gbytes_per_s"]),
-                pcie_gen=int(row["pcie_gen"]) if row["pcie_gen"] else None,
-                scale_up_domain_gpus=int(row["scale_up_domain_gpus"])
-                if row["scale_up_domain_gpus"]
-                else None,
-                memory_gbytes_per_s=_number(row["memory_gbytes_per_s"]),
-                datasheet_url=row["datasheet_url"],
-                rack_scale=row["rack_scale"] == "true",
-            )
-            for row in csv.DictReader(handle)
+    lines = gpu_table_lines()
+    return tuple(
+        GpuSpec(
+            id=row["id"],
+            family=row["family"],
+            form_factor=row["form_factor"] or None,
+            memory_gb=float(row["memory_gb"]),
+            link=row["link"],
+            link_gbytes_per_s=_number(row["link_gbytes_per_s"]),
+            pcie_gen=int(row["pcie_gen"]) if row["pcie_gen"] else None,
+            scale_up_domain_gpus=int(row["scale_up_domain_gpus"]) if row["scale_up_domain_gpus"] else None,
+            memory_gbytes_per_s=_number(row["memory_gbytes_per_s"]),
+            datasheet_url=row["datasheet_url"],
+            rack_scale=row["rack_scale"] == "true",
+            table_row=line,
         )
+        for line, row in zip(lines[1:], csv.DictReader(lines), strict=True)
+    )
 
 
 def _load_families() -> tuple[tuple[str, re.Pattern[str]], ...]:

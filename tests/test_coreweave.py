@@ -52,7 +52,7 @@ def test_real_nvl72_domain_spans_instances(real):
     gb200 = real["NVIDIA GB200 NVL72"]
     assert gb200.scale_up_domain_gpus == 72
     link = next(c for c in gb200.claims if c.field == "intra_node_link")
-    assert link.basis == Basis.STATED and "NVLink Switch System" in link.quote
+    assert link.basis == Basis.PARAPHRASED and "NVLink Switch System" in link.quote
 
 
 def test_real_a100_form_factor_is_not_guessed(real):

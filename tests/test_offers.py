@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 import pytest
 
 from catalog.offers import build_offer
 from normalize.errors import InvalidOffer
-from normalize.vocab import Basis, Fabric, Link
+from normalize.gpus import BY_ID, gpu_table_lines
+from normalize.vocab import Basis, Evidence, Fabric, Link
 from records.offers import Claim, RawOffer
 
 URL = "https://example.test/page"
@@ -35,6 +36,43 @@ def test_sxm_board_gets_inferred_nvswitch_figure_with_datasheet_claim():
     inferred = [c for c in offer.claims if c.basis == Basis.INFERRED]
     assert {c.field for c in inferred} == {"intra_node_gbytes_per_s", "gpu_memory_gbytes_per_s"}
     assert all(c.source_url == "https://www.nvidia.com/en-us/data-center/h100/" for c in inferred)
+    # The quote is the GPU table row the value came from, word for word, not a generated sentence.
+    row = (
+        "H100-SXM-80GB,H100,SXM,80,nvswitch,900,5,8,3350,false,https://www.nvidia.com/en-us/data-center/h100/"
+    )
+    assert {(c.evidence, c.quote) for c in inferred} == {(Evidence.DATASHEET, row)}
+    assert row in gpu_table_lines()
+
+
+def test_every_gpu_spec_quotes_its_own_table_row():
+    lines = gpu_table_lines()
+    assert len(lines) == len(BY_ID) + 1
+    for spec in BY_ID.values():
+        assert spec.table_row in lines and spec.table_row.startswith(f"{spec.id},{spec.family},")
+        assert spec.table_row.endswith(f",{spec.datasheet_url}")
+
+
+@pytest.mark.parametrize(
+    ("basis", "evidence", "read_on", "message"),
+    [
+        (Basis.STATED, Evidence.PARAPHRASE, date(2026, 12, 1), "stated figure needs verbatim evidence"),
+        (Basis.STATED, Evidence.DATASHEET, None, "stated figure needs verbatim evidence"),
+        (Basis.PARAPHRASED, Evidence.VERBATIM, None, "paraphrased figure needs paraphrase evidence"),
+        (Basis.PARAPHRASED, Evidence.PARAPHRASE, None, "needs the day it was read"),
+        (Basis.INFERRED, Evidence.PARAPHRASE, None, "needs the day it was read"),
+        (Basis.MISSING, Evidence.DATASHEET, None, "datasheet evidence backs inferred figures only"),
+    ],
+)
+def test_a_claim_cannot_pass_off_its_evidence(basis, evidence, read_on, message):
+    with pytest.raises(InvalidOffer, match=message):
+        claim("gpu_count", 8.0, basis=basis, evidence=evidence, read_on=read_on)
+
+
+def test_evidence_defaults_keep_scraped_claims_verbatim():
+    plain = claim("gpu_count", 8.0)
+    assert (plain.basis, plain.evidence, plain.original_url) == (Basis.STATED, Evidence.VERBATIM, None)
+    inferred = claim("gpu_count", 8.0, basis=Basis.INFERRED)  # from a name: its quote is the name
+    assert inferred.evidence == Evidence.VERBATIM
 
 
 def test_stated_figure_wins_and_nvlink_on_nvswitch_board_is_refined():

@@ -196,12 +196,17 @@ def test_claims_show_the_quote_and_the_unit_correction(small):
         in set(fabric["quote"])
     )
     assert set(fabric["source_url"]) == {f"{SIZES}includes/nd-test-v9-series-summary.md"}
+    assert set(fabric["evidence"]) == {"verbatim"}
+    assert set(fabric["provenance"]) == {f"quoted from {SIZES}includes/nd-test-v9-series-summary.md"}
     intra = claims[claims["field"] == "intra_node_gbytes_per_s"].iloc[0]
-    assert (intra["value"], intra["basis"], intra["context"]) == (
+    assert (intra["value"], intra["basis"], intra["evidence"], intra["context"]) == (
         900.0,
         "inferred",
-        "GPU datasheet (H100-SXM-80GB)",
+        "datasheet",
+        "GPU table row H100-SXM-80GB (normalize/gpus.csv)",
     )
+    assert intra["quote"].startswith("H100-SXM-80GB,H100,SXM,80,nvswitch,900,")
+    assert intra["provenance"] == "GPU table row; datasheet https://www.nvidia.com/en-us/data-center/h100/"
 
 
 def test_missing_summary_counts_rows_per_provider(small):
