@@ -5,6 +5,7 @@ from __future__ import annotations
 from normalize.errors import ParseError
 from normalize.units import Bandwidth
 from normalize.vocab import Basis
+from records.documents import COPY_SCHEME
 from records.offers import Claim
 
 
@@ -12,7 +13,7 @@ def _check_source(field: str, quote: object, source_url: object) -> None:
     """A claim needs text to quote and a page to cite: an empty cell is no evidence."""
     if not isinstance(quote, str) or not quote.strip():
         raise ParseError(f"no text to quote for {field}: {quote!r}")
-    if not isinstance(source_url, str) or not source_url.startswith(("https://", "http://")):
+    if not isinstance(source_url, str) or not source_url.startswith(("https://", "http://", COPY_SCHEME)):
         raise ParseError(f"no source URL for {field}: {source_url!r}")
 
 

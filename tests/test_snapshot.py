@@ -11,7 +11,7 @@ import pytest
 
 from catalog import pipeline, snapshot
 from scrapers.http import make_client
-from tests.helpers import MIRROR
+from tests.helpers import MIRROR, SHARED
 
 SEMANTIC = ", ".join(snapshot.INSTANCE_FACTS)
 
@@ -58,7 +58,7 @@ def test_shipped_snapshot_matches_a_rebuild_from_the_mirror(tmp_path):
 
     async def go():
         async with make_client(mirror=MIRROR) as client:
-            return await pipeline.refresh(rebuilt, client, mode="mirror")
+            return await pipeline.refresh(rebuilt, client, mode="mirror", copies=SHARED)
 
     assert asyncio.run(go()).exit_code == 0
     seeded = tmp_path / "seeded.duckdb"
