@@ -11,18 +11,20 @@ import pytest
 from bs4 import BeautifulSoup
 
 from catalog.offers import build_offer
-from normalize.errors import LayoutError
+from normalize.errors import LayoutError, NotInMirror
 from normalize.vocab import Basis, Fabric, Link
 from records.documents import Document, DocumentSet
+from scrapers.http import Fetcher, make_client
 from scrapers.markdown import markdown_tables
-from scrapers.oci import SHAPES_URL, Oci, parse_shapes
+from scrapers.oci import EXCERPT as EXCERPT_PATH
+from scrapers.oci import EXCERPT_NOTE, SHAPES_URL, Oci, parse_excerpt, parse_shapes
 from scrapers.tables import clean, find_table
 from tests.conftest import shared_fixture
 from tests.helpers import SHARED
 
 NOW = datetime(2026, 12, 1)
 FIXTURE = "oci/computeshapes-gpu.html"
-EXCERPT = SHARED / "reference/oci/computeshapes-excerpt/oci-bm-gpu-shapes.md"
+EXCERPT = SHARED / EXCERPT_PATH
 
 
 def rows(text: str) -> dict:
@@ -201,25 +203,60 @@ def test_every_stated_quote_is_in_the_fixture_text(html_text, offers):
         assert c.source_url == SHAPES_URL and c.context.startswith("Bare Metal Shapes › GPU Shapes › ")
 
 
-def test_scraper_fetches_and_parses_the_shapes_page(html_text):
-    class Recorder:
-        def __init__(self) -> None:
-            self.urls: list[str] = []
+def fetch(scraper, mirror, copies=None) -> list[Document]:
+    async def go() -> list[Document]:
+        async with make_client(mirror=mirror) as client:
+            bound = Fetcher(client, copies=copies).for_provider(
+                scraper.name, scraper.url_prefixes, copy_paths=scraper.copy_paths
+            )
+            await scraper.fetch(bound)
+            return bound.documents
 
-        async def get(self, url: str, *, required: bool = True) -> None:
-            self.urls.append(url)
+    return asyncio.run(go())
 
-    assert (
-        set(Oci.expected_layout) == {SHAPES_URL}
-        and "Max Network Bandwidth" in Oci.expected_layout[SHAPES_URL]
-    )
-    recorder = Recorder()
-    asyncio.run(Oci().fetch(recorder))  # type: ignore[arg-type]
-    assert recorder.urls == [SHAPES_URL]
-    doc = Document(SHAPES_URL, "oci", 200, NOW, body=html_text)
-    assert len(Oci().parse(DocumentSet([doc]))) == 11
+
+SMALL_EXCERPT = """# OCI BM GPU  Shapes
+| **Shape** | **GPU Memory (GB)** | **Max Network Bandwidth** |
+|---|---:|---|
+| BM.GPU.H100.8 (8xH100) | 640 | 1 x 100 Gbps<br>8 x 2 x 200 Gbps RDMA |
+"""
+
+
+def test_scraper_reads_the_page_or_the_excerpt_and_fails_without_either(html_text, tmp_path):
+    assert set(Oci.expected_layout) == {SHAPES_URL} and Oci.copy_paths == (EXCERPT_PATH,)
+    mirror, copies = tmp_path / "mirror", tmp_path / "copies"
+    (copies / EXCERPT_PATH).parent.mkdir(parents=True)
+    (copies / EXCERPT_PATH).write_text(SMALL_EXCERPT)
+    mirror.mkdir()
+    only_excerpt = fetch(Oci(), mirror, copies)
+    assert [(d.url, d.ok) for d in only_excerpt] == [(SHAPES_URL, False), (f"copy:{EXCERPT_PATH}", True)]
+    (offer,) = Oci().parse(DocumentSet(only_excerpt))
+    assert offer.instance_type == "BM.GPU.H100.8" and offer.source_url == f"copy:{EXCERPT_PATH}"
+    page = mirror / SHAPES_URL.split("://", 1)[1]
+    page.parent.mkdir(parents=True)
+    page.write_text(html_text)
+    assert len(Oci().parse(DocumentSet(fetch(Oci(), mirror)))) == 11  # live: no copies read
+    page.unlink()
+    with pytest.raises(NotInMirror, match=r"computeshapes\.htm"):
+        fetch(Oci(), mirror)
     with pytest.raises(LayoutError, match="unavailable"):
         Oci().parse(DocumentSet([]))
+
+
+def test_page_and_excerpt_together_keep_both_claims_and_flag_a_disagreement(html_text):
+    page = Document(
+        SHAPES_URL, "oci", 200, NOW, body=html_text.replace("8 x 2 x 200 Gbps", "8 x 2 x 100 Gbps")
+    )
+    excerpt = Document(f"copy:{EXCERPT_PATH}", "oci", 200, NOW, body=SMALL_EXCERPT)
+    offers = {o.instance_type: o for o in Oci().parse(DocumentSet([page, excerpt]))}
+    assert len(offers) == 11
+    h100 = build_offer(offers["BM.GPU.H100.8"], scraped_at=NOW)
+    assert h100.conflict and h100.inter_node_gbits_per_s == 1600  # Oracle's own page leads
+    figures = {
+        (c.value, c.source_url, c.original_url) for c in h100.claims if c.field == "inter_node_gbits_per_s"
+    }
+    assert figures == {(1600, SHAPES_URL, None), (3200, f"copy:{EXCERPT_PATH}", SHAPES_URL)}
+    assert "conflicting claims for inter_node_gbits_per_s: 1600 vs 3200" in h100.notes
 
 
 @shared_fixture(scope="module")
@@ -251,3 +288,22 @@ def test_real_excerpt_cells_parse_like_the_fixture(excerpt, fixture_text):
     assert [o.claims for o in real] == [o.claims for o in fixture]
     h100 = rows(f"<table><tr>{head}</tr>{body}</table>")["BM.GPU.H100.8"]
     assert (h100.inter_node_gbits_per_s, h100.frontend_gbits_per_s, h100.nic_count) == (3200, 100, 8)
+
+
+def test_real_excerpt_is_read_offline_and_cited_as_itself(excerpt, fixture_text):
+    """The excerpt parsed as what it is gives the fixture's figures, every claim citing the excerpt."""
+    offers = parse_excerpt(EXCERPT.read_text(encoding="utf-8"))
+    fixture = {o.instance_type: o for o in parse_shapes(fixture_text(FIXTURE), SHAPES_URL)}
+    assert [o.instance_type for o in offers] == list(fixture)
+    for offer in offers:
+        assert EXCERPT_NOTE in offer.notes and offer.source_url == f"copy:{EXCERPT_PATH}"
+        assert {(c.source_url, c.original_url) for c in offer.claims} == {
+            (f"copy:{EXCERPT_PATH}", SHAPES_URL)
+        }
+        values = [(c.field, c.value, c.quote, c.qualifiers) for c in offer.claims]
+        assert values == [
+            (c.field, c.value, c.quote, c.qualifiers) for c in fixture[offer.instance_type].claims
+        ]
+    h100 = build_offer(next(o for o in offers if o.instance_type == "BM.GPU.H100.8"), scraped_at=NOW)
+    assert (h100.inter_node_gbits_per_s, h100.frontend_gbits_per_s, h100.nic_count) == (3200, 100, 8)
+    assert claim(h100, "gpu_memory_gb").context == "OCI BM GPU Shapes › GPU Memory (GB)"
