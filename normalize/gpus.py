@@ -105,7 +105,7 @@ _FORM_FACTORS = (
     ("NVL", r"\bNVL\b"),
     ("MAXQ", r"\bMax-?Q\b"),
     ("WS", r"\bWorkstation\b"),
-    ("SERVER", r"\bServer Edition\b"),
+    ("SERVER", r"\bServer Edition\b|\bRTX\s*PRO\s*Server\b"),  # AWS: "RTX PRO Server 6000"
     ("SFF", r"\bSFF\b"),
     ("PCIE", r"\bPCI-?e\b"),
 )

@@ -4,6 +4,14 @@ One page holds everything: the performance table names each instance's accelerat
 memory, the network table its bandwidth, EFA support and network cards. The network figure is
 per instance across all network cards, and EFA and ENA traffic share it. The page never states
 GPU-to-GPU bandwidth, so that is inferred from the GPU (basis inferred).
+
+Two more documents are read beside it. Offline, a third-party copy of a newer revision of the page
+(``NEWER``, a local copy with HTML tables; it lists P6-B300 and G7e) is a second revision: cited as
+the copy it is, merged per instance type with AWS's page, which leads, so that where the revisions
+disagree the row carries both claims and is a conflict (``scrapers.revisions``); a live refresh
+reads AWS's own current page instead. And Karpenter's generated bandwidth table
+(``scrapers.aws_karpenter``) cross-checks every network figure: its claim sits beside the page's,
+and a disagreement is a conflict.
 """
 
 from __future__ import annotations
@@ -16,17 +24,27 @@ from normalize.errors import ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_bandwidth, parse_count, parse_gpu_count, parse_memory_gb
 from normalize.vocab import Fabric
-from records.documents import DocumentSet
+from records.documents import DocumentSet, copy_url
 from records.offers import RawOffer
+from scrapers import aws_karpenter
 from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact
 from scrapers.http import ProviderFetcher
 from scrapers.markdown import markdown_tables
-from scrapers.tables import Table, clean, collect, find_table
+from scrapers.revisions import cite_copy, merge_revisions
+from scrapers.tables import Table, clean, collect, find_table, html_tables
 
 log = logging.getLogger(__name__)
 
 AC_URL = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
+# The newer revision's copy: awsdocs-style markdown with HTML tables, from a public repository whose
+# name is unknown; it copies the HTML page.
+NEWER = "reference/aws/instancetypes-md-mirror/ac.html-tables.md"
+NEWER_ORIGINAL = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
+NEWER_NOTE = (
+    "from a third-party copy of a newer revision of AWS's page (repository unidentified), cited as "
+    "itself; a live refresh of AWS's own page supersedes it"
+)
 
 _INSTANCE = re.compile(r"^`?(?P<name>[a-z][a-z0-9-]*\.[a-z0-9]+)`?(?:\s+\d+)?$")
 _ACCELERATORS = re.compile(r"^(?P<count>\d+(?:\.\d+)?)\s*x\s+(?P<name>.+)$")
@@ -45,33 +63,56 @@ FORM_FACTOR_BY_FAMILY = {
     "p5e": "SXM",
     "p5en": "SXM",
     "p6-b200": "SXM",
+    "p6-b300": "SXM",
 }
 
 
 class Aws(Scraper):
     name = "aws"
     title = "Amazon Web Services"
-    url_prefixes = ("https://docs.aws.amazon.com/ec2/latest/instancetypes/",)
+    url_prefixes = (
+        "https://docs.aws.amazon.com/ec2/latest/instancetypes/",
+        aws_karpenter.REPOSITORY,
+    )
+    copy_paths = (NEWER,)
     expected_layout: ClassVar[dict[str, str]] = {
         AC_URL: "markdown tables headed Instance type | ... | Accelerators | Accelerator memory, and "
         "Instance type | Baseline / Burst bandwidth (Gbps) | EFA | ... | Network cards; "
         "'| **Family** |' group rows",
+        aws_karpenter.BANDWIDTH_URL: "a Go map InstanceTypeBandwidthMegabits of '\"<type>\": <Mb/s>,' lines",
     }
 
     async def fetch(self, fetcher: ProviderFetcher) -> None:
         await fetcher.get(AC_URL)
+        fetcher.get_copy(NEWER)
+        await fetcher.get(aws_karpenter.BANDWIDTH_URL, required=False)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
-        return parse_instance_types(documents.text(AC_URL), AC_URL)
+        """AWS's page, leading; the newer revision's copy when it was read; Karpenter's figures beside."""
+        offers = parse_instance_types(documents.text(AC_URL), AC_URL)
+        newer = documents.optional_text(copy_url(NEWER))
+        if newer is not None:
+            offers = merge_revisions(offers, parse_newer_revision(newer))
+        karpenter = documents.optional_text(aws_karpenter.BANDWIDTH_URL)
+        if karpenter is None:
+            return offers
+        return aws_karpenter.cross_check(offers, aws_karpenter.parse_bandwidths(karpenter))
+
+
+def parse_newer_revision(text: str) -> list[RawOffer]:
+    """The newer revision's HTML tables, cited as the third-party copy of AWS's page they are."""
+    offers = parse_tables(html_tables(text), copy_url(NEWER))
+    return cite_copy(offers, NEWER_ORIGINAL, NEWER_NOTE)
 
 
 def _instance_rows(table: Table) -> list[tuple[str, str, tuple[str, ...]]]:
-    """(family, instance type, row) for each instance row; group rows ("| **P5** |") set the family."""
+    """(family, instance type, row) for each instance row; group rows (markdown "| **P5** |", HTML
+    '<td colspan="8">P5</td>': a first cell that names no instance, nothing after it) set the family."""
     family = ""
     rows = []
     for row in table.rows:
         first = row[0] if row else ""
-        if first.startswith("**") and not any(cell.strip() for cell in row[1:]):
+        if not any(cell.strip() for cell in row[1:]) and _INSTANCE.match(clean(first)) is None:
             family = clean(first)
             continue
         match = _INSTANCE.match(clean(first))
@@ -84,7 +125,11 @@ def _instance_rows(table: Table) -> list[tuple[str, str, tuple[str, ...]]]:
 
 def parse_instance_types(text: str, url: str) -> list[RawOffer]:
     """One RawOffer per GPU instance type on the accelerated-computing specifications page."""
-    tables = markdown_tables(text)
+    return parse_tables(markdown_tables(text), url)
+
+
+def parse_tables(tables: list[Table], url: str) -> list[RawOffer]:
+    """One RawOffer per GPU instance type of the page's performance and network tables."""
     performance = find_table(
         tables,
         r"^Instance type$",
