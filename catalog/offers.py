@@ -105,8 +105,10 @@ def infer_intra(
     stated_link: Link | None,
     stated_gbytes: Claim | None,
 ) -> _Intra:
-    """GPU-to-GPU link and GB/s per GPU: stated if the source says it, else from the datasheet."""
-    if gpu_count is not None and gpu_count <= 1 and not (spec and spec.rack_scale):
+    """GPU-to-GPU link and GB/s per GPU: stated if the source says it, else from the datasheet. One GPU
+    (or a slice of one, as the source or its name says) has no GPU peer: not applicable."""
+    single = gpu_count is not None and gpu_count <= 1 and not (spec and spec.rack_scale)
+    if single or stated_link == Link.SINGLE_GPU:
         return _Intra(Link.SINGLE_GPU, None, Basis.NOT_APPLICABLE, 1)
     link = _refine(stated_link, spec)
     if stated_gbytes is not None:

@@ -97,6 +97,20 @@ def test_single_gpu_has_no_gpu_to_gpu_bandwidth():
     assert not offer.missing_intra_bw
 
 
+def test_a_slice_of_one_gpu_has_no_gpu_peer_whatever_its_count():
+    raw_offer = raw(
+        claim("gpu_model", "RTX-PRO-6000-SERVER-96GB"),
+        claim("intra_node_link", "single-gpu", basis=Basis.INFERRED, quote="... MIG 1g.24gb"),
+    )
+    offer = build_offer(raw_offer, scraped_at=NOW)  # no count: pods choose it at deploy time
+    assert (offer.intra_node_link, offer.intra_node_basis, offer.scale_up_domain_gpus) == (
+        Link.SINGLE_GPU,
+        Basis.NOT_APPLICABLE,
+        1,
+    )
+    assert not any(c.field == "intra_node_gbytes_per_s" for c in offer.claims)
+
+
 def test_fractional_gpu_is_kept_as_a_fraction():
     offer = build_offer(raw(claim("gpu_model", "A10-24GB"), claim("gpu_count", 1 / 6)), scraped_at=NOW)
     assert offer.gpu_count == pytest.approx(0.1666667)
