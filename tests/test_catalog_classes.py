@@ -27,3 +27,34 @@ def test_one_gpu_or_a_slice_of_one_has_no_gpu_to_gpu_figure(rows):
             "instance_type"
         ]
         assert r["intra_node_gbytes_per_s"] != r["intra_node_gbytes_per_s"]  # NaN: no figure
+
+
+def by_name(rows, provider):
+    return {r["instance_type"]: r for r in rows if r["provider"] == provider}
+
+
+def test_hgx_and_nvl72_nodes_of_coreweave_and_nebius_are_on_infiniband(rows):
+    """CoreWeave's HGX H100/H200/A100/B200 and GB200 nodes and Nebius's 8-GPU H100/H200/B200 presets
+    run on InfiniBand: none may be 'unknown'; the A100 HGX row is NVSwitch, not a guess left open."""
+    coreweave, nebius = by_name(rows, "coreweave"), by_name(rows, "nebius")
+    for name in ("gb200-4x", "b200-8x", "gd-8xh200ib-i128", "gd-8xh100ib-i128", "gd-8xa100-i128"):
+        assert coreweave[name]["inter_node_fabric"] == "infiniband", name
+    assert (coreweave["gd-8xa100-i128"]["gpu_model"], coreweave["gd-8xa100-i128"]["intra_node_link"]) == (
+        "A100-SXM-80GB",
+        "nvswitch",
+    )
+    eight = [
+        name for name in nebius if "_8gpu-" in name and name.startswith(("gpu-h100", "gpu-h200", "gpu-b200"))
+    ]
+    assert sorted(eight) == [
+        "gpu-b200-sxm_8gpu-160vcpu-1792gb",
+        "gpu-h100-sxm_8gpu-128vcpu-1600gb",
+        "gpu-h200-sxm_8gpu-128vcpu-1600gb",
+    ]
+    assert {nebius[name]["inter_node_fabric"] for name in eight} == {"infiniband"}
+    h100 = nebius["gpu-h100-sxm_8gpu-128vcpu-1600gb"]
+    assert (h100["inter_node_gbits_per_s"], h100["nic_count"], h100["inter_node_basis"]) == (
+        3200,
+        8,
+        "paraphrased",
+    )
