@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 
 from normalize.errors import ParseError
@@ -119,13 +119,15 @@ class GpuMatch:
 
     ``spec`` is None when the family is known but its form factor is not (``id`` is then the
     family-level name, e.g. 'H100-80GB'). ``memory_mismatch`` marks a stated memory that fits no
-    part of the family (a partitioned GPU, for instance).
+    part of the family (a partitioned GPU, for instance). ``form_factor_inferred`` says the form
+    factor came from the caller's hint (a family's board), not from the name itself.
     """
 
     id: str
     family: str
     spec: GpuSpec | None
     memory_mismatch: bool = False
+    form_factor_inferred: bool = False
 
 
 def family_of(name: str) -> str | None:
@@ -155,9 +157,17 @@ def identify_gpu(name: str, *, memory_gb: float | None = None, form_factor: str 
     """Resolve a provider's GPU name to a canonical part.
 
     The form factor comes from the name when it says one (SXM, NVL, PCIe), else from the
-    ``form_factor`` hint a scraper passes for a family it knows. Raises ParseError for an unknown
-    family.
+    ``form_factor`` hint a scraper passes for a family it knows (``normalize.boards``); the match
+    then says so (``form_factor_inferred``). Raises ParseError for an unknown family.
     """
+    match = _identify(name, memory_gb, form_factor)
+    hinted = _form_factor_of(name) is None and form_factor is not None
+    if hinted and match.spec is not None and match.spec.form_factor == form_factor:
+        return replace(match, form_factor_inferred=True)
+    return match
+
+
+def _identify(name: str, memory_gb: float | None, form_factor: str | None) -> GpuMatch:
     family = family_of(name)
     if family is None:
         raise ParseError(f"unknown GPU {name!r}")

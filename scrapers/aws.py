@@ -20,6 +20,7 @@ import logging
 import re
 from typing import ClassVar
 
+from normalize.boards import board_of
 from normalize.errors import ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_bandwidth, parse_count, parse_gpu_count, parse_memory_gb
@@ -28,7 +29,7 @@ from records.documents import DocumentSet, copy_url
 from records.offers import RawOffer
 from scrapers import aws_karpenter
 from scrapers.base import Scraper
-from scrapers.claims import bandwidth_claim, fact
+from scrapers.claims import bandwidth_claim, fact, gpu_model_claim
 from scrapers.http import ProviderFetcher
 from scrapers.markdown import markdown_tables
 from scrapers.revisions import cite_copy, merge_revisions
@@ -50,21 +51,6 @@ _INSTANCE = re.compile(r"^`?(?P<name>[a-z][a-z0-9-]*\.[a-z0-9]+)`?(?:\s+\d+)?$")
 _ACCELERATORS = re.compile(r"^(?P<count>\d+(?:\.\d+)?)\s*x\s+(?P<name>.+)$")
 _PER_GPU_MEMORY = re.compile(r"\(\s*\d+(?:\.\d+)?\s*x\s*(?P<each>[\d.,]+\s*[GMT]i?B)\s*\)")
 _YES = re.compile(r"\bYes\b")
-
-# The instance-type page names the GPU but not its board. The P families are NVIDIA HGX servers
-# with SXM modules on NVLink/NVSwitch (their EC2 product pages); the form factor, and every
-# figure that follows from it, is therefore inferred, and each row says so in its notes.
-FORM_FACTOR_BY_FAMILY = {
-    "p3": "SXM2",
-    "p3dn": "SXM2",
-    "p4d": "SXM",
-    "p4de": "SXM",
-    "p5": "SXM",
-    "p5e": "SXM",
-    "p5en": "SXM",
-    "p6-b200": "SXM",
-    "p6-b300": "SXM",
-}
 
 
 class Aws(Scraper):
@@ -179,11 +165,12 @@ def _offer(
         memory_gb = parse_memory_gb(memory_raw)
     else:
         memory_gb = parse_memory_gb(memory_raw) / count
-    hint = FORM_FACTOR_BY_FAMILY.get(family.lower())
+    board = board_of("aws", family)
+    hint = board.form_factor if board else None
     gpu = identify_gpu(f"{family} {match.group('name')}", memory_gb=memory_gb, form_factor=hint)
     perf_context = "Performance specifications"
     claims = [
-        fact("gpu_model", gpu.id, quote=accel_raw, source_url=url, context=f"{perf_context} › Accelerators"),
+        gpu_model_claim(gpu, quote=accel_raw, source_url=url, context=f"{perf_context} › Accelerators"),
         fact("gpu_count", count, quote=accel_raw, source_url=url, context=f"{perf_context} › Accelerators"),
         fact(
             "gpu_memory_gb",
@@ -194,9 +181,7 @@ def _offer(
             qualifiers="per GPU" if count >= 1 else "of the GPU slice",
         ),
     ]
-    notes = []
-    if hint and gpu.spec is not None:
-        notes.append(f"form factor {hint} inferred from the {family} family (HGX board)")
+    notes = [board.note(family)] if board and gpu.form_factor_inferred else []
     if gpu.memory_mismatch:
         notes.append(
             f"stated {memory_gb:g} GB per GPU does not match the {gpu.id}: "

@@ -13,6 +13,7 @@ import logging
 import re
 from typing import ClassVar
 
+from normalize.boards import Board, board_of
 from normalize.errors import LayoutError, ParseError
 from normalize.gpus import GpuMatch, identify_gpu
 from normalize.units import find_memory_gb, parse_count, parse_gpu_count, parse_memory_gb
@@ -30,7 +31,7 @@ from scrapers.azure_series import (
     load_series,
 )
 from scrapers.base import Scraper
-from scrapers.claims import fact
+from scrapers.claims import fact, gpu_model_claim
 from scrapers.http import ProviderFetcher
 from scrapers.tables import Table, clean, find_tables
 
@@ -125,8 +126,8 @@ def parse_specs_only(documents: DocumentSet) -> list[RawOffer]:
 
 
 def _series_offer(series: Series, section: FamilySection, page) -> RawOffer:
-    gpu, quote, url = _gpu_identity(series, None, None, None)
-    claims = [fact("gpu_model", gpu.id, quote=quote, source_url=url, context=f"{series.name} › Accelerators")]
+    gpu, quote, url = _gpu_identity(series, None, board_of("azure", series.name))
+    claims = [gpu_model_claim(gpu, quote=quote, source_url=url, context=f"{series.name} › Accelerators")]
     claims += azure_prose.claims(series.summary, series.summary_url or series.url, None)
     why = "not fetched" if page is None else (page.error or f"status {page.status}")
     quantity = clean(series.spec_cell("Accelerators", 1)) or "GPU count not given"
@@ -225,13 +226,13 @@ def _offer(
 
 
 def _gpu_identity(
-    series: Series, memory_hint_gb: float | None, count: float | None, stated_link: Link | None
+    series: Series, memory_hint_gb: float | None, board: Board | None = None
 ) -> tuple[GpuMatch, str, str]:
-    """The GPU, the quote that names it, and that quote's URL: the specs table, else the summary."""
+    """The GPU, the quote that names it, and that quote's URL: the specs table, else the summary.
+    A series on HGX boards (``normalize.boards``) gets its form factor from ``board``."""
     spec_raw = series.spec_cell("Accelerators", 2)
     spec_text = clean(spec_raw)
-    # An 8-GPU VM whose GPUs talk over NVLink is an SXM board, whatever the chip name says.
-    form = "SXM" if stated_link in (Link.NVLINK, Link.NVSWITCH) and (count or 0) > 2 else None
+    form = board.form_factor if board else None
     candidates = []
     if spec_text:
         candidates.append((f"{spec_text} {series.name}", spec_raw.strip(), series.specs_url))
@@ -262,17 +263,16 @@ def _gpu_claims(series: Series, size: str, table: Table, row: tuple[str, ...]):
             count = float(parse_count(quantity.split()[0]))
             count_quote, count_url = quantity_raw.strip(), series.specs_url or series.url
             notes.append("GPU count taken from the host specifications table (size table cell empty)")
-    stated_link = next(
-        (
-            Link(c.value)
-            for c in azure_prose.claims(series.summary, series.url, count)
-            if c.field == "intra_node_link"
-        ),
-        None,
+    per_gpu_gb, memory_note = _per_gpu_memory(series, memory_raw, table, count)
+    nvlink = any(
+        c.field == "intra_node_link" and c.value in (Link.NVLINK, Link.NVSWITCH)
+        for c in azure_prose.claims(series.summary, series.url, count)
     )
-    per_gpu_gb, memory_note = _per_gpu_memory(series, memory_raw, table, count, stated_link)
-    gpu, gpu_quote, gpu_url = _gpu_identity(series, per_gpu_gb, count, stated_link)
-    claims.append(fact("gpu_model", gpu.id, quote=gpu_quote, source_url=gpu_url, context=context))
+    board = board_of("azure", series.name, nvlink_gpus=count if nvlink else None)
+    gpu, gpu_quote, gpu_url = _gpu_identity(series, per_gpu_gb, board)
+    claims.append(gpu_model_claim(gpu, quote=gpu_quote, source_url=gpu_url, context=context))
+    if board and gpu.form_factor_inferred:
+        notes.append(board.note(series.name))
     if count is not None:
         claims.append(fact("gpu_count", count, quote=count_quote, source_url=count_url, context=context))
     if per_gpu_gb is not None:
@@ -299,7 +299,7 @@ def _spec_memory_gb(series: Series) -> float | None:
 
 
 def _per_gpu_memory(
-    series: Series, memory_raw: str, table: Table, count: float | None, stated_link: Link | None
+    series: Series, memory_raw: str, table: Table, count: float | None
 ) -> tuple[float | None, str]:
     """Per-GPU memory from the VM figure. Most pages print the VM total; some the per-GPU size."""
     if not clean(memory_raw):

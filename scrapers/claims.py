@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from normalize.errors import ParseError
+from normalize.gpus import GpuMatch
 from normalize.units import Bandwidth
 from normalize.vocab import Basis
 from records.documents import COPY_SCHEME
@@ -70,4 +71,26 @@ def fact(
         context=context,
         basis=basis,
         qualifiers=qualifiers,
+    )
+
+
+def gpu_model_claim(
+    gpu: GpuMatch, *, quote: str, source_url: str, context: str = "", qualifiers: str = ""
+) -> Claim:
+    """The ``gpu_model`` claim of a resolved GPU: stated when the text names the part; inferred when
+    its form factor came from the family's board (``normalize.boards``), the quote still the text."""
+    if gpu.form_factor_inferred and gpu.spec is not None:
+        board = f"form factor {gpu.spec.form_factor} inferred from the family's board"
+        qualifiers = "; ".join(q for q in (qualifiers, board) if q)
+        return fact(
+            "gpu_model",
+            gpu.id,
+            quote=quote,
+            source_url=source_url,
+            context=context,
+            basis=Basis.INFERRED,
+            qualifiers=qualifiers,
+        )
+    return fact(
+        "gpu_model", gpu.id, quote=quote, source_url=source_url, context=context, qualifiers=qualifiers
     )

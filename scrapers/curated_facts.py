@@ -32,7 +32,7 @@ File layout::
     read_on = 2026-12-02
     basis = "inferred"                         # optional: a value derived, not read (default paraphrased)
     local_copy = "reference/lambda/..."        # optional: path under ../shared, checked by tests
-    form_factor = "SXM"                        # gpu_model only: a hint, explained in `note`
+    board_family = "A3 High"                   # gpu_model only: the family's board (normalize.boards)
     note = "..."                               # optional: becomes a row note
 """
 
@@ -44,6 +44,7 @@ from datetime import date
 from importlib import resources
 from typing import Any
 
+from normalize.boards import BOARD_TABLE, Board, board_of
 from normalize.errors import ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_bandwidth, parse_gpu_count, parse_memory_gb, to_number
@@ -99,7 +100,9 @@ def _offer(provider: str, entry: Any, defaults: dict[str, Any]) -> RawOffer:
             missing = [k for k in REQUIRED_KEYS if k not in item]
             if missing:
                 raise ParseError(f"fact {index} lacks {', '.join(missing)}")
-            claims.append(_claim(item, memory_gb))
+            claims.append(_claim(provider, item, memory_gb))
+            if item.get("board_family"):
+                notes.append(_board(provider, item).note(str(item["board_family"])))
             if item.get("note"):
                 notes.append(str(item["note"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a value of the wrong kind
@@ -115,12 +118,22 @@ def _offer(provider: str, entry: Any, defaults: dict[str, Any]) -> RawOffer:
     )
 
 
-def _claim(item: dict[str, Any], memory_gb: float | None) -> Claim:
+def _board(provider: str, item: dict[str, Any]) -> Board:
+    """The board of a gpu_model fact's ``board_family``; ParseError if the table has no such family."""
+    board = board_of(provider, str(item["board_family"]))
+    if board is None:
+        raise ParseError(f"no {provider} family {item['board_family']!r} in {BOARD_TABLE}")
+    return board
+
+
+def _claim(provider: str, item: dict[str, Any], memory_gb: float | None) -> Claim:
     """One fact's text through normalize/, into a claim in the unit its field names."""
     field, text = item["field"], str(item["text"])
     if field not in FIELD_UNITS:
         raise ParseError(f"unknown field {field!r}")
     basis = Basis(item.get("basis", Basis.PARAPHRASED))
+    if field == "gpu_model" and item.get("board_family"):
+        basis = Basis.INFERRED  # the form factor is the family's board, not stated
     if basis not in (Basis.PARAPHRASED, Basis.INFERRED):
         raise ParseError(f"a curated fact is paraphrased or inferred, not {basis}")
     common = {
@@ -132,7 +145,7 @@ def _claim(item: dict[str, Any], memory_gb: float | None) -> Claim:
     if field.endswith(("_gbits_per_s", "_gbytes_per_s")):
         claim = bandwidth_claim(field, parse_bandwidth(text), extra_qualifiers=qualifiers, **common)
     else:
-        claim = fact(field, _value(field, text, item, memory_gb), qualifiers=qualifiers, **common)
+        claim = fact(field, _value(provider, field, text, item, memory_gb), qualifiers=qualifiers, **common)
     read_on = item["read_on"]
     return replace(
         claim,
@@ -142,9 +155,12 @@ def _claim(item: dict[str, Any], memory_gb: float | None) -> Claim:
     )
 
 
-def _value(field: str, text: str, item: dict[str, Any], memory_gb: float | None) -> float | str:
+def _value(
+    provider: str, field: str, text: str, item: dict[str, Any], memory_gb: float | None
+) -> float | str:
     if field == "gpu_model":
-        return identify_gpu(text, memory_gb=memory_gb, form_factor=item.get("form_factor")).id
+        form = _board(provider, item).form_factor if item.get("board_family") else None
+        return identify_gpu(text, memory_gb=memory_gb, form_factor=form).id
     if field == "gpu_count":
         return float(parse_gpu_count(text))
     if field == "gpu_memory_gb":

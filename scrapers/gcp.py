@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
+from normalize.boards import board_of
 from normalize.errors import LayoutError, ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_count
@@ -25,7 +26,7 @@ from normalize.vocab import Fabric
 from records.documents import DocumentSet
 from records.offers import RawOffer
 from scrapers.base import Scraper
-from scrapers.claims import fact
+from scrapers.claims import fact, gpu_model_claim
 from scrapers.gcp_network import (
     FABRIC_BY_TECHNOLOGY,
     FRONTEND_SHARED,
@@ -46,11 +47,6 @@ NETWORK_URLS = (
 )
 MACHINES_URL = "https://cloud.google.com/compute/docs/accelerator-optimized-machines"
 MACHINE_HEADERS = ("Machine type", "GPU count")
-
-# Google names the GPU, not its board. The A series are HGX (SXM) systems: measured A3 topology
-# shows NV18 NVLink between every GPU pair (../shared/reference/measurements/topo); G4 runs the
-# RTX PRO 6000 Server Edition. Figures that follow from these hints are marked inferred.
-FORM_FACTOR_BY_SERIES = {"A2": "SXM", "A3": "SXM", "A4": "SXM", "G4": "SERVER"}
 
 __all__ = ["FABRIC_BY_TECHNOLOGY", "SERIES_PREFIXES", "Gcp", "parse_machine_types", "parse_network_page"]
 
@@ -136,15 +132,12 @@ def offers(machines: list[Machine], series: dict[str, SeriesFacts]) -> list[RawO
 def _offer(machine: Machine, facts: SeriesFacts, *, with_network: bool) -> RawOffer:
     if not facts.gpu_text:
         raise ParseError(f"no GPU model stated for series {facts.series}")
-    hint = FORM_FACTOR_BY_SERIES.get(facts.series[:2])
-    gpu = identify_gpu(facts.gpu_text, form_factor=hint)
+    # Google names the GPU, not its board: a series sold only as HGX boards gets it from the one table.
+    board = board_of("gcp", facts.series)
+    gpu = identify_gpu(facts.gpu_text, form_factor=board.form_factor if board else None)
     claims = [
-        fact(
-            "gpu_model",
-            gpu.id,
-            quote=facts.gpu_quote,
-            source_url=NETWORK_URLS[0],
-            context="Overview › GPU model",
+        gpu_model_claim(
+            gpu, quote=facts.gpu_quote, source_url=NETWORK_URLS[0], context="Overview › GPU model"
         ),
         fact(
             "gpu_count",
@@ -155,8 +148,8 @@ def _offer(machine: Machine, facts: SeriesFacts, *, with_network: bool) -> RawOf
         ),
     ]
     notes = list(facts.notes)
-    if hint and gpu.spec is not None and gpu.spec.form_factor == hint:
-        notes.append(f"form factor {hint} inferred for the {facts.series} series (measured NVLink topology)")
+    if board and gpu.form_factor_inferred:
+        notes.append(board.note(facts.series))
     shares_frontend = facts.fabric == Fabric.ETHERNET  # the front end is the only network
     if with_network:
         claims += facts.claims

@@ -4,7 +4,8 @@ A GPU shapes table names each shape with its GPUs ("BM.GPU.H100.8 (8xH100)"), th
 the whole shape, and one "Max Network Bandwidth" cell that holds two networks separated by <br>:
 the front-end VNIC network ("1 x 100 Gbps") and the RDMA cluster network ("8 x 2 x 200 Gbps RDMA").
 Only the part that says RDMA is the GPU fabric; a shape without one has only the front-end
-Ethernet. The page never states GPU-to-GPU bandwidth or the GPU form factor.
+Ethernet. The page never states GPU-to-GPU bandwidth or the GPU form factor: shapes sold only as HGX
+boards (``normalize.boards``) get theirs inferred, like every provider's.
 
 Offline, a third-party markdown excerpt of the same table (``EXCERPT``, a local copy) is read in
 place of the page: the same table reader gives the same ``Table``, and its claims cite the excerpt.
@@ -16,14 +17,15 @@ import logging
 import re
 from typing import ClassVar
 
+from normalize.boards import board_of
 from normalize.errors import LayoutError, ParseError
 from normalize.gpus import family_of, identify_gpu
 from normalize.units import parse_bandwidth, parse_count, parse_memory_gb
-from normalize.vocab import Fabric, fabric_from_text
+from normalize.vocab import Basis, Fabric, fabric_from_text
 from records.documents import DocumentSet, copy_url
 from records.offers import Claim, RawOffer
 from scrapers.base import Scraper
-from scrapers.claims import bandwidth_claim, fact
+from scrapers.claims import bandwidth_claim, fact, gpu_model_claim
 from scrapers.http import ProviderFetcher, raise_for
 from scrapers.markdown import markdown_tables
 from scrapers.revisions import cite_copy, merge_revisions
@@ -175,8 +177,11 @@ def _gpu_claims(
 ) -> tuple[str, list[Claim], list[str]]:
     shape, count, gpu_name, note = _shape_and_gpus(shape_cell)
     memory_gb = parse_memory_gb(f"{memory_cell} {memory_unit}") / count
-    gpu = identify_gpu(gpu_name, memory_gb=memory_gb)
+    board = board_of("oci", shape)
+    gpu = identify_gpu(gpu_name, memory_gb=memory_gb, form_factor=board.form_factor if board else None)
     notes = [note] if note else []
+    if board and gpu.form_factor_inferred:
+        notes.append(board.note(shape))
     named = family_of(gpu_name.removeprefix(shape))
     if named and named != gpu.family:
         notes.append(f"the shape name says {gpu.family} while the GPU text says {named}: {gpu.family} kept")
@@ -186,8 +191,15 @@ def _gpu_claims(
         notes.append(f"stated {memory_gb:g} GB per GPU does not match the {gpu.id}")
     where = f"{title} › {SHAPE_HEADER}"
     claims = [
-        fact("gpu_model", gpu.id, quote=shape_cell, source_url=url, context=where),
-        fact("gpu_count", count, quote=shape_cell, source_url=url, context=where),
+        gpu_model_claim(gpu, quote=shape_cell, source_url=url, context=where),
+        fact(
+            "gpu_count",
+            count,
+            quote=shape_cell,
+            source_url=url,
+            context=where,
+            basis=Basis.INFERRED if "(" not in shape_cell else Basis.STATED,  # '.4' of a name: inferred
+        ),
         fact(
             "gpu_memory_gb",
             memory_gb,

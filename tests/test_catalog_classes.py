@@ -58,3 +58,30 @@ def test_hgx_and_nvl72_nodes_of_coreweave_and_nebius_are_on_infiniband(rows):
         8,
         "paraphrased",
     )
+
+
+def test_one_inference_policy_for_families_sold_only_as_hgx_boards(rows, real_catalog_file):
+    """AWS P5, Azure ND H100 v5, Google A3 High and Oracle BM.GPU.H100.8 are all HGX (SXM) machines:
+    each row infers the form factor by the same table, with the same note, and its gpu_model claim
+    says inferred; before, AWS inferred SXM and Oracle did not."""
+    flagships = {
+        ("aws", "p5.48xlarge"): "P5",
+        ("azure", "Standard_ND96isr_H100_v5"): "ND-H100-v5",
+        ("gcp", "a3-highgpu-8g"): "A3 High",
+        ("oci", "BM.GPU.H100.8"): "BM.GPU.H100.8",
+    }
+    found = {(r["provider"], r["instance_type"]): r for r in rows}
+    for key, family in flagships.items():
+        row = found[key]
+        assert (row["gpu_model"], row["intra_node_link"]) == ("H100-SXM-80GB", "nvswitch"), key
+        assert f"form factor SXM inferred: {family} is sold only as HGX (SXM) boards" in row["notes"], key
+    with duckdb.connect(str(real_catalog_file), read_only=True) as con:
+        bases = dict(
+            ((provider, name), basis)
+            for provider, name, basis in con.execute(
+                "SELECT provider, instance_type, basis FROM current_claims WHERE field = 'gpu_model'"
+            ).fetchall()
+        )
+    noted = [(r["provider"], r["instance_type"]) for r in rows if "is sold only as" in r["notes"]]
+    assert len(noted) > 30
+    assert {bases[key] for key in noted} == {"inferred"}

@@ -12,7 +12,7 @@ from bs4 import BeautifulSoup
 
 from catalog.offers import build_offer
 from normalize.errors import LayoutError, NotInMirror
-from normalize.vocab import Basis, Fabric, Link
+from normalize.vocab import Basis, Evidence, Fabric, Link
 from records.documents import Document, DocumentSet
 from scrapers.http import Fetcher, make_client
 from scrapers.markdown import markdown_tables
@@ -32,7 +32,7 @@ def rows(text: str) -> dict:
 
 
 def claim(offer, field: str):
-    return next(c for c in offer.claims if c.field == field and c.basis == Basis.STATED)
+    return next(c for c in offer.claims if c.field == field and c.evidence == Evidence.VERBATIM)
 
 
 @pytest.fixture
@@ -65,16 +65,16 @@ def test_fixture_yields_every_shape_in_page_order(html_text):
 @pytest.mark.parametrize(
     ("name", "model", "count", "memory_gb", "fabric", "gbits", "nics", "frontend", "frontend_nics"),
     [
-        ("BM.GPU.H100.8", "H100-80GB", 8, 80, Fabric.ROCE, 3200, 8, 100, 1),  # 8 x 2 x 200 RDMA
-        ("BM.GPU.A100-v2.8", "A100-80GB", 8, 80, Fabric.ROCE, 1600, 16, 100, 2),  # 2 x 50 front-end
-        ("BM.GPU4.8", "A100-40GB", 8, 40, Fabric.ROCE, 1600, 8, 50, 1),  # 320 GB / 8
+        ("BM.GPU.H100.8", "H100-SXM-80GB", 8, 80, Fabric.ROCE, 3200, 8, 100, 1),  # 8 x 2 x 200 RDMA
+        ("BM.GPU.A100-v2.8", "A100-SXM-80GB", 8, 80, Fabric.ROCE, 1600, 16, 100, 2),  # 2 x 50 front-end
+        ("BM.GPU4.8", "A100-SXM-40GB", 8, 40, Fabric.ROCE, 1600, 8, 50, 1),  # 320 GB / 8
         ("BM.GPU.L40S.4", "L40S-48GB", 4, 48, Fabric.ROCE, 800, None, 200, 1),  # RDMA total, no NICs
         ("BM.GPU.GB200.4", "GB200-186GB", 4, 192, Fabric.ROCE, 1600, 4, 400, 2),  # "(4xB200)"
         ("BM.GPU.MI300X.8", "MI300X-192GB", 8, 192, Fabric.ROCE, 3200, 8, 100, 1),  # no parenthesis
-        ("BM.GPU.H200.8", "H200-141GB", 8, 141, Fabric.ROCE, 3200, 8, 200, 1),
+        ("BM.GPU.H200.8", "H200-SXM-141GB", 8, 141, Fabric.ROCE, 3200, 8, 200, 1),
         ("BM.GPU.B200.8", "B200-SXM-180GB", 8, 180, Fabric.ROCE, 3200, 8, 400, 2),
         ("BM.GPU2.2", "P100-16GB", 2, 16, Fabric.ETHERNET, 50, 2, 50, 2),  # no RDMA part
-        ("BM.GPU3.8", "V100-16GB", 8, 16, Fabric.ETHERNET, 50, 2, 50, 2),
+        ("BM.GPU3.8", "V100-SXM2-16GB", 8, 16, Fabric.ETHERNET, 50, 2, 50, 2),
         ("BM.GPU.A10.4", "A10-24GB", 4, 24, Fabric.ETHERNET, 100, 2, 100, 2),
     ],
 )
@@ -123,10 +123,19 @@ def test_gb200_shape_name_wins_over_the_b200_in_parentheses(offers):
     assert "the shape name says GB200 while the GPU text says B200" in gb200.notes
 
 
-def test_unstated_form_factor_leaves_the_gpu_family_level(offers):
-    h100 = offers["BM.GPU.H100.8"]
-    assert h100.intra_node_link == Link.UNKNOWN and h100.intra_node_basis == Basis.MISSING
-    assert "OCI states no H100 form factor (SXM or PCIe)" in h100.notes
+def test_hgx_shapes_get_their_form_factor_by_the_one_rule_and_others_stay_family_level(offers):
+    h100 = offers["BM.GPU.H100.8"]  # sold only as HGX boards (normalize/board_families.csv), like AWS P5
+    assert (h100.gpu_model, h100.intra_node_link, h100.intra_node_gbytes_per_s) == (
+        "H100-SXM-80GB",
+        Link.NVSWITCH,
+        900,
+    )
+    assert "form factor SXM inferred: BM.GPU.H100.8 is sold only as HGX (SXM) boards" in h100.notes
+    model = claim(h100, "gpu_model")
+    assert (model.basis, model.quote) == (Basis.INFERRED, "BM.GPU.H100.8 (8xH100)")  # Oracle never says SXM
+    p100 = offers["BM.GPU2.2"]  # not in the table: its form factor is not guessed
+    assert p100.intra_node_link == Link.UNKNOWN and p100.intra_node_basis == Basis.MISSING
+    assert "OCI states no P100 form factor (SXM or PCIe)" in p100.notes
     a10 = offers["BM.GPU.A10.4"]
     assert (a10.intra_node_link, a10.intra_node_gbytes_per_s, a10.intra_node_basis) == (
         Link.PCIE,
@@ -196,8 +205,12 @@ def test_unknown_gpu_row_is_skipped_and_logged(html_text, caplog):
 
 def test_every_stated_quote_is_in_the_fixture_text(html_text, offers):
     page_text = " ".join(BeautifulSoup(html_text, "lxml").get_text("\n").split())
-    stated = [c for o in offers.values() for c in o.claims if c.basis == Basis.STATED]
+    stated = [c for o in offers.values() for c in o.claims if c.evidence == Evidence.VERBATIM]
     assert len(stated) == 11 * 3 + 7 * 5 + 4 + 3 * 5  # GPU 3 each; 7 RDMA rows 5, L40S 4; 3 Ethernet 5
+    inferred = {
+        (o.instance_type, c.field) for o in offers.values() for c in o.claims if c.basis == Basis.INFERRED
+    }
+    assert ("BM.GPU.L40S.4", "gpu_count") in inferred  # the '.4' of a shape's name: read, not stated
     for c in stated:
         assert c.quote in page_text and html.escape(c.quote, quote=False) in html_text, c.quote
         assert c.source_url == SHAPES_URL and c.context.startswith("Bare Metal Shapes › GPU Shapes › ")
