@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catalog.paths import default_db
-from normalize.errors import LockHeld
+from normalize.errors import EnvironmentProblem, LockHeld
 
 if TYPE_CHECKING:
     from catalog.pipeline import RefreshReport
@@ -89,6 +89,9 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     except LockHeld as exc:
         print(f"error: {exc}; not starting a second one", file=sys.stderr)
         return EXIT_LOCKED
+    except EnvironmentProblem as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     print(_summary(report), file=sys.stderr)
     return report.exit_code
 

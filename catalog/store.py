@@ -23,6 +23,7 @@ import duckdb
 import pandas as pd
 
 from catalog.lock import refresh_lock
+from normalize.errors import EnvironmentProblem
 from normalize.vocab import Basis, Evidence
 from records.documents import Document
 from records.measurements import Measurement
@@ -230,8 +231,21 @@ class CatalogWriter:
         self.has_old = keep_history and self.path.exists()
         if self.has_old:
             self.con.execute("ATTACH ? AS old (READ_ONLY)", [str(self.path)])
+            self._refuse_an_older_schema()
         self._fetches: list[dict] = []
         self._bodies: dict[str, str] = {}
+
+    def _refuse_an_older_schema(self) -> None:
+        """An old catalog whose claims lack a column of this schema cannot carry its history."""
+        old = {row[0] for row in self.con.execute("DESCRIBE old.claims").fetchall()}
+        missing = [c for c in CLAIM_COLUMNS if c not in old]
+        if missing:
+            self.con.close()
+            self.tmp.unlink(missing_ok=True)
+            raise EnvironmentProblem(
+                f"catalog {self.path} predates the claims column(s) {', '.join(missing)}: rebuild it "
+                "(make seed, or refresh into a new --db)"
+            )
 
     @classmethod
     @contextmanager

@@ -135,3 +135,16 @@ def test_done_when_query_on_the_real_mirror(tmp_path, capsys):
             "frontend_gbits_per_s": 80.0,
         },
     ]
+
+
+def test_a_catalog_older_than_the_claims_columns_is_refused_with_how_to_rebuild(small_catalog, capsys):
+    mirror, db = small_catalog
+    with duckdb.connect(str(db)) as con:  # what a catalog built before claims.evidence looks like
+        con.execute("DROP VIEW claim_conflicts")
+        con.execute("DROP VIEW current_claims")
+        con.execute("ALTER TABLE claims DROP COLUMN evidence")
+    before = db.read_bytes()
+    assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "predates the claims column(s) evidence: rebuild it (make seed" in err
+    assert db.read_bytes() == before and not list(db.parent.glob(f"{db.name}.tmp-*"))
