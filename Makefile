@@ -37,11 +37,13 @@ test: install
 test-fast: install
 	$(PY) -m pytest -m "not slow and not property and not e2e" $(PYTEST_ARGS)
 
-# Live refresh from the providers' sites; `make refresh MIRROR=../shared/mirror` runs it offline.
+# Live refresh from the providers' sites; `make refresh MIRROR=../shared/mirror` runs it offline
+# (add COPIES=../shared to read the local copies providers declare, as `make snapshot` does).
 # Exit codes: 0 all providers refreshed; 1 some provider failed and kept its last good rows
 # (stale); 2 usage error; 3 another refresh is running. Meant for cron (see README).
 refresh: install
-	$(PY) -m catalog refresh --db $(DB) $(if $(MIRROR),--mirror $(MIRROR)) $(if $(QUIET),--quiet)
+	$(PY) -m catalog refresh --db $(DB) $(if $(MIRROR),--mirror $(MIRROR)) $(if $(COPIES),--copies $(COPIES)) \
+	  $(if $(QUIET),--quiet)
 
 # Parse the stored documents of the last refresh again (after a parser fix; no network).
 reparse: install
@@ -57,10 +59,10 @@ format: install
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# Regenerate the shipped snapshot from the real documents in $(SHARED)/mirror.
+# Regenerate the shipped snapshot from the real documents in $(SHARED)/mirror and the local copies in $(SHARED).
 snapshot: install
 	rm -f .snapshot.duckdb
-	$(PY) -m catalog refresh --quiet --db .snapshot.duckdb --mirror $(SHARED)/mirror
+	$(PY) -m catalog refresh --quiet --db .snapshot.duckdb --mirror $(SHARED)/mirror --copies $(SHARED)
 	$(PY) -c "from pathlib import Path; from catalog import snapshot; \
 	  print('snapshot', 'rewritten' if snapshot.update(Path('.snapshot.duckdb'), snapshot.DEFAULT_DIR) else 'unchanged')"
 	rm -f .snapshot.duckdb .snapshot.duckdb.lock

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catalog.paths import default_db
-from normalize.errors import LockHeld
+from normalize.errors import EnvironmentProblem, LockHeld
 
 if TYPE_CHECKING:
     from catalog.pipeline import RefreshReport
@@ -69,6 +69,11 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     if args.mirror and not args.mirror.startswith(("http://", "https://")) and not Path(args.mirror).is_dir():
         print(f"error: mirror directory {args.mirror} does not exist", file=sys.stderr)
         return EXIT_USAGE
+    copies = getattr(args, "copies", None)
+    if copies is not None and (not args.mirror or not Path(copies).is_dir()):
+        why = "needs --mirror (a live refresh reads the providers' own pages)" if not args.mirror else ""
+        print(f"error: --copies {why or f'directory {copies} does not exist'}", file=sys.stderr)
+        return EXIT_USAGE
     from scrapers import REGISTRY
 
     unknown = sorted(set(args.provider or ()) - set(REGISTRY))
@@ -86,6 +91,9 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     except LockHeld as exc:
         print(f"error: {exc}; not starting a second one", file=sys.stderr)
         return EXIT_LOCKED
+    except EnvironmentProblem as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     print(_summary(report), file=sys.stderr)
     return report.exit_code
 
@@ -102,6 +110,7 @@ async def _run_refresh(args, mode, progress) -> RefreshReport:
             mode=mode,
             on_document=progress,
             replay=mode == "reparse",
+            copies=Path(args.copies) if getattr(args, "copies", None) else None,
         )
 
 
@@ -323,6 +332,11 @@ def build_parser() -> argparse.ArgumentParser:
     refresh.add_argument(
         "--mirror",
         help="read https://<host>/<path> from DIR/<host>/<path> (offline), or from URL/<host>/<path>",
+    )
+    refresh.add_argument(
+        "--copies",
+        help="with --mirror: also read the local copies providers declare (third-party copies of pages "
+        "with no fetchable URL) from DIR/<path>; a live refresh reads the providers' own pages instead",
     )
     refresh.add_argument(
         "--provider", action="append", help="refresh only this provider (repeatable; `providers` lists them)"

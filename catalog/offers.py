@@ -12,9 +12,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-from normalize.gpus import BY_ID, PCIE_OR_BRIDGE, GpuSpec
+from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec
 from normalize.units import gbits_to_gbytes
-from normalize.vocab import SCALE_UP_LINKS, Basis, Fabric, Link
+from normalize.vocab import SCALE_UP_LINKS, Basis, Evidence, Fabric, Link
 from records.offers import Claim, InstanceOffer, RawOffer
 
 
@@ -34,10 +34,15 @@ def _same(a: float | str, b: float | str) -> bool:
     return math.isclose(a, b, rel_tol=1e-6)
 
 
+# Which claim of a field a row shows first: the source's words, then our restatement, then inference.
+_BASIS_ORDER = {Basis.STATED: 0, Basis.PARAPHRASED: 1, Basis.INFERRED: 2}
+
+
 def _by_field(claims: list[Claim]) -> dict[str, list[Claim]]:
-    """Claims grouped by field, stated before inferred, in the order the scraper found them."""
+    """Claims grouped by field, stated before paraphrased before inferred, each in the order the
+    scraper found them."""
     grouped: dict[str, list[Claim]] = defaultdict(list)
-    for claim in sorted(claims, key=lambda c: c.basis != Basis.STATED):
+    for claim in sorted(claims, key=lambda c: _BASIS_ORDER.get(c.basis, 3)):
         grouped[claim.field].append(claim)
     return grouped
 
@@ -56,13 +61,15 @@ def _conflicts(grouped: dict[str, list[Claim]]) -> list[str]:
 
 
 def _inferred(field_name: str, value: float, spec: GpuSpec) -> Claim:
+    """A value the GPU's datasheet implies: the quote is the GPU table row it came from."""
     return Claim(
         field=field_name,
         value=float(value),
-        quote=spec.datasheet_quote(),
+        quote=spec.table_row,
         source_url=spec.datasheet_url,
-        context=f"GPU datasheet ({spec.id})",
+        context=f"GPU table row {spec.id} ({GPU_TABLE})",
         basis=Basis.INFERRED,
+        evidence=Evidence.DATASHEET,
     )
 
 
@@ -98,8 +105,10 @@ def infer_intra(
     stated_link: Link | None,
     stated_gbytes: Claim | None,
 ) -> _Intra:
-    """GPU-to-GPU link and GB/s per GPU: stated if the source says it, else from the datasheet."""
-    if gpu_count is not None and gpu_count <= 1 and not (spec and spec.rack_scale):
+    """GPU-to-GPU link and GB/s per GPU: stated if the source says it, else from the datasheet. One GPU
+    (or a slice of one, as the source or its name says) has no GPU peer: not applicable."""
+    single = gpu_count is not None and gpu_count <= 1 and not (spec and spec.rack_scale)
+    if single or stated_link == Link.SINGLE_GPU:
         return _Intra(Link.SINGLE_GPU, None, Basis.NOT_APPLICABLE, 1)
     link = _refine(stated_link, spec)
     if stated_gbytes is not None:

@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 
 from catalog.offers import build_offer
+from catalog.provenance import check_quotes
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check
 from normalize.errors import InvalidOffer, NotInMirror, ProviderError, ValidationError
@@ -103,7 +104,7 @@ def _cause(exc: BaseException) -> str:
 
 async def _fetch(scraper: Scraper, fetcher: Fetcher) -> tuple[list[Document], Exception | None]:
     """One provider's documents, and what stopped its fetch (or None)."""
-    bound = fetcher.for_provider(scraper.name, scraper.url_prefixes)
+    bound = fetcher.for_provider(scraper.name, scraper.url_prefixes, copy_paths=scraper.copy_paths)
     try:
         await scraper.fetch(bound)
     except (ProviderError, httpx.HTTPError) as exc:
@@ -127,7 +128,8 @@ def parse_documents(
     scraper: Scraper, documents: list[Document], now: datetime, *, scrape: bool = True
 ) -> Parsed:
     """One source's records: its documents parsed (pure, no network), rows merged with its curated
-    facts; with ``scrape`` False, the curated facts alone. ProviderError if any row is invalid."""
+    facts; with ``scrape`` False, the curated facts alone. ProviderError if any row is invalid or
+    any verbatim quote is not in the document it cites."""
     stored = DocumentSet(documents)
     raw = scraper.parse(stored) if scrape else []
     raw = curated_facts.merge(raw, curated_facts.load(scraper.name))
@@ -137,6 +139,7 @@ def parse_documents(
         if offer.instance_type in seen:
             raise InvalidOffer(f"{scraper.name}: instance type {offer.instance_type} listed twice")
         seen.add(offer.instance_type)
+    check_quotes(scraper.name, offers, stored)
     try:  # prices have a document of their own: a provider whose pages fail still has them
         prices = scraper.parse_prices(stored)
     except ProviderError as exc:
@@ -235,19 +238,23 @@ async def refresh(
     on_document: Callable[[Document], None] | None = None,
     fetcher_options: dict | None = None,
     replay: bool = False,
+    copies: Path | None = None,
 ) -> RefreshReport:
     """Refresh ``providers`` (default: all registered) into the catalog at ``db_path``.
 
     With ``replay`` nothing is fetched: each provider's documents stored by the last refresh are
-    parsed again (``catalog reparse``), so a parser fix needs no network. LockHeld if another
-    refresh or seed is writing the same catalog.
+    parsed again (``catalog reparse``), so a parser fix needs no network. ``copies`` is the
+    directory local copies are read from (an offline refresh only). LockHeld if another refresh or
+    seed is writing the same catalog.
     """
     started = now()
     refresh_id = f"{started:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     scrapers = [REGISTRY[name]() for name in providers or REGISTRY]
     with CatalogWriter.open(Path(db_path)) as writer:
         stored = writer.previous_documents()
-        fetcher = Fetcher(client, previous=stored, on_document=on_document, **(fetcher_options or {}))
+        fetcher = Fetcher(
+            client, previous=stored, on_document=on_document, copies=copies, **(fetcher_options or {})
+        )
 
         async def one(scraper: Scraper) -> ProviderResult:
             previous = writer.previous(scraper.name)

@@ -13,15 +13,15 @@ CREATE TABLE IF NOT EXISTS instances (
     gpu_count                 DOUBLE,              -- fractions allowed (1/6 GPU = 0.1667)
     gpu_memory_gb             DOUBLE,              -- per GPU, as stated, converted to 10^9 bytes
     gpu_memory_gbytes_per_s   DOUBLE,              -- per GPU memory (HBM/GDDR) bandwidth
-    gpu_memory_bw_basis       VARCHAR   NOT NULL,  -- stated | inferred | missing
+    gpu_memory_bw_basis       VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | missing
     intra_node_link           VARCHAR   NOT NULL,  -- nvswitch | nvlink | nvlink-bridge | pcie | infinity-fabric | single-gpu | unknown
     intra_node_gbytes_per_s   DOUBLE,              -- per GPU, bidirectional, as the source quotes it
-    intra_node_basis          VARCHAR   NOT NULL,  -- stated | inferred | missing | not-applicable
+    intra_node_basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | missing | not-applicable
     scale_up_domain_gpus      INTEGER,             -- GPUs sharing one NVLink/Infinity Fabric domain
     inter_node_fabric         VARCHAR   NOT NULL,  -- infiniband | efa | roce | gpudirect-tcpx | gpudirect-tcpxo | ethernet | unknown
     inter_node_gbits_per_s    DOUBLE,              -- per node, summed over all NICs of that fabric
     inter_node_gbytes_per_s   DOUBLE,              -- the same, / 8
-    inter_node_basis          VARCHAR   NOT NULL,  -- stated | inferred | missing
+    inter_node_basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | missing
     nic_count                 INTEGER,             -- NICs (network cards) carrying the fabric
     frontend_gbits_per_s      DOUBLE,              -- general-purpose network, apart from the fabric
     frontend_nic_count        INTEGER,
@@ -49,8 +49,8 @@ CREATE TABLE IF NOT EXISTS instances (
     CHECK ((usd_per_gpu_hour IS NOT NULL) = (min_usd_per_hour IS NOT NULL AND gpu_count IS NOT NULL))
 );
 
--- Every extracted (or datasheet-inferred) number with the exact text it came from, with history:
--- the current value of a claim has valid_to NULL.
+-- Every extracted, paraphrased or inferred number with the text behind it, with history: the current
+-- value of a claim has valid_to NULL. `evidence` says what `quote` is (see README).
 CREATE TABLE IF NOT EXISTS claims (
     provider       VARCHAR   NOT NULL,
     instance_type  VARCHAR   NOT NULL,
@@ -58,13 +58,15 @@ CREATE TABLE IF NOT EXISTS claims (
     value          DOUBLE,              -- numeric claims, in the unit of the field's name
     value_text     VARCHAR,             -- vocabulary claims (gpu_model, link, fabric)
     unit           VARCHAR,
-    basis          VARCHAR   NOT NULL,  -- stated | inferred
+    basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred
     qualifiers     VARCHAR   NOT NULL,  -- "up to", "8 x 400 Gbit/s", "per gpu", ...
     unit_suspect   BOOLEAN   NOT NULL,
-    quote          VARCHAR   NOT NULL,  -- exact source text
+    quote          VARCHAR   NOT NULL,  -- verbatim: the source's words; paraphrase: ours; datasheet: GPU table row
     context        VARCHAR   NOT NULL,  -- where on the page: table › column, or section
-    source_url     VARCHAR   NOT NULL,
-    read_on        DATE,                -- curated facts: the day a person read the source
+    source_url     VARCHAR   NOT NULL,  -- the document actually read (a third-party copy as itself)
+    evidence       VARCHAR   NOT NULL,  -- verbatim | paraphrase | datasheet
+    original_url   VARCHAR,             -- for a copy: the page it copies
+    read_on        DATE,                -- paraphrase: the day a person read the source
     fetched_at     TIMESTAMP,
     valid_from     TIMESTAMP NOT NULL,
     valid_to       TIMESTAMP

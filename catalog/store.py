@@ -24,7 +24,8 @@ import pandas as pd
 
 from catalog.lock import refresh_lock
 from catalog.pricing import fill_price_columns
-from normalize.vocab import Basis
+from normalize.errors import EnvironmentProblem
+from normalize.vocab import Basis, Evidence
 from records.documents import Document
 from records.measurements import Measurement
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer
@@ -84,6 +85,8 @@ CLAIM_IDENTITY = (
     "quote",
     "context",
     "source_url",
+    "evidence",
+    "original_url",
 )
 CLAIM_COLUMNS = (*CLAIM_IDENTITY, "read_on", "fetched_at", "valid_from", "valid_to")
 PRICE_IDENTITY = (
@@ -148,6 +151,8 @@ def claim_row(
         "quote": claim.quote,
         "context": claim.context,
         "source_url": claim.source_url,
+        "evidence": claim.evidence.value,
+        "original_url": claim.original_url,
         "read_on": claim.read_on,
         "fetched_at": fetched_at,
         "valid_from": valid_from,
@@ -178,6 +183,8 @@ def _claim(row: dict) -> Claim:
         qualifiers=row["qualifiers"],
         unit_suspect=bool(row["unit_suspect"]),
         read_on=read_on if isinstance(read_on, date) or read_on is None else None,
+        evidence=Evidence(row["evidence"]),
+        original_url=row["original_url"],
     )
 
 
@@ -234,12 +241,25 @@ class CatalogWriter:
         self.has_old = keep_history and self.path.exists()
         if self.has_old:
             self.con.execute("ATTACH ? AS old (READ_ONLY)", [str(self.path)])
+            self._refuse_an_older_schema()
         self._fetches: list[dict] = []
         self._bodies: dict[str, str] = {}
         # Fresh rows of every source, written in one statement per table at commit.
         self._fresh: dict[str, list[dict]] = {"instances": [], "claims": [], "prices": [], "measurements": []}
         self._fresh_sources: list[str] = []
         self._fresh_at: datetime | None = None
+
+    def _refuse_an_older_schema(self) -> None:
+        """An old catalog whose claims lack a column of this schema cannot carry its history."""
+        old = {row[0] for row in self.con.execute("DESCRIBE old.claims").fetchall()}
+        missing = [c for c in CLAIM_COLUMNS if c not in old]
+        if missing:
+            self.con.close()
+            self.tmp.unlink(missing_ok=True)
+            raise EnvironmentProblem(
+                f"catalog {self.path} predates the claims column(s) {', '.join(missing)}: rebuild it "
+                "(make seed, or refresh into a new --db)"
+            )
 
     @classmethod
     @contextmanager

@@ -7,7 +7,7 @@ import math
 from normalize.bounds import FABRIC_MAX_GBITS_PER_S, INTRA_MAX_GBYTES_PER_S
 from normalize.errors import ValidationError
 from normalize.gpus import BY_ID
-from normalize.vocab import Basis, Link
+from normalize.vocab import PROVIDER_BASES, Link
 from records.offers import InstanceOffer
 
 # NVLink 1 (P100) already gave 160 GB/s per GPU; a smaller "NVLink" figure is a unit error.
@@ -15,14 +15,14 @@ NVLINK_MIN_GBYTES_PER_S = 100.0
 
 
 def _datasheet_eighth(offer: InstanceOffer) -> float | None:
-    """The datasheet GPU-to-GPU GB/s when a stated figure is exactly an eighth of it (Gb/s for GB/s)."""
+    """The datasheet GPU-to-GPU GB/s when a provider's figure is exactly an eighth of it (Gb/s for GB/s)."""
     spec = BY_ID.get(offer.gpu_model or "")
     stated = offer.intra_node_gbytes_per_s
     if (
         spec is None
         or spec.link_gbytes_per_s is None
         or stated is None
-        or offer.intra_node_basis != Basis.STATED
+        or offer.intra_node_basis not in PROVIDER_BASES
     ):
         return None
     return spec.link_gbytes_per_s if math.isclose(stated * 8, spec.link_gbytes_per_s, rel_tol=0.01) else None

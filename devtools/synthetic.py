@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 
 from records.documents import Document, DocumentSet
+from records.offers import Claim
 from scrapers import REGISTRY
 from scrapers.base import Scraper
 from scrapers.http import MirrorTransport, ProviderFetcher
@@ -56,6 +57,16 @@ class _Rewriting:
         docs = await self.fetcher.get_all([_rewrite(u, self.copy) for u in urls], required=required)
         return [replace(d, url=u) for d, u in zip(docs, urls, strict=True)]
 
+    def get_copy(self, path: str) -> Document:
+        return self.fetcher.get_copy(path)
+
+
+def _cited_on_copy(claim: Claim, copy: int) -> Claim:
+    """A claim read from copy ``copy`` cites the document actually read: the copy's host."""
+    if "://" not in claim.source_url:  # a local copy (copy:...) is read as itself by every copy
+        return claim
+    return replace(claim, source_url=_rewrite(claim.source_url, copy))
+
 
 def copy_of(base: type[Scraper], copy: int) -> type[Scraper]:
     """A source that reads what ``base`` reads, from copy ``copy``'s hosts, under its own name."""
@@ -69,7 +80,10 @@ def copy_of(base: type[Scraper], copy: int) -> type[Scraper]:
             await super().fetch(_Rewriting(fetcher, copy))  # type: ignore[arg-type]
 
         def parse(self, documents):
-            return [replace(o, provider=name) for o in super().parse(originals(documents))]
+            return [
+                replace(o, provider=name, claims=tuple(_cited_on_copy(c, copy) for c in o.claims))
+                for o in super().parse(originals(documents))
+            ]
 
         def parse_prices(self, documents):
             return [replace(p, provider=name) for p in super().parse_prices(originals(documents))]

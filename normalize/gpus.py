@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 
 from normalize.errors import ParseError
@@ -55,54 +55,55 @@ class GpuSpec:
     dense_fp8_tflops: float | None = None
     tflops_printed_sparse: bool | None = None
     tflops_note: str = ""
+    table_row: str = ""  # the line of normalize/gpus.csv this spec was read from, as written
 
     @property
     def pcie_gbytes_per_s(self) -> float | None:
         return PCIE_X16_GBYTES_PER_S.get(self.pcie_gen) if self.pcie_gen else None
-
-    def datasheet_quote(self) -> str:
-        """The datasheet line an inferred value cites."""
-        parts = [f"{self.id}: {self.link}"]
-        if self.link_gbytes_per_s is not None:
-            parts.append(f"{self.link_gbytes_per_s:g} GB/s per GPU (bidirectional)")
-        if self.pcie_gen:
-            parts.append(f"PCIe Gen{self.pcie_gen} x16 {self.pcie_gbytes_per_s:g} GB/s")
-        if self.memory_gbytes_per_s is not None:
-            parts.append(f"memory {self.memory_gbytes_per_s:g} GB/s")
-        return "; ".join(parts)
 
 
 def _number(text: str) -> float | None:
     return float(text) if text else None
 
 
+GPU_TABLE = "normalize/gpus.csv"
+
+
+def gpu_table_lines() -> list[str]:
+    """The lines of the GPU table as written (header first): what a datasheet claim quotes."""
+    return resources.files("normalize").joinpath("gpus.csv").read_text(encoding="utf-8").splitlines()
+
+
+def _flag(text: str) -> bool | None:
+    return text == "true" if text else None
+
+
 def _load_gpus() -> tuple[GpuSpec, ...]:
     """The datasheet table, normalize/gpus.csv: one row per GPU part."""
-    with resources.files("normalize").joinpath("gpus.csv").open(encoding="utf-8") as handle:
-        return tuple(
-            GpuSpec(
-                id=row["id"],
-                family=row["family"],
-                form_factor=row["form_factor"] or None,
-                memory_gb=float(row["memory_gb"]),
-                link=row["link"],
-                link_gbytes_per_s=_number(row["link_gbytes_per_s"]),
-                pcie_gen=int(row["pcie_gen"]) if row["pcie_gen"] else None,
-                scale_up_domain_gpus=int(row["scale_up_domain_gpus"])
-                if row["scale_up_domain_gpus"]
-                else None,
-                memory_gbytes_per_s=_number(row["memory_gbytes_per_s"]),
-                datasheet_url=row["datasheet_url"],
-                rack_scale=row["rack_scale"] == "true",
-                dense_bf16_tflops=_number(row["dense_bf16_tflops"]),
-                dense_fp8_tflops=_number(row["dense_fp8_tflops"]),
-                tflops_printed_sparse=row["tflops_printed_sparse"] == "true"
-                if row["tflops_printed_sparse"]
-                else None,
-                tflops_note=row["tflops_note"],
-            )
-            for row in csv.DictReader(handle)
+    lines = gpu_table_lines()
+    return tuple(
+        GpuSpec(
+            id=row["id"],
+            family=row["family"],
+            form_factor=row["form_factor"] or None,
+            memory_gb=float(row["memory_gb"]),
+            link=row["link"],
+            link_gbytes_per_s=_number(row["link_gbytes_per_s"]),
+            pcie_gen=int(row["pcie_gen"]) if row["pcie_gen"] else None,
+            scale_up_domain_gpus=int(row["scale_up_domain_gpus"]) if row["scale_up_domain_gpus"] else None,
+            memory_gbytes_per_s=_number(row["memory_gbytes_per_s"]),
+            datasheet_url=row["datasheet_url"],
+            rack_scale=row["rack_scale"] == "true",
+            dense_bf16_tflops=_number(row["dense_bf16_tflops"]),
+            dense_fp8_tflops=_number(row["dense_fp8_tflops"]),
+            tflops_printed_sparse=row["tflops_printed_sparse"] == "true"
+            if row["tflops_printed_sparse"]
+            else None,
+            tflops_note=row["tflops_note"],
+            table_row=line,
         )
+        for line, row in zip(lines[1:], csv.DictReader(lines), strict=True)
+    )
 
 
 def _load_families() -> tuple[tuple[str, re.Pattern[str]], ...]:
@@ -122,7 +123,7 @@ _FORM_FACTORS = (
     ("NVL", r"\bNVL\b"),
     ("MAXQ", r"\bMax-?Q\b"),
     ("WS", r"\bWorkstation\b"),
-    ("SERVER", r"\bServer Edition\b"),
+    ("SERVER", r"\bServer Edition\b|\bRTX\s*PRO\s*Server\b"),  # AWS: "RTX PRO Server 6000"
     ("SFF", r"\bSFF\b"),
     ("PCIE", r"\bPCI-?e\b"),
 )
@@ -136,13 +137,15 @@ class GpuMatch:
 
     ``spec`` is None when the family is known but its form factor is not (``id`` is then the
     family-level name, e.g. 'H100-80GB'). ``memory_mismatch`` marks a stated memory that fits no
-    part of the family (a partitioned GPU, for instance).
+    part of the family (a partitioned GPU, for instance). ``form_factor_inferred`` says the form
+    factor came from the caller's hint (a family's board), not from the name itself.
     """
 
     id: str
     family: str
     spec: GpuSpec | None
     memory_mismatch: bool = False
+    form_factor_inferred: bool = False
 
 
 def family_of(name: str) -> str | None:
@@ -173,9 +176,17 @@ def identify_gpu(name: str, *, memory_gb: float | None = None, form_factor: str 
     """Resolve a provider's GPU name to a canonical part.
 
     The form factor comes from the name when it says one (SXM, NVL, PCIe), else from the
-    ``form_factor`` hint a scraper passes for a family it knows. Raises ParseError for an unknown
-    family.
+    ``form_factor`` hint a scraper passes for a family it knows (``normalize.boards``); the match
+    then says so (``form_factor_inferred``). Raises ParseError for an unknown family.
     """
+    match = _identify(name, memory_gb, form_factor)
+    hinted = _form_factor_of(name) is None and form_factor is not None
+    if hinted and match.spec is not None and match.spec.form_factor == form_factor:
+        return replace(match, form_factor_inferred=True)
+    return match
+
+
+def _identify(name: str, memory_gb: float | None, form_factor: str | None) -> GpuMatch:
     family = family_of(name)
     if family is None:
         raise ParseError(f"unknown GPU {name!r}")

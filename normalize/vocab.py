@@ -70,10 +70,31 @@ def sql_list(values) -> str:
 class Basis(StrEnum):
     """Where a figure came from."""
 
-    STATED = "stated"  # the provider's document says it
-    INFERRED = "inferred"  # derived from the GPU model's datasheet or a named standard
+    STATED = "stated"  # the provider's document says it, and we hold its words (evidence verbatim)
+    PARAPHRASED = "paraphrased"  # the provider says it, but we hold a person's restatement (curated)
+    INFERRED = "inferred"  # derived from the GPU model's datasheet, a name or a named standard
     MISSING = "missing"  # nobody states it; stored as NULL and flagged
     NOT_APPLICABLE = "not-applicable"  # e.g. GPU-to-GPU bandwidth of a single-GPU instance
+
+
+#: Bases of a figure the provider itself gives (in its words or in ours).
+PROVIDER_BASES = frozenset({Basis.STATED, Basis.PARAPHRASED})
+#: Bases of a figure the row holds (stated, paraphrased or inferred); the others mean no figure.
+VALUE_BASES = PROVIDER_BASES | {Basis.INFERRED}
+
+
+class Evidence(StrEnum):
+    """What a claim's ``quote`` is, and so how it can be checked.
+
+    ``verbatim``: the source's own words, a substring of the stored document at ``source_url``
+    (checked when the catalog is built). ``paraphrase``: a curated fact in our words; ``source_url``
+    is where a person read it and ``read_on`` when. ``datasheet``: an inferred value; the quote is
+    the row of the GPU table (normalize/gpus.csv) it came from and ``source_url`` that GPU's datasheet.
+    """
+
+    VERBATIM = "verbatim"
+    PARAPHRASE = "paraphrase"
+    DATASHEET = "datasheet"
 
 
 # Scale-up links, most specific first: "NVLink via NVSwitch" is nvswitch, "NVLink bridge" a bridge.

@@ -9,6 +9,20 @@ from datetime import datetime
 
 from normalize.errors import LayoutError
 
+# A local copy of a document that is not at a fetchable URL (a third-party copy of a provider's page)
+# is stored under "copy:<path>", its path in the copies directory: the identifier cites it as itself.
+COPY_SCHEME = "copy:"
+
+
+def copy_url(path: str) -> str:
+    """The identifier a local copy is stored and cited under: ``copy:<path>``."""
+    return COPY_SCHEME + path
+
+
+def is_copy(url: str) -> bool:
+    """Whether ``url`` names a local copy rather than a fetched URL."""
+    return url.startswith(COPY_SCHEME)
+
 
 def body_sha256(body: str) -> str:
     """The content address of a stored body: the SHA-256 of exactly the text stored (UTF-8)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from normalize.errors import InvalidOffer
-from normalize.vocab import Basis, Fabric, Link, SellerKind
+from normalize.vocab import VALUE_BASES, Basis, Evidence, Fabric, Link, SellerKind
 
 FIELD_UNITS: dict[str, str | None] = {
     "gpu_model": None,
@@ -33,10 +33,14 @@ TEXT_FIELDS = frozenset({"gpu_model", "intra_node_link", "inter_node_fabric"})
 
 @dataclass(frozen=True)
 class Claim:
-    """One fact as a source states it (or, with basis inferred, as a datasheet implies it).
+    """One fact as a source states it (or, with basis inferred, as a datasheet or a name implies it).
 
-    ``value`` is in the unit of the field's name (Gbit/s for ``*_gbits_per_s``); ``quote`` is the
-    exact text it came from and ``context`` where on the page (table and column, or section).
+    ``value`` is in the unit of the field's name (Gbit/s for ``*_gbits_per_s``); ``context`` says where
+    on the page (table and column, or section). ``evidence`` says what ``quote`` is: the source's own
+    words (verbatim: a substring of the document at ``source_url``), a curated restatement
+    (paraphrase: ``source_url`` is where a person read it, on ``read_on``) or the GPU table row of an
+    inferred value (datasheet). ``source_url`` always names the document actually read; for a
+    third-party copy, ``original_url`` is the page it copies.
     """
 
     field: str
@@ -48,6 +52,8 @@ class Claim:
     qualifiers: str = ""
     unit_suspect: bool = False
     read_on: date | None = None  # curated facts: the day a person read the source
+    evidence: Evidence = Evidence.VERBATIM
+    original_url: str | None = None  # a copy's original, when source_url names the copy
 
     def __post_init__(self) -> None:
         if self.field not in FIELD_UNITS:
@@ -56,10 +62,27 @@ class Claim:
             raise InvalidOffer(f"{self.field} claim has a value of the wrong kind: {self.value!r}")
         if not self.quote.strip():
             raise InvalidOffer(f"{self.field} claim has no quote")
+        problem = _evidence_problem(self.basis, self.evidence, self.read_on)
+        if problem:
+            raise InvalidOffer(f"{self.field} claim: {problem}")
 
     @property
     def unit(self) -> str | None:
         return FIELD_UNITS[self.field]
+
+
+def _evidence_problem(basis: Basis, evidence: Evidence, read_on: date | None) -> str | None:
+    """Why a basis and an evidence cannot go together, or None: a stated figure is held in the
+    source's own words, a paraphrased one in ours (read on a known day), a datasheet one is inferred."""
+    if basis == Basis.STATED and evidence != Evidence.VERBATIM:
+        return f"a stated figure needs verbatim evidence, not {evidence}"
+    if basis == Basis.PARAPHRASED and evidence != Evidence.PARAPHRASE:
+        return f"a paraphrased figure needs paraphrase evidence, not {evidence}"
+    if evidence == Evidence.PARAPHRASE and read_on is None:
+        return "a paraphrase needs the day it was read (read_on)"
+    if evidence == Evidence.DATASHEET and basis != Basis.INFERRED:
+        return f"datasheet evidence backs inferred figures only, not {basis}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -192,7 +215,7 @@ class InstanceOffer:
             ("gpu_memory_gbytes_per_s", self.gpu_memory_gbytes_per_s, self.gpu_memory_bw_basis),
         ):
             has_value = value is not None
-            if has_value != (basis in (Basis.STATED, Basis.INFERRED)):
+            if has_value != (basis in VALUE_BASES):
                 yield f"{name}={value} disagrees with its basis {basis}"
             if has_value and value <= 0:
                 yield f"{name} must be positive, got {value}"

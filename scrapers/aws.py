@@ -4,6 +4,14 @@ One page holds everything: the performance table names each instance's accelerat
 memory, the network table its bandwidth, EFA support and network cards. The network figure is
 per instance across all network cards, and EFA and ENA traffic share it. The page never states
 GPU-to-GPU bandwidth, so that is inferred from the GPU (basis inferred).
+
+Two more documents are read beside it. Offline, a third-party copy of a newer revision of the page
+(``NEWER``, a local copy with HTML tables; it lists P6-B300 and G7e) is a second revision: cited as
+the copy it is, merged per instance type with AWS's page, which leads, so that where the revisions
+disagree the row carries both claims and is a conflict (``scrapers.revisions``); a live refresh
+reads AWS's own current page instead. And Karpenter's generated bandwidth table
+(``scrapers.aws_karpenter``) cross-checks every network figure: its claim sits beside the page's,
+and a disagreement is a conflict.
 """
 
 from __future__ import annotations
@@ -12,74 +20,93 @@ import logging
 import re
 from typing import ClassVar
 
+from normalize.boards import board_of
 from normalize.errors import ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_bandwidth, parse_count, parse_gpu_count, parse_memory_gb
 from normalize.vocab import Fabric
-from records.documents import DocumentSet
+from records.documents import DocumentSet, copy_url
 from records.offers import RawOffer
 from records.prices import Price
-from scrapers import aws_prices
+from scrapers import aws_karpenter, aws_prices
 from scrapers.base import Scraper
-from scrapers.claims import bandwidth_claim, fact
+from scrapers.claims import bandwidth_claim, fact, gpu_model_claim
 from scrapers.http import ProviderFetcher
 from scrapers.markdown import markdown_tables
 from scrapers.price_tables import fetches_also
-from scrapers.tables import Table, clean, collect, find_table
+from scrapers.revisions import cite_copy, merge_revisions
+from scrapers.tables import Table, clean, collect, find_table, html_tables
 
 log = logging.getLogger(__name__)
 
 AC_URL = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
+# The newer revision's copy: awsdocs-style markdown with HTML tables, from a public repository whose
+# name is unknown; it copies the HTML page.
+NEWER = "reference/aws/instancetypes-md-mirror/ac.html-tables.md"
+NEWER_ORIGINAL = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
+NEWER_NOTE = (
+    "from a third-party copy of a newer revision of AWS's page (repository unidentified), cited as "
+    "itself; a live refresh of AWS's own page supersedes it"
+)
 
 _INSTANCE = re.compile(r"^`?(?P<name>[a-z][a-z0-9-]*\.[a-z0-9]+)`?(?:\s+\d+)?$")
 _ACCELERATORS = re.compile(r"^(?P<count>\d+(?:\.\d+)?)\s*x\s+(?P<name>.+)$")
 _PER_GPU_MEMORY = re.compile(r"\(\s*\d+(?:\.\d+)?\s*x\s*(?P<each>[\d.,]+\s*[GMT]i?B)\s*\)")
 _YES = re.compile(r"\bYes\b")
 
-# The instance-type page names the GPU but not its board. The P families are NVIDIA HGX servers
-# with SXM modules on NVLink/NVSwitch (their EC2 product pages); the form factor, and every
-# figure that follows from it, is therefore inferred, and each row says so in its notes.
-FORM_FACTOR_BY_FAMILY = {
-    "p3": "SXM2",
-    "p3dn": "SXM2",
-    "p4d": "SXM",
-    "p4de": "SXM",
-    "p5": "SXM",
-    "p5e": "SXM",
-    "p5en": "SXM",
-    "p6-b200": "SXM",
-}
-
 
 class Aws(Scraper):
     name = "aws"
     title = "Amazon Web Services"
-    url_prefixes = ("https://docs.aws.amazon.com/ec2/latest/instancetypes/", aws_prices.URL_PREFIX)
+    url_prefixes = (
+        "https://docs.aws.amazon.com/ec2/latest/instancetypes/",
+        aws_karpenter.REPOSITORY,
+        aws_prices.URL_PREFIX,
+    )
+    copy_paths = (NEWER,)
     expected_layout: ClassVar[dict[str, str]] = {
         AC_URL: "markdown tables headed Instance type | ... | Accelerators | Accelerator memory, and "
         "Instance type | Baseline / Burst bandwidth (Gbps) | EFA | ... | Network cards; "
         "'| **Family** |' group rows",
+        aws_karpenter.BANDWIDTH_URL: "a Go map InstanceTypeBandwidthMegabits of '\"<type>\": <Mb/s>,' lines",
         aws_prices.PRICES_URL: aws_prices.LAYOUT,
     }
 
     @fetches_also(aws_prices.PRICES_URL)
     async def fetch(self, fetcher: ProviderFetcher) -> None:
         await fetcher.get(AC_URL)
+        fetcher.get_copy(NEWER)
+        await fetcher.get(aws_karpenter.BANDWIDTH_URL, required=False)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
-        return parse_instance_types(documents.text(AC_URL), AC_URL)
+        """AWS's page, leading; the newer revision's copy when it was read; Karpenter's figures beside."""
+        offers = parse_instance_types(documents.text(AC_URL), AC_URL)
+        newer = documents.optional_text(copy_url(NEWER))
+        if newer is not None:
+            offers = merge_revisions(offers, parse_newer_revision(newer))
+        karpenter = documents.optional_text(aws_karpenter.BANDWIDTH_URL)
+        if karpenter is None:
+            return offers
+        return aws_karpenter.cross_check(offers, aws_karpenter.parse_bandwidths(karpenter))
 
     def parse_prices(self, documents: DocumentSet) -> list[Price]:
         return aws_prices.prices_in(documents)
 
 
+def parse_newer_revision(text: str) -> list[RawOffer]:
+    """The newer revision's HTML tables, cited as the third-party copy of AWS's page they are."""
+    offers = parse_tables(html_tables(text), copy_url(NEWER))
+    return cite_copy(offers, NEWER_ORIGINAL, NEWER_NOTE)
+
+
 def _instance_rows(table: Table) -> list[tuple[str, str, tuple[str, ...]]]:
-    """(family, instance type, row) for each instance row; group rows ("| **P5** |") set the family."""
+    """(family, instance type, row) for each instance row; group rows (markdown "| **P5** |", HTML
+    '<td colspan="8">P5</td>': a first cell that names no instance, nothing after it) set the family."""
     family = ""
     rows = []
     for row in table.rows:
         first = row[0] if row else ""
-        if first.startswith("**") and not any(cell.strip() for cell in row[1:]):
+        if not any(cell.strip() for cell in row[1:]) and _INSTANCE.match(clean(first)) is None:
             family = clean(first)
             continue
         match = _INSTANCE.match(clean(first))
@@ -92,7 +119,11 @@ def _instance_rows(table: Table) -> list[tuple[str, str, tuple[str, ...]]]:
 
 def parse_instance_types(text: str, url: str) -> list[RawOffer]:
     """One RawOffer per GPU instance type on the accelerated-computing specifications page."""
-    tables = markdown_tables(text)
+    return parse_tables(markdown_tables(text), url)
+
+
+def parse_tables(tables: list[Table], url: str) -> list[RawOffer]:
+    """One RawOffer per GPU instance type of the page's performance and network tables."""
     performance = find_table(
         tables,
         r"^Instance type$",
@@ -142,11 +173,12 @@ def _offer(
         memory_gb = parse_memory_gb(memory_raw)
     else:
         memory_gb = parse_memory_gb(memory_raw) / count
-    hint = FORM_FACTOR_BY_FAMILY.get(family.lower())
+    board = board_of("aws", family)
+    hint = board.form_factor if board else None
     gpu = identify_gpu(f"{family} {match.group('name')}", memory_gb=memory_gb, form_factor=hint)
     perf_context = "Performance specifications"
     claims = [
-        fact("gpu_model", gpu.id, quote=accel_raw, source_url=url, context=f"{perf_context} › Accelerators"),
+        gpu_model_claim(gpu, quote=accel_raw, source_url=url, context=f"{perf_context} › Accelerators"),
         fact("gpu_count", count, quote=accel_raw, source_url=url, context=f"{perf_context} › Accelerators"),
         fact(
             "gpu_memory_gb",
@@ -157,9 +189,7 @@ def _offer(
             qualifiers="per GPU" if count >= 1 else "of the GPU slice",
         ),
     ]
-    notes = []
-    if hint and gpu.spec is not None:
-        notes.append(f"form factor {hint} inferred from the {family} family (HGX board)")
+    notes = [board.note(family)] if board and gpu.form_factor_inferred else []
     if gpu.memory_mismatch:
         notes.append(
             f"stated {memory_gb:g} GB per GPU does not match the {gpu.id}: "

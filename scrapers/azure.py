@@ -13,6 +13,7 @@ import logging
 import re
 from typing import ClassVar
 
+from normalize.boards import Board, board_of
 from normalize.errors import LayoutError, ParseError
 from normalize.gpus import GpuMatch, identify_gpu
 from normalize.units import find_memory_gb, parse_count, parse_gpu_count, parse_memory_gb
@@ -21,9 +22,17 @@ from records.documents import DocumentSet
 from records.offers import Claim, RawOffer
 from records.prices import Price
 from scrapers import azure_network, azure_prices, azure_prose
-from scrapers.azure_series import Series, include_urls, join_url, load_series
+from scrapers.azure_series import (
+    FamilySection,
+    Series,
+    family_sections,
+    include_urls,
+    join_url,
+    load_section,
+    load_series,
+)
 from scrapers.base import Scraper
-from scrapers.claims import fact
+from scrapers.claims import fact, gpu_model_claim
 from scrapers.http import ProviderFetcher
 from scrapers.price_tables import fetches_also
 from scrapers.tables import Table, clean, find_tables
@@ -71,8 +80,14 @@ class Azure(Scraper):
         families = await fetcher.get_all(list(FAMILY_PAGES))
         series = series_urls([(doc.url, doc.body or "") for doc in families])
         pages = await fetcher.get_all(series, required=False)
+        # The family pages show each series' summary and specs too: what is left when a series page is not.
         includes = sorted(
-            {url for page in pages if page.ok for url in include_urls(page.url, page.body or "")}
+            {
+                url
+                for page in [*families, *pages]
+                if page.ok
+                for url in include_urls(page.url, page.body or "")
+            }
         )
         await fetcher.get_all([INFINIBAND_PAGE, *includes], required=False)
 
@@ -85,7 +100,7 @@ class Azure(Scraper):
                 offers.extend(parse_series(url, text, documents, rdma))
         if not offers:
             raise LayoutError("no Azure GPU sizes found on any series page")
-        return offers
+        return offers + parse_specs_only(documents)
 
     def parse_prices(self, documents: DocumentSet) -> list[Price]:
         return azure_prices.prices_in(documents)
@@ -95,6 +110,49 @@ def series_urls(family_pages: list[tuple[str, str]]) -> list[str]:
     """Series pages linked from the family pages, then the known ones they do not link yet."""
     urls = [join_url(url, m.group("href")) for url, text in family_pages for m in _SERIES_LINK.finditer(text)]
     return list(dict.fromkeys([*filter(None, urls), *KNOWN_SERIES]))
+
+
+def parse_specs_only(documents: DocumentSet) -> list[RawOffer]:
+    """One row per series whose page is unavailable but whose specs include a family page shows:
+    the series' GPU from its specs table, its sizes (not listed anywhere else) noted as unknown."""
+    offers = []
+    for family in FAMILY_PAGES:
+        text = documents.optional_text(family)
+        for section in family_sections(family, text or ""):
+            page = documents.get(section.series_url or "")
+            if page is not None and page.ok:
+                continue  # the series page was read: its sizes are rows already
+            series = load_section(family, section, documents)
+            if series.specs is None:
+                continue
+            try:
+                offers.append(_series_offer(series, section, page))
+            except ParseError as exc:
+                log.warning("Skipping azure series %s: %s", section.name, exc)
+    return offers
+
+
+def _series_offer(series: Series, section: FamilySection, page) -> RawOffer:
+    gpu, quote, url = _gpu_identity(series, None, board_of("azure", series.name))
+    claims = [gpu_model_claim(gpu, quote=quote, source_url=url, context=f"{series.name} › Accelerators")]
+    claims += azure_prose.claims(series.summary, series.summary_url or series.url, None)
+    why = "not fetched" if page is None else (page.error or f"status {page.status}")
+    quantity = clean(series.spec_cell("Accelerators", 1)) or "GPU count not given"
+    network = clean(series.spec_cell("Network", 2)) or "not given"
+    page_name = (section.series_url or "").rsplit("/", 1)[-1]
+    notes = [
+        f"series page {page_name} unavailable ({why}): its sizes are not listed, so this row is the "
+        f"series, from its specs include ({quantity}; network {network} across its sizes)"
+    ]
+    if series.missing_includes:
+        notes.append("missing includes: " + ", ".join(series.missing_includes))
+    return RawOffer(
+        provider="azure",
+        instance_type=section.name,
+        source_url=series.specs_url or series.url,
+        claims=tuple(claims),
+        notes=tuple(notes),
+    )
 
 
 def is_series_page(url: str) -> bool:
@@ -156,11 +214,15 @@ def _offer(
     ]
     if rdma_capable(size):
         fabric = [c for c in prose if c.field in ("inter_node_gbits_per_s", "inter_node_fabric", "nic_count")]
-        # The InfiniBand page's catch-all rate ("FDR for other RDMA-capable N-series") only fits a
-        # series whose summary was read and is silent; with the summary missing, the rate is unknown.
-        claims += fabric or azure_prose.rdma_claims(
-            series.name, rdma, INFINIBAND_PAGE, with_rate=bool(series.summary)
-        )
+        # One rule for every 'r' size the InfiniBand page's sentence covers ("FDR rates for ... other
+        # RDMA-capable N-series"): its generation's rate, inferred, wherever the series states none.
+        caught = [] if fabric else azure_prose.rdma_claims(series.name, rdma, INFINIBAND_PAGE)
+        claims += fabric or caught
+        if caught and not series.summary:
+            notes.append(
+                "InfiniBand rate inferred from setup-infiniband.md's catch-all for RDMA-capable N-series; "
+                "the series summary, which may state its own, was not read"
+            )
     else:
         claims += azure_network.ethernet_claims(series, size, frontend)
     if series.missing_includes:
@@ -171,13 +233,13 @@ def _offer(
 
 
 def _gpu_identity(
-    series: Series, memory_hint_gb: float | None, count: float | None, stated_link: Link | None
+    series: Series, memory_hint_gb: float | None, board: Board | None = None
 ) -> tuple[GpuMatch, str, str]:
-    """The GPU, the quote that names it, and that quote's URL: the specs table, else the summary."""
+    """The GPU, the quote that names it, and that quote's URL: the specs table, else the summary.
+    A series on HGX boards (``normalize.boards``) gets its form factor from ``board``."""
     spec_raw = series.spec_cell("Accelerators", 2)
     spec_text = clean(spec_raw)
-    # An 8-GPU VM whose GPUs talk over NVLink is an SXM board, whatever the chip name says.
-    form = "SXM" if stated_link in (Link.NVLINK, Link.NVSWITCH) and (count or 0) > 2 else None
+    form = board.form_factor if board else None
     candidates = []
     if spec_text:
         candidates.append((f"{spec_text} {series.name}", spec_raw.strip(), series.specs_url))
@@ -208,17 +270,16 @@ def _gpu_claims(series: Series, size: str, table: Table, row: tuple[str, ...]):
             count = float(parse_count(quantity.split()[0]))
             count_quote, count_url = quantity_raw.strip(), series.specs_url or series.url
             notes.append("GPU count taken from the host specifications table (size table cell empty)")
-    stated_link = next(
-        (
-            Link(c.value)
-            for c in azure_prose.claims(series.summary, series.url, count)
-            if c.field == "intra_node_link"
-        ),
-        None,
+    per_gpu_gb, memory_note = _per_gpu_memory(series, memory_raw, table, count)
+    nvlink = any(
+        c.field == "intra_node_link" and c.value in (Link.NVLINK, Link.NVSWITCH)
+        for c in azure_prose.claims(series.summary, series.url, count)
     )
-    per_gpu_gb, memory_note = _per_gpu_memory(series, memory_raw, table, count, stated_link)
-    gpu, gpu_quote, gpu_url = _gpu_identity(series, per_gpu_gb, count, stated_link)
-    claims.append(fact("gpu_model", gpu.id, quote=gpu_quote, source_url=gpu_url, context=context))
+    board = board_of("azure", series.name, nvlink_gpus=count if nvlink else None)
+    gpu, gpu_quote, gpu_url = _gpu_identity(series, per_gpu_gb, board)
+    claims.append(gpu_model_claim(gpu, quote=gpu_quote, source_url=gpu_url, context=context))
+    if board and gpu.form_factor_inferred:
+        notes.append(board.note(series.name))
     if count is not None:
         claims.append(fact("gpu_count", count, quote=count_quote, source_url=count_url, context=context))
     if per_gpu_gb is not None:
@@ -245,7 +306,7 @@ def _spec_memory_gb(series: Series) -> float | None:
 
 
 def _per_gpu_memory(
-    series: Series, memory_raw: str, table: Table, count: float | None, stated_link: Link | None
+    series: Series, memory_raw: str, table: Table, count: float | None
 ) -> tuple[float | None, str]:
     """Per-GPU memory from the VM figure. Most pages print the VM total; some the per-GPU size."""
     if not clean(memory_raw):

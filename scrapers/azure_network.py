@@ -180,7 +180,8 @@ def ethernet_claims(series: Series, size: str, frontend: list[Claim]) -> list[Cl
             quote=size,
             source_url=series.url,
             context="size name without the 'r' (RDMA) capability letter",
-            qualifiers="front-end Ethernet only",
+            basis=Basis.INFERRED,
+            qualifiers="front-end Ethernet only: read from the size's name",
         )
     ]
     stated = [c for c in frontend if c.field == "frontend_gbits_per_s"]

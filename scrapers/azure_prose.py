@@ -183,31 +183,31 @@ def rdma_generations(text: str) -> RdmaRates:
     return RdmaRates("", {})
 
 
-def rdma_claims(series_name: str, rates: RdmaRates, url: str, *, with_rate: bool = True) -> list[Claim]:
-    """Fabric of an 'r' size whose summary states none: InfiniBand at its generation's rate
-    (the rate only ``with_rate``)."""
+def rdma_claims(series_name: str, rates: RdmaRates, url: str) -> list[Claim]:
+    """Fabric of an 'r' size whose summary states none: InfiniBand at its generation's rate. Both are
+    inferred: that the size is RDMA-capable comes from the 'r' in its name, its rate from the
+    generation the sentence names for its series (or for "other RDMA-capable N-series")."""
     generation = rates.generation(series_name)
     if generation is None:
         return []
     rate = INFINIBAND_RATE_GBITS[generation]
-    fabric = fact(
-        "inter_node_fabric",
-        Fabric.INFINIBAND.value,
-        quote=rates.sentence,
-        source_url=url,
-        context="Set up InfiniBand › RDMA-capable instances",
-        qualifiers=f"'r' size of {series_name}",
-    )
-    if not with_rate:
-        return [fabric]
+    context = "Set up InfiniBand › RDMA-capable instances"
     return [
-        fabric,
+        fact(
+            "inter_node_fabric",
+            Fabric.INFINIBAND.value,
+            quote=rates.sentence,
+            source_url=url,
+            context=context,
+            basis=Basis.INFERRED,
+            qualifiers=f"'r' size of {series_name}: RDMA-capable by Azure's naming",
+        ),
         fact(
             "inter_node_gbits_per_s",
             rate,
             quote=rates.sentence,
             source_url=url,
-            context="Set up InfiniBand › RDMA-capable instances",
+            context=context,
             basis=Basis.INFERRED,
             qualifiers=(
                 f"{generation} 4x link rate {rate:g} Gbit/s ({INFINIBAND_RATE_SOURCE}); one link assumed"

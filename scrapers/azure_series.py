@@ -63,9 +63,47 @@ class Series:
 
 def load_series(url: str, text: str, documents: DocumentSet) -> Series:
     """Read a series page and its summary/specs includes out of the stored documents."""
+    name = re.sub(r"\s+sizes? series$", "", title(text), flags=re.IGNORECASE)
+    return _with_includes(url, name, markdown_tables(body(text)), include_urls(url, text), documents)
+
+
+@dataclass(frozen=True)
+class FamilySection:
+    """A family page's section for one series: its name, full-page link and the includes it shows."""
+
+    name: str
+    series_url: str | None
+    includes: tuple[str, ...]
+
+
+_SECTION = re.compile(r"^###\s+(?P<name>.+?)\s*$", re.MULTILINE)
+_FULL_PAGE = re.compile(r"\[View the full [^\]]*\]\((?P<href>[^)\s]+-series\.md)\)")
+
+
+def family_sections(url: str, text: str) -> list[FamilySection]:
+    """The ``### <series>`` sections of a family page, each with its series link and includes."""
+    matches = list(_SECTION.finditer(text))
+    sections = []
+    for index, match in enumerate(matches):
+        end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
+        chunk = text[match.end() : end]
+        link = _FULL_PAGE.search(chunk)
+        series_url = join_url(url, link.group("href")) if link else None
+        sections.append(FamilySection(match.group("name"), series_url, tuple(include_urls(url, chunk))))
+    return sections
+
+
+def load_section(url: str, section: FamilySection, documents: DocumentSet) -> Series:
+    """A family page's section read as a series with no size tables (its page being unavailable)."""
+    return _with_includes(url, section.name, [], list(section.includes), documents)
+
+
+def _with_includes(
+    url: str, name: str, tables: list[Table], includes: list[str], documents: DocumentSet
+) -> Series:
     summary_url = specs_url = None
     summary, specs, missing = "", None, []
-    for include in include_urls(url, text):
+    for include in includes:
         included = documents.optional_text(include)
         if included is None:
             missing.append(include.rsplit("/", 1)[-1])
@@ -74,7 +112,4 @@ def load_series(url: str, text: str, documents: DocumentSet) -> Series:
         else:
             specs_url = include
             specs = find_table(markdown_tables(included), r"^Part$", r"^Quantity", r"^Specs")
-    name = re.sub(r"\s+sizes? series$", "", title(text), flags=re.IGNORECASE)
-    return Series(
-        url, name, markdown_tables(body(text)), summary_url, summary, specs_url, specs, tuple(missing)
-    )
+    return Series(url, name, tables, summary_url, summary, specs_url, specs, tuple(missing))

@@ -38,6 +38,10 @@ class Scraper(ABC):
     kind: ClassVar[str] = "provider"
     source_kind: ClassVar[str] = "scraped"
     url_prefixes: ClassVar[tuple[str, ...]] = ()
+    # Local copies it may read in an offline refresh (paths under the copies directory): documents
+    # with no fetchable URL, e.g. a third-party copy of a newer revision of a provider's page. Each is
+    # stored and cited as itself ("copy:<path>"); a live refresh reads the provider's own pages instead.
+    copy_paths: ClassVar[tuple[str, ...]] = ()
     # What the parser expects of each live page (URL → header texts), recorded in the catalog's
     # source_layouts table so a layout change can be checked against it.
     expected_layout: ClassVar[dict[str, str]] = {}

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from normalize.errors import ParseError
+from normalize.gpus import GpuMatch
 from normalize.units import Bandwidth
 from normalize.vocab import Basis
+from records.documents import COPY_SCHEME
 from records.offers import Claim
 
 
@@ -12,7 +14,7 @@ def _check_source(field: str, quote: object, source_url: object) -> None:
     """A claim needs text to quote and a page to cite: an empty cell is no evidence."""
     if not isinstance(quote, str) or not quote.strip():
         raise ParseError(f"no text to quote for {field}: {quote!r}")
-    if not isinstance(source_url, str) or not source_url.startswith(("https://", "http://")):
+    if not isinstance(source_url, str) or not source_url.startswith(("https://", "http://", COPY_SCHEME)):
         raise ParseError(f"no source URL for {field}: {source_url!r}")
 
 
@@ -68,4 +70,26 @@ def fact(
         context=context,
         basis=basis,
         qualifiers=qualifiers,
+    )
+
+
+def gpu_model_claim(
+    gpu: GpuMatch, *, quote: str, source_url: str, context: str = "", qualifiers: str = ""
+) -> Claim:
+    """The ``gpu_model`` claim of a resolved GPU: stated when the text names the part; inferred when
+    its form factor came from the family's board (``normalize.boards``), the quote still the text."""
+    if gpu.form_factor_inferred and gpu.spec is not None:
+        board = f"form factor {gpu.spec.form_factor} inferred from the family's board"
+        qualifiers = "; ".join(q for q in (qualifiers, board) if q)
+        return fact(
+            "gpu_model",
+            gpu.id,
+            quote=quote,
+            source_url=source_url,
+            context=context,
+            basis=Basis.INFERRED,
+            qualifiers=qualifiers,
+        )
+    return fact(
+        "gpu_model", gpu.id, quote=quote, source_url=source_url, context=context, qualifiers=qualifiers
     )

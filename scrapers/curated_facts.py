@@ -2,8 +2,11 @@
 
 Some providers publish specs only in JavaScript-rendered pages, or not at all; some pages cannot be
 fetched here. ``scrapers/curated/<provider>.toml`` holds facts a person read in a published source,
-each with its URL, the exact quote and the date it was read. The text of each fact goes through the
-same normalize/ parsers as scraped text, so units and GPU names are handled once. A live scrape
+each with the URL where it was read, what it says and the date it was read. No stored copy of that
+source backs the words, so a curated claim is a paraphrase (evidence ``paraphrase``, basis
+``paraphrased``, or ``inferred`` where the fact derives a value, e.g. a GPU count from a machine-type
+name), never ``stated``: the app says "paraphrased from" its URL. The text of each fact goes through
+the same normalize/ parsers as scraped text, so units and GPU names are handled once. A live scrape
 supersedes curated facts: scraped claims win field by field, curated rows stand alone only for
 instance types the scrape does not list.
 
@@ -19,15 +22,17 @@ File layout::
     [[instance]]
     instance_type = "gpu_8x_a100"
     source_url = "https://..."                 # the page the row mainly rests on
+    fabric_shares_frontend = true              # optional: the fabric figure includes the front end
 
     [[instance.fact]]
     field = "inter_node_gbits_per_s"           # an instances column (catalog.models.FIELD_UNITS)
     text = "up to 200 Gbps"                    # parsed by normalize/
-    quote = "... can be up to 200 Gbps."        # exact source text
-    url = "https://..."
+    quote = "... can be up to 200 Gbps."        # what the source says (a paraphrase unless stored)
+    url = "https://..."                        # where it was read
     read_on = 2026-12-02
+    basis = "inferred"                         # optional: a value derived, not read (default paraphrased)
     local_copy = "reference/lambda/..."        # optional: path under ../shared, checked by tests
-    form_factor = "SXM"                        # gpu_model only: a hint, explained in `note`
+    board_family = "A3 High"                   # gpu_model only: the family's board (normalize.boards)
     note = "..."                               # optional: becomes a row note
 """
 
@@ -40,10 +45,11 @@ from datetime import date
 from importlib import resources
 from typing import Any
 
+from normalize.boards import BOARD_TABLE, Board, board_of
 from normalize.errors import ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_bandwidth, parse_gpu_count, parse_memory_gb, to_number
-from normalize.vocab import Basis, Fabric, fabric_from_text, link_from_text
+from normalize.vocab import Basis, Evidence, Fabric, fabric_from_text, link_from_text
 from records.offers import FIELD_UNITS, Claim, RawOffer
 from scrapers.claims import bandwidth_claim, fact
 
@@ -101,7 +107,9 @@ def _offer(provider: str, entry: Any, defaults: dict[str, Any]) -> RawOffer:
             missing = [k for k in REQUIRED_KEYS if k not in item]
             if missing:
                 raise ParseError(f"fact {index} lacks {', '.join(missing)}")
-            claims.append(_claim(item, memory_gb))
+            claims.append(_claim(provider, item, memory_gb))
+            if item.get("board_family"):
+                notes.append(_board(provider, item).note(str(item["board_family"])))
             if item.get("note"):
                 notes.append(str(item["note"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a value of the wrong kind
@@ -112,33 +120,54 @@ def _offer(provider: str, entry: Any, defaults: dict[str, Any]) -> RawOffer:
         source_url=source_url,
         claims=tuple(claims),
         notes=tuple(notes),
+        fabric_shares_frontend=entry.get("fabric_shares_frontend") is True,
         source_kind="curated",
     )
 
 
-def _claim(item: dict[str, Any], memory_gb: float | None) -> Claim:
+def _board(provider: str, item: dict[str, Any]) -> Board:
+    """The board of a gpu_model fact's ``board_family``; ParseError if the table has no such family."""
+    board = board_of(provider, str(item["board_family"]))
+    if board is None:
+        raise ParseError(f"no {provider} family {item['board_family']!r} in {BOARD_TABLE}")
+    return board
+
+
+def _claim(provider: str, item: dict[str, Any], memory_gb: float | None) -> Claim:
     """One fact's text through normalize/, into a claim in the unit its field names."""
     field, text = item["field"], str(item["text"])
     if field not in FIELD_UNITS:
         raise ParseError(f"unknown field {field!r}")
+    basis = Basis(item.get("basis", Basis.PARAPHRASED))
+    if field == "gpu_model" and item.get("board_family"):
+        basis = Basis.INFERRED  # the form factor is the family's board, not stated
+    if basis not in (Basis.PARAPHRASED, Basis.INFERRED):
+        raise ParseError(f"a curated fact is paraphrased or inferred, not {basis}")
     common = {
         "quote": item["quote"],
         "source_url": item["url"],
         "context": str(item.get("context", "curated")),
-        "basis": Basis(item.get("basis", "stated")),
     }
     qualifiers = str(item.get("qualifiers", ""))
     if field.endswith(("_gbits_per_s", "_gbytes_per_s")):
         claim = bandwidth_claim(field, parse_bandwidth(text), extra_qualifiers=qualifiers, **common)
     else:
-        claim = fact(field, _value(field, text, item, memory_gb), qualifiers=qualifiers, **common)
+        claim = fact(field, _value(provider, field, text, item, memory_gb), qualifiers=qualifiers, **common)
     read_on = item["read_on"]
-    return replace(claim, read_on=read_on if isinstance(read_on, date) else date.fromisoformat(str(read_on)))
+    return replace(
+        claim,
+        basis=basis,
+        evidence=Evidence.PARAPHRASE,
+        read_on=read_on if isinstance(read_on, date) else date.fromisoformat(str(read_on)),
+    )
 
 
-def _value(field: str, text: str, item: dict[str, Any], memory_gb: float | None) -> float | str:
+def _value(
+    provider: str, field: str, text: str, item: dict[str, Any], memory_gb: float | None
+) -> float | str:
     if field == "gpu_model":
-        return identify_gpu(text, memory_gb=memory_gb, form_factor=item.get("form_factor")).id
+        form = _board(provider, item).form_factor if item.get("board_family") else None
+        return identify_gpu(text, memory_gb=memory_gb, form_factor=form).id
     if field == "gpu_count":
         return float(parse_gpu_count(text))
     if field == "gpu_memory_gb":

@@ -5,7 +5,10 @@ descriptive User-Agent, gzip, redirects, connect retries, and either the network
 directory as its transport. ``Fetcher`` adds what every provider needs and none should rewrite:
 bounded concurrency (overall and per host), backoff on 429/5xx and timeouts (honouring
 Retry-After), conditional GET with the validators of the previous refresh, and handing every
-document to a sink that stores it raw before anything parses it.
+document to a sink that stores it raw before anything parses it. It also reads local copies: files in
+a directory given for an offline refresh (``--copies``) that stand for documents with no fetchable URL,
+such as a third-party copy of a newer revision of a provider's page; each is stored under
+``copy:<path>`` like any fetched document.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import httpx
 
 from normalize.errors import FetchError, NotInMirror, OffLimits
 from records.clock import utcnow
-from records.documents import Document, body_sha256
+from records.documents import Document, body_sha256, copy_url
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +38,7 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=30.0, write=10.0, pool=60.0)
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 NOT_IN_MIRROR = "not in mirror"
 MIRROR_MISSING_HEADER = "X-Mirror-Missing"
+NO_COPIES = "no copies directory (only an offline refresh reads local copies)"
 
 
 class MirrorTransport(httpx.AsyncBaseTransport):
@@ -139,8 +143,9 @@ class Fetcher:
 
     ``previous`` holds the documents of the last refresh by URL; their ETag/Last-Modified make
     each request conditional and a 304 reuses their body. ``on_document`` sees every document, ok
-    or not, as it arrives (progress output). ``sleep`` is injectable so tests never wait. Scrapers
-    never call it directly: ``for_provider`` binds it to one provider and its declared URLs.
+    or not, as it arrives (progress output). ``sleep`` is injectable so tests never wait. ``copies``
+    is the directory local copies are read from (None: none are read). Scrapers never call it
+    directly: ``for_provider`` binds it to one provider and its declared URLs and copies.
     """
 
     def __init__(
@@ -156,8 +161,10 @@ class Fetcher:
         per_host: int = 16,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], datetime] = utcnow,
+        copies: Path | None = None,
     ) -> None:
         self.client = client
+        self.copies = None if copies is None else Path(copies).resolve()
         self.previous = previous or {}
         self.on_document = on_document
         self.max_attempts = max_attempts
@@ -252,19 +259,64 @@ class Fetcher:
             self.on_document(doc)
         return doc
 
+    def read_copy(self, path: str, provider: str) -> Document:
+        """A local copy at ``path`` under the copies directory, as a stored document (status 0 with
+        the reason when there is no copies directory, no such file, or a path leaving it)."""
+        url = copy_url(path)
+        error = NO_COPIES if self.copies is None else None
+        if self.copies is not None:
+            file = (self.copies / path).resolve()
+            if not file.is_relative_to(self.copies):
+                error = f"off limits: {path} is outside the copies directory"
+            elif not file.is_file():
+                error = f"no copy at {path} in {self.copies}"
+            else:
+                body = file.read_bytes().decode("utf-8")
+                doc = Document(
+                    url=url,
+                    provider=provider,
+                    status=200,
+                    fetched_at=self.clock(),
+                    body=body,
+                    sha256=body_sha256(body),
+                    bytes_received=len(body.encode("utf-8")),
+                    required=False,
+                )
+        if error is not None:
+            doc = Document(url, provider, 0, self.clock(), error=error, attempts=0, required=False)
+        if self.on_document is not None:
+            self.on_document(doc)
+        return doc
+
     def for_provider(
-        self, provider: str, url_prefixes: tuple[str, ...], *, max_documents: int = 200
+        self,
+        provider: str,
+        url_prefixes: tuple[str, ...],
+        *,
+        copy_paths: tuple[str, ...] = (),
+        max_documents: int = 200,
     ) -> ProviderFetcher:
-        """This fetcher bound to one provider and the URLs it declares."""
-        return ProviderFetcher(self, provider, url_prefixes, max_documents=max_documents)
+        """This fetcher bound to one provider, the URLs it declares and the local copies it may read."""
+        return ProviderFetcher(
+            self, provider, url_prefixes, copy_paths=copy_paths, max_documents=max_documents
+        )
+
+
+def raise_for(doc: Document) -> None:
+    """Raise the error a document that is not ok stands for: OffLimits, NotInMirror or FetchError."""
+    if doc.error and doc.error.startswith("off limits"):
+        raise OffLimits(doc.error)
+    error = NotInMirror if doc.error and doc.error.endswith(NOT_IN_MIRROR) else FetchError
+    raise error(f"{doc.url}: {doc.error or f'HTTP {doc.status}'}")
 
 
 class ProviderFetcher:
     """A ``Fetcher`` bound to one provider: what a scraper's ``fetch`` is given.
 
     It requests only URLs under the provider's declared ``url_prefixes`` (scheme, host and path), at
-    most ``max_documents`` of them, and keeps every document it was asked for, ok or not, in
-    ``documents``: the pipeline stores and parses exactly those.
+    most ``max_documents`` of them, reads only the local copies it declares (``copy_paths``), and
+    keeps every document it was asked for, ok or not, in ``documents``: the pipeline stores and
+    parses exactly those.
     """
 
     def __init__(
@@ -273,11 +325,13 @@ class ProviderFetcher:
         provider: str,
         url_prefixes: tuple[str, ...],
         *,
+        copy_paths: tuple[str, ...] = (),
         max_documents: int = 200,
     ) -> None:
         self.fetcher = fetcher
         self.provider = provider
         self.url_prefixes = url_prefixes
+        self.copy_paths = copy_paths
         self.max_documents = max_documents
         self.documents: list[Document] = []
         self._requested = 0
@@ -308,10 +362,25 @@ class ProviderFetcher:
         doc = replace(doc, required=required)
         self.documents.append(doc)
         if required and not doc.ok:
-            if refusal is not None:
-                raise OffLimits(refusal)
-            error = NotInMirror if doc.error and doc.error.endswith(NOT_IN_MIRROR) else FetchError
-            raise error(f"{url}: {doc.error or f'HTTP {doc.status}'}")
+            raise_for(doc)
+        return doc
+
+    def get_copy(self, path: str) -> Document:
+        """The local copy at ``path`` (one the provider declares), kept like a fetched document.
+        Never raises: a copy is optional, and without a copies directory it is simply not read."""
+        if path not in self.copy_paths:
+            doc = Document(
+                copy_url(path),
+                self.provider,
+                0,
+                self.fetcher.clock(),
+                error=f"off limits: {path} is not among {self.provider}'s declared copies",
+                attempts=0,
+                required=False,
+            )
+        else:
+            doc = self.fetcher.read_copy(path, self.provider)
+        self.documents.append(doc)
         return doc
 
     async def get_all(self, urls: list[str], *, required: bool = True) -> list[Document]:

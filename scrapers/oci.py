@@ -4,159 +4,141 @@ A GPU shapes table names each shape with its GPUs ("BM.GPU.H100.8 (8xH100)"), th
 the whole shape, and one "Max Network Bandwidth" cell that holds two networks separated by <br>:
 the front-end VNIC network ("1 x 100 Gbps") and the RDMA cluster network ("8 x 2 x 200 Gbps RDMA").
 Only the part that says RDMA is the GPU fabric; a shape without one has only the front-end
-Ethernet. The page never states GPU-to-GPU bandwidth or the GPU form factor.
+Ethernet. The page never states GPU-to-GPU bandwidth or the GPU form factor: shapes sold only as HGX
+boards (``normalize.boards``) get theirs inferred, like every provider's.
+
+Offline, a third-party markdown excerpt of the same table (``EXCERPT``, a local copy) is read in
+place of the page: the same table reader gives the same ``Table``, and its claims cite the excerpt.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
 from typing import ClassVar
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
-
+from normalize.boards import board_of
 from normalize.errors import LayoutError, ParseError
 from normalize.gpus import family_of, identify_gpu
 from normalize.units import parse_bandwidth, parse_count, parse_memory_gb
-from normalize.vocab import Fabric, fabric_from_text
-from records.documents import DocumentSet
+from normalize.vocab import Basis, Fabric, fabric_from_text
+from records.documents import DocumentSet, copy_url
 from records.offers import Claim, RawOffer
 from scrapers.base import Scraper
-from scrapers.claims import bandwidth_claim, fact
-from scrapers.http import ProviderFetcher
+from scrapers.claims import bandwidth_claim, fact, gpu_model_claim
+from scrapers.http import ProviderFetcher, raise_for
+from scrapers.markdown import markdown_tables
+from scrapers.revisions import cite_copy, merge_revisions
+from scrapers.tables import Table, clean, collect, html_tables
 
 log = logging.getLogger(__name__)
 
 SHAPES_URL = "https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm"
+# A third-party markdown excerpt of the page's bare-metal GPU table (its repository unidentified):
+# read offline in place of the live page, cited as itself, never at Oracle's URL.
+EXCERPT = "reference/oci/computeshapes-excerpt/oci-bm-gpu-shapes.md"
+EXCERPT_NOTE = (
+    "from a third-party excerpt of Oracle's Compute Shapes page (repository unidentified), "
+    "cited as itself; a live fetch of Oracle's page supersedes it"
+)
 
 # Header texts the parser requires, and the pattern each is found by.
 SHAPE_HEADER = "Shape"
 MEMORY_HEADER = "GPU Memory (GB)"
 NETWORK_HEADER = "Max Network Bandwidth"
 _HEADERS = {
-    SHAPE_HEADER: re.compile(r"^Shape$", re.I),
-    MEMORY_HEADER: re.compile(r"^GPU Memory \((?P<unit>[KMGT]i?B)\)$", re.I),
-    NETWORK_HEADER: re.compile(r"^Max Network Bandwidth$", re.I),
+    SHAPE_HEADER: r"^Shape$",
+    MEMORY_HEADER: r"^GPU Memory \([KMGT]i?B\)$",
+    NETWORK_HEADER: r"^Max Network Bandwidth$",
 }
 
 _SHAPE = re.compile(r"^(?P<shape>[A-Z]+\.[\w.\-]+?)\s*(?:\((?P<gpus>[^)]*)\))?$")
 _GPUS = re.compile(r"^(?:GPU:\s*)?(?P<count>\d+)\s*x\s*(?P<name>\S.*)$", re.I)
 _SHAPE_COUNT = re.compile(r"\.(?P<count>\d+)$")
 _LEADING_COUNTS = re.compile(r"^(?P<first>\d+)\s*x\s*(?:(?P<second>\d+)\s*x\s*)?\d", re.I)
-_SEGMENT_BREAKS = frozenset({"br", "p", "div", "li"})
+_PART_BREAK = re.compile(r"(?i)<br\s*/?>|\n")
 
 
 class Oci(Scraper):
     name = "oci"
     title = "Oracle Cloud Infrastructure"
     url_prefixes = ("https://docs.oracle.com/en-us/iaas/Content/Compute/",)
+    copy_paths = (EXCERPT,)
     expected_layout: ClassVar[dict[str, str]] = {
         SHAPES_URL: f"<table>s headed {SHAPE_HEADER} | ... | {MEMORY_HEADER} | ... | {NETWORK_HEADER}"
         " (other columns ignored; network cells split on <br>)",
     }
 
     async def fetch(self, fetcher: ProviderFetcher) -> None:
-        await fetcher.get(SHAPES_URL)
+        page = await fetcher.get(SHAPES_URL, required=False)
+        excerpt = fetcher.get_copy(EXCERPT)
+        if not page.ok and not excerpt.ok:
+            raise_for(page)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
-        return parse_shapes(documents.text(SHAPES_URL), SHAPES_URL)
+        """Oracle's page when it was fetched, the excerpt when it was read; both: one row per shape
+        with both revisions' claims (a disagreement is a conflict), Oracle's leading."""
+        page, excerpt = documents.optional_text(SHAPES_URL), documents.optional_text(copy_url(EXCERPT))
+        if page is None and excerpt is None:
+            documents.text(SHAPES_URL)  # raises, naming the page and why it is unavailable
+        live = [] if page is None else parse_shapes(page, SHAPES_URL)
+        copied = [] if excerpt is None else parse_excerpt(excerpt)
+        return merge_revisions(live, copied)
 
 
-@dataclass(frozen=True)
-class GpuTable:
-    """One GPU shapes table: where it is, the column of each required header, and its rows."""
-
-    title: str
-    columns: dict[str, int]
-    memory_unit: str
-    rows: tuple[tuple[Tag, ...], ...]
-
-
-def segments(cell: Tag) -> list[str]:
-    """A cell's text split where the page breaks lines (<br>, <p>), each with spaces collapsed."""
-    parts: list[list[str]] = [[]]
-    for node in cell.descendants:
-        if isinstance(node, Tag) and node.name in _SEGMENT_BREAKS:
-            parts.append([])
-        elif isinstance(node, NavigableString) and not isinstance(node, Comment):
-            parts[-1].append(str(node))
-    texts = (" ".join("".join(p).split()) for p in parts)
-    return [t for t in texts if t]
-
-
-def _text(cell: Tag) -> str:
-    return " ".join(segments(cell))
-
-
-def _table_title(table: Tag) -> str:
-    """The table's caption, else its section headings ('Bare Metal Shapes › GPU Shapes')."""
-    caption = table.find("caption")
-    if caption is not None:
-        return _text(caption)
-    titles: list[str] = []
-    node, levels = table, ["h2", "h3", "h4"]
-    while levels and (heading := node.find_previous(levels)) is not None:
-        titles.insert(0, _text(heading))
-        levels, node = levels[: levels.index(heading.name)], heading
-    return " › ".join(titles) or "GPU shapes table"
-
-
-def _gpu_table(table: Tag) -> GpuTable | None:
-    """The table as a GpuTable if it has a GPU memory header; LayoutError if it lacks another."""
-    rows = table.find_all("tr")
-    header_index = next((i for i, row in enumerate(rows) if row.find("th")), 0)
-    headers = [_text(c) for c in rows[header_index].find_all(["th", "td"])] if rows else []
-    columns = {
-        name: next((i for i, h in enumerate(headers) if pattern.match(h)), -1)
-        for name, pattern in _HEADERS.items()
-    }
-    if columns[MEMORY_HEADER] < 0:
-        return None
-    for name, index in columns.items():
-        if index < 0:
-            raise LayoutError(f"OCI GPU shapes table has no {name!r} header; headers are {headers}")
-    memory_header = _HEADERS[MEMORY_HEADER].match(headers[columns[MEMORY_HEADER]])
-    assert memory_header is not None  # the column was found by this pattern
-    unit = memory_header.group("unit")
-    body = tuple(tuple(r.find_all(["td", "th"])) for r in rows[header_index + 1 :] if r.find("td"))
-    return GpuTable(_table_title(table), columns, unit, body)
-
-
-def gpu_tables(text: str) -> list[GpuTable]:
-    """Every table on the page with the required GPU shape headers; LayoutError if there is none."""
-    tables = [t for t in map(_gpu_table, BeautifulSoup(text, "lxml").find_all("table")) if t]
-    if not tables:
-        raise LayoutError(f"no table with a {MEMORY_HEADER!r} header on the OCI compute shapes page")
-    if not any(t.rows for t in tables):
-        raise LayoutError(f"the OCI tables with a {MEMORY_HEADER!r} header have no rows")
-    return tables
+def parse_excerpt(text: str) -> list[RawOffer]:
+    """The shapes of the third-party markdown excerpt, cited as the copy of Oracle's page it is."""
+    offers = _parse_tables(markdown_tables(text), copy_url(EXCERPT))
+    return cite_copy(offers, SHAPES_URL, EXCERPT_NOTE)
 
 
 def parse_shapes(text: str, url: str) -> list[RawOffer]:
-    """One RawOffer per GPU shape in the GPU shapes tables of the OCI Compute Shapes page."""
-    offers = []
-    for table in gpu_tables(text):
-        for row in table.rows:
-            shape_text = _text(row[0]) if row else ""
-            if len(row) <= max(table.columns.values()):
-                log.warning("Skipping oci row %s: %d cells, fewer than the headers", shape_text, len(row))
-                continue
-            try:
-                offers.append(_offer(table, row, url))
-            except ParseError as exc:
-                log.warning("Skipping oci row %s: %s", shape_text, exc)
-    if not offers:
-        raise LayoutError("no parsable GPU shape rows on the OCI compute shapes page")
-    return offers
+    """One RawOffer per GPU shape in the GPU shapes tables of the OCI Compute Shapes page (HTML)."""
+    return _parse_tables(html_tables(text), url)
 
 
-def _offer(table: GpuTable, row: tuple[Tag, ...], url: str) -> RawOffer:
-    shape_cell = _text(row[table.columns[SHAPE_HEADER]])
-    memory_cell = _text(row[table.columns[MEMORY_HEADER]])
-    shape, gpu_claims, notes = _gpu_claims(shape_cell, memory_cell, table, url)
-    network = segments(row[table.columns[NETWORK_HEADER]])
-    network_claims, shares_frontend, network_notes = _network_claims(network, table.title, url)
+def gpu_tables(tables: list[Table]) -> list[Table]:
+    """The tables with a GPU memory header; LayoutError if there is none, if one lacks another
+    required header (naming it), or if none has rows."""
+    found = [t for t in tables if t.has_column(_HEADERS[MEMORY_HEADER])]
+    if not found:
+        raise LayoutError(f"no table with a {MEMORY_HEADER!r} header on the OCI compute shapes page")
+    for table in found:
+        for name, pattern in _HEADERS.items():
+            if not table.has_column(pattern):
+                headers = list(table.clean_headers)
+                raise LayoutError(f"OCI GPU shapes table has no {name!r} header; headers are {headers}")
+    if not any(t.rows for t in found):
+        raise LayoutError(f"the OCI tables with a {MEMORY_HEADER!r} header have no rows")
+    return found
+
+
+def _parse_tables(tables: list[Table], url: str) -> list[RawOffer]:
+    rows = [(table, row) for table in gpu_tables(tables) for row in table.rows]
+    return collect(
+        rows,
+        lambda item: _offer(*item, url),
+        provider="oci",
+        name=lambda item: clean(item[1][0]) if item[1] else "",
+        empty="no parsable GPU shape rows on the OCI compute shapes page",
+    )
+
+
+def _parts(cell: str) -> list[str]:
+    """A cell's line-broken parts: <br> in markdown, line breaks in an HTML table's cell text."""
+    return [part for part in (clean(p) for p in _PART_BREAK.split(cell)) if part]
+
+
+def _offer(table: Table, row: tuple[str, ...], url: str) -> RawOffer:
+    if len(row) < len(table.headers):
+        raise ParseError(f"{len(row)} cells, fewer than the headers")
+    title = table.heading or "GPU shapes table"
+    shape_cell = clean(table.cell(row, _HEADERS[SHAPE_HEADER]))
+    memory_cell = clean(table.cell(row, _HEADERS[MEMORY_HEADER]))
+    memory_unit = table.header_unit(_HEADERS[MEMORY_HEADER])
+    shape, gpu_claims, notes = _gpu_claims(shape_cell, memory_cell, memory_unit, title, url)
+    network = _parts(table.cell(row, _HEADERS[NETWORK_HEADER]))
+    network_claims, shares_frontend, network_notes = _network_claims(network, title, url)
     return RawOffer(
         provider="oci",
         instance_type=shape,
@@ -191,12 +173,15 @@ def _shape_and_gpus(cell: str) -> tuple[str, int, str, str | None]:
 
 
 def _gpu_claims(
-    shape_cell: str, memory_cell: str, table: GpuTable, url: str
+    shape_cell: str, memory_cell: str, memory_unit: str, title: str, url: str
 ) -> tuple[str, list[Claim], list[str]]:
     shape, count, gpu_name, note = _shape_and_gpus(shape_cell)
-    memory_gb = parse_memory_gb(f"{memory_cell} {table.memory_unit}") / count
-    gpu = identify_gpu(gpu_name, memory_gb=memory_gb)
+    memory_gb = parse_memory_gb(f"{memory_cell} {memory_unit}") / count
+    board = board_of("oci", shape)
+    gpu = identify_gpu(gpu_name, memory_gb=memory_gb, form_factor=board.form_factor if board else None)
     notes = [note] if note else []
+    if board and gpu.form_factor_inferred:
+        notes.append(board.note(shape))
     named = family_of(gpu_name.removeprefix(shape))
     if named and named != gpu.family:
         notes.append(f"the shape name says {gpu.family} while the GPU text says {named}: {gpu.family} kept")
@@ -204,17 +189,24 @@ def _gpu_claims(
         notes.append(f"OCI states no {gpu.family} form factor (SXM or PCIe): GPU id is family-level")
     if gpu.memory_mismatch:
         notes.append(f"stated {memory_gb:g} GB per GPU does not match the {gpu.id}")
-    where = f"{table.title} › {SHAPE_HEADER}"
+    where = f"{title} › {SHAPE_HEADER}"
     claims = [
-        fact("gpu_model", gpu.id, quote=shape_cell, source_url=url, context=where),
-        fact("gpu_count", count, quote=shape_cell, source_url=url, context=where),
+        gpu_model_claim(gpu, quote=shape_cell, source_url=url, context=where),
+        fact(
+            "gpu_count",
+            count,
+            quote=shape_cell,
+            source_url=url,
+            context=where,
+            basis=Basis.INFERRED if "(" not in shape_cell else Basis.STATED,  # '.4' of a name: inferred
+        ),
         fact(
             "gpu_memory_gb",
             memory_gb,
             quote=memory_cell,
             source_url=url,
-            context=f"{table.title} › {MEMORY_HEADER}",
-            qualifiers=f"per GPU: {memory_cell} {table.memory_unit} per shape / {count} GPUs",
+            context=f"{title} › {MEMORY_HEADER}",
+            qualifiers=f"per GPU: {memory_cell} {memory_unit} per shape / {count} GPUs",
         ),
     ]
     return shape, claims, notes

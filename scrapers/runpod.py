@@ -23,7 +23,7 @@ from typing import ClassVar
 from normalize.errors import ParseError
 from normalize.gpus import GpuMatch, family_of, identify_gpu
 from normalize.units import parse_bandwidth, parse_count, parse_memory_gb
-from normalize.vocab import fabric_from_text
+from normalize.vocab import Basis, Link, fabric_from_text
 from records.documents import DocumentSet
 from records.offers import Claim, RawOffer
 from scrapers.base import Scraper
@@ -275,6 +275,18 @@ def _pod_offer(
         ),
         _stated("gpu_memory_gb", memory_gb, memory_raw, GPU_TYPES_URL, f"GPU types › {header}", per),
     ]
+    if _MIG.search(gpu_id):  # a slice of one GPU has no GPU peer: no GPU-to-GPU link to infer
+        claims.append(
+            fact(
+                "intra_node_link",
+                Link.SINGLE_GPU.value,
+                quote=id_raw,
+                source_url=GPU_TYPES_URL,
+                context="GPU types › GPU ID",
+                basis=Basis.INFERRED,
+                qualifiers="a MIG slice is a partition of one GPU: it has no GPU peer",
+            )
+        )
     flash_row = flash.get(enum_key(gpu_id))
     if flash_row is not None:
         try:

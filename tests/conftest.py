@@ -13,6 +13,7 @@ import pytest
 from tests.helpers import (
     FIXTURES,
     MIRROR,
+    SHARED,
     SHARED_MISSING,
     SMALL,
     build_mirror,
@@ -111,7 +112,8 @@ def small_catalog(small_catalog_file, tmp_path) -> tuple[Path, Path]:
 
 @shared_fixture(scope="session")
 def real_catalog_file(tmp_path_factory) -> Path:
-    """The catalog refreshed from ../shared/mirror, once per test session. Read it only."""
+    """The catalog refreshed from ../shared/mirror and the local copies in ../shared, once per test
+    session (as `make snapshot` builds it). Read it only."""
     db = tmp_path_factory.mktemp("real") / "c.duckdb"
-    assert cli_refresh(MIRROR, db) == 0
+    assert cli_refresh(MIRROR, db, "--copies", str(SHARED)) == 0
     return db

@@ -9,9 +9,12 @@ import pytest
 from catalog.offers import build_offer
 from normalize.errors import LayoutError, ParseError
 from normalize.vocab import Basis, Fabric, Link
-from scrapers.aws import AC_URL, parse_instance_types
+from records.documents import Document, DocumentSet, copy_url
+from scrapers import aws_karpenter
+from scrapers.aws import AC_URL, NEWER, NEWER_NOTE, NEWER_ORIGINAL, Aws, parse_instance_types
+from scrapers.aws_karpenter import BANDWIDTH_URL
 from tests.conftest import shared_fixture
-from tests.helpers import mirror_text
+from tests.helpers import SHARED, mirror_text
 
 NOW = datetime(2026, 12, 1)
 
@@ -139,3 +142,76 @@ def test_real_page_every_quote_is_verbatim(real):
         for claim in offer.claims:
             if claim.basis == Basis.STATED:
                 assert " ".join(claim.quote.split()) in flat, (offer.instance_type, claim.quote)
+
+
+@shared_fixture(scope="module")
+def revisions():
+    """AWS's page, the newer revision's third-party copy and Karpenter's table, read in place."""
+    docs = [
+        Document(AC_URL, "aws", 200, NOW, mirror_text(AC_URL.split("://", 1)[1])),
+        Document(copy_url(NEWER), "aws", 200, NOW, (SHARED / NEWER).read_text(encoding="utf-8")),
+        Document(BANDWIDTH_URL, "aws", 200, NOW, mirror_text(BANDWIDTH_URL.split("://", 1)[1])),
+    ]
+    return {o.instance_type: build_offer(o, scraped_at=NOW) for o in Aws().parse(DocumentSet(docs))}
+
+
+def test_real_newer_revision_adds_both_flagships_cited_as_the_copy_it_is(revisions):
+    assert len(revisions) == 69  # the page's 62, p6-b300.48xlarge and six g7e sizes
+    b300 = revisions["p6-b300.48xlarge"]
+    assert (b300.gpu_model, b300.gpu_count, b300.inter_node_gbits_per_s, b300.nic_count) == (
+        "B300-SXM-288GB",
+        8,
+        6400,
+        17,
+    )
+    assert b300.source_url == f"copy:{NEWER}" and NEWER_NOTE in b300.notes
+    from_copy = [c for c in b300.claims if c.source_url == f"copy:{NEWER}"]
+    assert {c.original_url for c in from_copy} == {NEWER_ORIGINAL}
+    assert next(c for c in from_copy if c.field == "inter_node_gbits_per_s").quote == "6400 Gigabit"
+    g7e = {name: row for name, row in revisions.items() if name.startswith("g7e.")}
+    assert sorted((row.gpu_count, row.inter_node_gbits_per_s) for row in g7e.values()) == [
+        (1, 50),
+        (1, 50),
+        (1, 100),
+        (2, 400),
+        (4, 800),
+        (8, 1600),
+    ]
+    assert {row.gpu_model for row in g7e.values()} == {"RTX-PRO-6000-SERVER-96GB"}  # "RTX PRO Server 6000"
+
+
+def test_real_revisions_that_disagree_are_a_conflict_never_a_silent_pick(revisions):
+    dl1 = revisions["dl1.24xlarge"]
+    fabric = {(c.value, c.quote, c.source_url) for c in dl1.claims if c.field == "inter_node_fabric"}
+    assert fabric == {("efa", "✓ Yes", AC_URL), ("ethernet", "✗ No", f"copy:{NEWER}")}
+    assert dl1.conflict and "conflicting claims for inter_node_fabric: efa vs ethernet" in dl1.notes
+    assert dl1.inter_node_fabric == Fabric.EFA  # AWS's own page leads; the copy's claim stands beside it
+    agreeing = revisions["p5.48xlarge"]  # both revisions say 3200: two claims, no conflict
+    assert not agreeing.conflict
+    assert {c.source_url for c in agreeing.claims if c.field == "nic_count"} == {AC_URL, f"copy:{NEWER}"}
+
+
+def test_real_karpenter_cross_checks_every_network_figure(revisions):
+    """Every AWS row has Karpenter's figure beside the page's; on the real documents none disagrees."""
+    for name, row in revisions.items():
+        for field in ("inter_node_gbits_per_s", "frontend_gbits_per_s"):
+            figures = {c.source_url: c.value for c in row.claims if c.field == field}
+            assert figures[BANDWIDTH_URL] == figures[AC_URL if AC_URL in figures else f"copy:{NEWER}"], name
+    p5 = next(c for c in revisions["p5.48xlarge"].claims if c.source_url == BANDWIDTH_URL)
+    assert (p5.value, p5.quote) == (3200, '"p5.48xlarge":          3200000,')
+    burst = next(c for c in revisions["g5.xlarge"].claims if c.source_url == BANDWIDTH_URL)
+    assert burst.value == 2.5  # the baseline, as the page's "2.5 / 10.0"
+
+
+def test_a_karpenter_figure_that_disagrees_is_a_conflict(fixture_text):
+    go = 'var (\n\tInstanceTypeBandwidthMegabits = map[string]int64{\n\t\t"p5.48xlarge": 1600000,\n\t}\n)\n'
+    offers = aws_karpenter.cross_check(
+        parse_instance_types(fixture_text("aws/ac-small.md"), AC_URL), aws_karpenter.parse_bandwidths(go)
+    )
+    p5 = build_offer(next(o for o in offers if o.instance_type == "p5.48xlarge"), scraped_at=NOW)
+    assert p5.conflict and p5.inter_node_gbits_per_s == 3200  # the page leads, Karpenter's 1600 beside it
+    assert "conflicting claims for inter_node_gbits_per_s: 3200 vs 1600" in p5.notes
+    assert (
+        "not in Karpenter's bandwidth table"
+        in next(o for o in offers if o.instance_type == "g5.xlarge").notes
+    )

@@ -136,7 +136,22 @@ def test_real_discovery_records_missing_pages(real):
     missing = {d.url.rsplit("/", 1)[-1] for d in documents if d.status == 404}
     assert {"ncast4v3-series.md", "nva10v5-series.md", "nc-rtxpro6000-bse-v6-series-specs.md"} <= missing
     assert INFINIBAND_PAGE in {d.url for d in documents if d.ok}
-    assert len(offers) == 29
+    assert len(offers) == 31  # 29 sizes, and 2 series whose pages are missing but whose specs are not
+
+
+def test_real_specs_table_without_its_series_page_still_yields_a_row(real):
+    """NCasT4_v3's page is not mirrored, its specs include is (shown on the NC family page): the series
+    becomes one row, from that table, with the missing page and the size ranges noted."""
+    _, offers = real
+    t4 = offers["NCasT4_v3-series"]
+    assert (t4.gpu_model, t4.gpu_count, t4.intra_node_link) == ("T4-16GB", None, Link.PCIE)
+    assert t4.source_url == SIZES + "includes/ncast4v3-series-specs.md"
+    assert "series page ncast4v3-series.md unavailable (HTTP 404: not in mirror)" in t4.notes
+    assert "1 - 4 GPUs; network 8,000 - 32,000 Mbps across its sizes" in t4.notes
+    model = next(c for c in t4.claims if c.field == "gpu_model")
+    assert (model.quote, model.source_url) == ("Nvidia Tesla T4 GPU (16GB)", t4.source_url)
+    assert offers["NVads-A10 v5-series"].gpu_model == "A10-24GB"  # the same rule, another family page
+    assert "NVv4-series" not in offers  # its AMD MI25 is in no GPU table: skipped, not guessed
 
 
 @pytest.mark.parametrize(
@@ -316,16 +331,23 @@ def test_real_per_gpu_memory_column_trap(real):
 
 
 def test_real_old_rdma_sizes_get_the_fdr_rate_as_inferred(real):
+    """One rule for every 'r' size setup-infiniband.md's catch-all covers ("FDR rates for ... other
+    RDMA-capable N-series"): NC24rs_v3 (summary read, silent) and ND24rs (summary include missing)."""
     _, offers = real
-    nc = offers["Standard_NC24rs_v3"]  # its summary was read and names no InfiniBand figure
-    assert (nc.inter_node_fabric, nc.inter_node_gbits_per_s, nc.inter_node_basis) == (
-        Fabric.INFINIBAND,
-        56,
-        Basis.INFERRED,
-    )
-    nd = offers["Standard_ND24rs"]  # its summary include is missing: the catch-all rate is not applied
-    assert nd.inter_node_fabric == Fabric.INFINIBAND and nd.missing_inter_bw
+    for size in ("Standard_NC24rs_v3", "Standard_ND24rs"):
+        row = offers[size]
+        assert (row.inter_node_fabric, row.inter_node_gbits_per_s, row.inter_node_basis) == (
+            Fabric.INFINIBAND,
+            56,
+            Basis.INFERRED,
+        ), size
+        fabric = next(c for c in row.claims if c.field == "inter_node_fabric")
+        assert fabric.basis == Basis.INFERRED and "RDMA-capable by Azure's naming" in fabric.qualifiers
+    assert "the series summary, which may state its own, was not read" in offers["Standard_ND24rs"].notes
+    assert "was not read" not in offers["Standard_NC24rs_v3"].notes
     assert offers["Standard_NC24s_v3"].missing_inter_bw  # no bandwidth column on the NCv3 page
+    ethernet = next(c for c in offers["Standard_NC24s_v3"].claims if c.field == "inter_node_fabric")
+    assert (ethernet.value, ethernet.basis) == ("ethernet", Basis.INFERRED)  # read from a name, not stated
 
 
 def test_real_every_stated_quote_is_verbatim(real):

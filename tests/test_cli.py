@@ -23,7 +23,7 @@ def test_refresh_shows_progress_and_a_summary(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "aws      200" in err and "ec2/latest/instancetypes/ac.md" in err
     assert "azure    404" in err  # a known series page absent from this mirror
-    assert "aws            2       0      3  ok" in err  # the instance-types page and the price table
+    assert "aws            4       0      3  ok" in err  # page, copy (refused online), Karpenter 404, prices
 
 
 def test_missing_mirror_dir_is_a_usage_error(tmp_path, capsys):
@@ -87,7 +87,7 @@ def test_provider_failure_exits_1_and_names_the_cause(small, capsys):
     (mirror / "docs.aws.amazon.com/ec2/latest/instancetypes/ac.md").write_text("# moved\n")
     assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db), "--quiet"]) == 1
     err = capsys.readouterr().err
-    assert "aws            2       3      3  stale    LayoutError: no table with columns" in err
+    assert "aws            4       3      3  stale    LayoutError: no table with columns" in err
 
 
 def test_seed_from_a_snapshot_and_keep_existing(small, tmp_path, capsys):
@@ -135,3 +135,16 @@ def test_done_when_query_on_the_real_mirror(tmp_path, capsys):
             "frontend_gbits_per_s": 80.0,
         },
     ]
+
+
+def test_a_catalog_older_than_the_claims_columns_is_refused_with_how_to_rebuild(small_catalog, capsys):
+    mirror, db = small_catalog
+    with duckdb.connect(str(db)) as con:  # what a catalog built before claims.evidence looks like
+        con.execute("DROP VIEW claim_conflicts")
+        con.execute("DROP VIEW current_claims")
+        con.execute("ALTER TABLE claims DROP COLUMN evidence")
+    before = db.read_bytes()
+    assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "predates the claims column(s) evidence: rebuild it (make seed" in err
+    assert db.read_bytes() == before and not list(db.parent.glob(f"{db.name}.tmp-*"))

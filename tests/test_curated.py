@@ -10,6 +10,7 @@ import pytest
 
 from catalog.offers import build_offer
 from normalize.errors import ParseError
+from normalize.vocab import Basis, Evidence
 from records.offers import Claim, RawOffer
 from scrapers import REGISTRY, curated_facts
 from tests.helpers import SHARED
@@ -44,6 +45,30 @@ def test_small_file_goes_through_normalize():
     bandwidth = next(c for c in offer.claims if c.field == "inter_node_gbits_per_s")
     assert bandwidth.read_on == date(2026, 12, 1)
     assert bandwidth.qualifiers == "8 x 400 Gbit/s; per node"
+    # No stored copy backs a curated quote: it is a paraphrase, and the figure paraphrased, never stated.
+    assert {(c.evidence, c.basis) for c in offer.claims} == {(Evidence.PARAPHRASE, Basis.PARAPHRASED)}
+    assert row.inter_node_basis == Basis.PARAPHRASED and not row.fabric_shares_frontend
+
+
+def test_a_curated_fact_may_be_inferred_but_never_stated():
+    inferred = SMALL.replace(
+        '{ field = "gpu_count", text = "8", quote = "8x H100 SXM" }',
+        '{ field = "gpu_count", text = "8", quote = "big.8x", basis = "inferred" }',
+    )
+    (offer,) = curated_facts.parse_curated(inferred, "test")
+    count = next(c for c in offer.claims if c.field == "gpu_count")
+    assert (count.basis, count.evidence, count.quote) == (Basis.INFERRED, Evidence.PARAPHRASE, "big.8x")
+    with pytest.raises(ParseError, match="paraphrased or inferred, not stated"):
+        curated_facts.parse_curated(SMALL.replace('qualifiers = "per node"', 'basis = "stated"'), "test")
+
+
+def test_an_instance_may_say_its_fabric_figure_includes_the_front_end():
+    shared = SMALL.replace(
+        'source_url = "https://example.test/specs"\nfact',
+        'source_url = "https://example.test/specs"\nfabric_shares_frontend = true\nfact',
+    )
+    (offer,) = curated_facts.parse_curated(shared, "test")
+    assert offer.fabric_shares_frontend
 
 
 @pytest.mark.parametrize(
@@ -97,6 +122,7 @@ def test_every_curated_file_loads_and_cites(provider):
         build_offer(offer, scraped_at=datetime(2026, 12, 2))
         for c in offer.claims:
             assert c.source_url.startswith("https://") and c.quote.strip() and c.read_on is not None
+            assert c.evidence == Evidence.PARAPHRASE and c.basis in (Basis.PARAPHRASED, Basis.INFERRED)
 
 
 @pytest.mark.parametrize("provider", CURATED)
@@ -108,9 +134,9 @@ def test_real_quotes_are_verbatim_in_the_local_copies(provider):
     for entry in data["instance"]:
         for item in entry["fact"]:
             item = {**defaults, **item}
-            if "local_copy" in item:
+            if item.get("local_copy"):
                 document = " ".join((SHARED / item["local_copy"]).read_text(encoding="utf-8").split())
                 assert " ".join(item["quote"].split()) in document, (provider, entry["instance_type"], item)
                 checked += 1
-    if provider != "coreweave":  # CoreWeave's sources have no copy in ../shared
+    if provider not in ("coreweave", "aws"):  # their sources have no copy in ../shared
         assert checked > 0

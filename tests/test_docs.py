@@ -7,7 +7,7 @@ import re
 import duckdb
 
 from catalog.cli import build_parser
-from catalog.store import INSTANCE_COLUMNS, schema_sql
+from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, schema_sql
 from scrapers import REGISTRY
 from tests.helpers import ROOT
 
@@ -39,3 +39,13 @@ def test_every_instances_column_is_documented():
     assert tuple(columns) == INSTANCE_COLUMNS
     for column in columns:
         assert f"`{column}`" in README, f"column {column} missing from the README schema"
+
+
+def test_every_claims_column_is_documented():
+    with duckdb.connect() as con:
+        con.execute(schema_sql())
+        columns = [row[0] for row in con.execute("DESCRIBE claims").fetchall()]
+    assert tuple(columns) == CLAIM_COLUMNS
+    section = README.split("### `claims`", 1)[1].split("\n### ", 1)[0]
+    for column in columns:
+        assert re.search(rf"\b{column}\b", section), f"claims column {column} missing from the README"

@@ -158,10 +158,14 @@ def test_real_v8_gpu_memory_is_one_gpus(real):
     assert not any("TRAP" in o.notes for o in offers.values())
 
 
-def test_real_network_stays_missing_but_the_curated_infiniband_fact_joins(real):
+def test_real_the_catalog_states_no_network_and_the_curated_infiniband_facts_join(real):
     offers = real[1]
-    h100 = offers["gpu-h100-sxm_8gpu-128vcpu-1600gb"]
-    assert h100.inter_node_fabric == Fabric.INFINIBAND and h100.missing_inter_bw  # curated, no figure
+    h100 = offers["gpu-h100-sxm_8gpu-128vcpu-1600gb"]  # curated: 8 x 400 Gb/s, paraphrased
+    assert (h100.inter_node_fabric, h100.inter_node_gbits_per_s, h100.inter_node_basis) == (
+        Fabric.INFINIBAND,
+        3200,
+        Basis.PARAPHRASED,
+    )
     l40s = offers["gpu-l40s-d_4gpu-192vcpu-1152gb"]
     assert l40s.inter_node_fabric == Fabric.UNKNOWN and l40s.missing_inter_bw
 

@@ -11,18 +11,20 @@ import pytest
 from bs4 import BeautifulSoup
 
 from catalog.offers import build_offer
-from normalize.errors import LayoutError
-from normalize.vocab import Basis, Fabric, Link
+from normalize.errors import LayoutError, NotInMirror
+from normalize.vocab import Basis, Evidence, Fabric, Link
 from records.documents import Document, DocumentSet
+from scrapers.http import Fetcher, make_client
 from scrapers.markdown import markdown_tables
-from scrapers.oci import SHAPES_URL, Oci, parse_shapes
+from scrapers.oci import EXCERPT as EXCERPT_PATH
+from scrapers.oci import EXCERPT_NOTE, SHAPES_URL, Oci, parse_excerpt, parse_shapes
 from scrapers.tables import clean, find_table
 from tests.conftest import shared_fixture
 from tests.helpers import SHARED
 
 NOW = datetime(2026, 12, 1)
 FIXTURE = "oci/computeshapes-gpu.html"
-EXCERPT = SHARED / "reference/oci/computeshapes-excerpt/oci-bm-gpu-shapes.md"
+EXCERPT = SHARED / EXCERPT_PATH
 
 
 def rows(text: str) -> dict:
@@ -30,7 +32,7 @@ def rows(text: str) -> dict:
 
 
 def claim(offer, field: str):
-    return next(c for c in offer.claims if c.field == field and c.basis == Basis.STATED)
+    return next(c for c in offer.claims if c.field == field and c.evidence == Evidence.VERBATIM)
 
 
 @pytest.fixture
@@ -63,16 +65,16 @@ def test_fixture_yields_every_shape_in_page_order(html_text):
 @pytest.mark.parametrize(
     ("name", "model", "count", "memory_gb", "fabric", "gbits", "nics", "frontend", "frontend_nics"),
     [
-        ("BM.GPU.H100.8", "H100-80GB", 8, 80, Fabric.ROCE, 3200, 8, 100, 1),  # 8 x 2 x 200 RDMA
-        ("BM.GPU.A100-v2.8", "A100-80GB", 8, 80, Fabric.ROCE, 1600, 16, 100, 2),  # 2 x 50 front-end
-        ("BM.GPU4.8", "A100-40GB", 8, 40, Fabric.ROCE, 1600, 8, 50, 1),  # 320 GB / 8
+        ("BM.GPU.H100.8", "H100-SXM-80GB", 8, 80, Fabric.ROCE, 3200, 8, 100, 1),  # 8 x 2 x 200 RDMA
+        ("BM.GPU.A100-v2.8", "A100-SXM-80GB", 8, 80, Fabric.ROCE, 1600, 16, 100, 2),  # 2 x 50 front-end
+        ("BM.GPU4.8", "A100-SXM-40GB", 8, 40, Fabric.ROCE, 1600, 8, 50, 1),  # 320 GB / 8
         ("BM.GPU.L40S.4", "L40S-48GB", 4, 48, Fabric.ROCE, 800, None, 200, 1),  # RDMA total, no NICs
         ("BM.GPU.GB200.4", "GB200-186GB", 4, 192, Fabric.ROCE, 1600, 4, 400, 2),  # "(4xB200)"
         ("BM.GPU.MI300X.8", "MI300X-192GB", 8, 192, Fabric.ROCE, 3200, 8, 100, 1),  # no parenthesis
-        ("BM.GPU.H200.8", "H200-141GB", 8, 141, Fabric.ROCE, 3200, 8, 200, 1),
+        ("BM.GPU.H200.8", "H200-SXM-141GB", 8, 141, Fabric.ROCE, 3200, 8, 200, 1),
         ("BM.GPU.B200.8", "B200-SXM-180GB", 8, 180, Fabric.ROCE, 3200, 8, 400, 2),
         ("BM.GPU2.2", "P100-16GB", 2, 16, Fabric.ETHERNET, 50, 2, 50, 2),  # no RDMA part
-        ("BM.GPU3.8", "V100-16GB", 8, 16, Fabric.ETHERNET, 50, 2, 50, 2),
+        ("BM.GPU3.8", "V100-SXM2-16GB", 8, 16, Fabric.ETHERNET, 50, 2, 50, 2),
         ("BM.GPU.A10.4", "A10-24GB", 4, 24, Fabric.ETHERNET, 100, 2, 100, 2),
     ],
 )
@@ -121,10 +123,19 @@ def test_gb200_shape_name_wins_over_the_b200_in_parentheses(offers):
     assert "the shape name says GB200 while the GPU text says B200" in gb200.notes
 
 
-def test_unstated_form_factor_leaves_the_gpu_family_level(offers):
-    h100 = offers["BM.GPU.H100.8"]
-    assert h100.intra_node_link == Link.UNKNOWN and h100.intra_node_basis == Basis.MISSING
-    assert "OCI states no H100 form factor (SXM or PCIe)" in h100.notes
+def test_hgx_shapes_get_their_form_factor_by_the_one_rule_and_others_stay_family_level(offers):
+    h100 = offers["BM.GPU.H100.8"]  # sold only as HGX boards (normalize/board_families.csv), like AWS P5
+    assert (h100.gpu_model, h100.intra_node_link, h100.intra_node_gbytes_per_s) == (
+        "H100-SXM-80GB",
+        Link.NVSWITCH,
+        900,
+    )
+    assert "form factor SXM inferred: BM.GPU.H100.8 is sold only as HGX (SXM) boards" in h100.notes
+    model = claim(h100, "gpu_model")
+    assert (model.basis, model.quote) == (Basis.INFERRED, "BM.GPU.H100.8 (8xH100)")  # Oracle never says SXM
+    p100 = offers["BM.GPU2.2"]  # not in the table: its form factor is not guessed
+    assert p100.intra_node_link == Link.UNKNOWN and p100.intra_node_basis == Basis.MISSING
+    assert "OCI states no P100 form factor (SXM or PCIe)" in p100.notes
     a10 = offers["BM.GPU.A10.4"]
     assert (a10.intra_node_link, a10.intra_node_gbytes_per_s, a10.intra_node_basis) == (
         Link.PCIE,
@@ -194,32 +205,71 @@ def test_unknown_gpu_row_is_skipped_and_logged(html_text, caplog):
 
 def test_every_stated_quote_is_in_the_fixture_text(html_text, offers):
     page_text = " ".join(BeautifulSoup(html_text, "lxml").get_text("\n").split())
-    stated = [c for o in offers.values() for c in o.claims if c.basis == Basis.STATED]
+    stated = [c for o in offers.values() for c in o.claims if c.evidence == Evidence.VERBATIM]
     assert len(stated) == 11 * 3 + 7 * 5 + 4 + 3 * 5  # GPU 3 each; 7 RDMA rows 5, L40S 4; 3 Ethernet 5
+    inferred = {
+        (o.instance_type, c.field) for o in offers.values() for c in o.claims if c.basis == Basis.INFERRED
+    }
+    assert ("BM.GPU.L40S.4", "gpu_count") in inferred  # the '.4' of a shape's name: read, not stated
     for c in stated:
         assert c.quote in page_text and html.escape(c.quote, quote=False) in html_text, c.quote
         assert c.source_url == SHAPES_URL and c.context.startswith("Bare Metal Shapes › GPU Shapes › ")
 
 
-def test_scraper_fetches_and_parses_the_shapes_page(html_text):
-    class Recorder:
-        def __init__(self) -> None:
-            self.urls: list[str] = []
+def fetch(scraper, mirror, copies=None) -> list[Document]:
+    async def go() -> list[Document]:
+        async with make_client(mirror=mirror) as client:
+            bound = Fetcher(client, copies=copies).for_provider(
+                scraper.name, scraper.url_prefixes, copy_paths=scraper.copy_paths
+            )
+            await scraper.fetch(bound)
+            return bound.documents
 
-        async def get(self, url: str, *, required: bool = True) -> None:
-            self.urls.append(url)
+    return asyncio.run(go())
 
-    assert (
-        set(Oci.expected_layout) == {SHAPES_URL}
-        and "Max Network Bandwidth" in Oci.expected_layout[SHAPES_URL]
-    )
-    recorder = Recorder()
-    asyncio.run(Oci().fetch(recorder))  # type: ignore[arg-type]
-    assert recorder.urls == [SHAPES_URL]
-    doc = Document(SHAPES_URL, "oci", 200, NOW, body=html_text)
-    assert len(Oci().parse(DocumentSet([doc]))) == 11
+
+SMALL_EXCERPT = """# OCI BM GPU  Shapes
+| **Shape** | **GPU Memory (GB)** | **Max Network Bandwidth** |
+|---|---:|---|
+| BM.GPU.H100.8 (8xH100) | 640 | 1 x 100 Gbps<br>8 x 2 x 200 Gbps RDMA |
+"""
+
+
+def test_scraper_reads_the_page_or_the_excerpt_and_fails_without_either(html_text, tmp_path):
+    assert set(Oci.expected_layout) == {SHAPES_URL} and Oci.copy_paths == (EXCERPT_PATH,)
+    mirror, copies = tmp_path / "mirror", tmp_path / "copies"
+    (copies / EXCERPT_PATH).parent.mkdir(parents=True)
+    (copies / EXCERPT_PATH).write_text(SMALL_EXCERPT)
+    mirror.mkdir()
+    only_excerpt = fetch(Oci(), mirror, copies)
+    assert [(d.url, d.ok) for d in only_excerpt] == [(SHAPES_URL, False), (f"copy:{EXCERPT_PATH}", True)]
+    (offer,) = Oci().parse(DocumentSet(only_excerpt))
+    assert offer.instance_type == "BM.GPU.H100.8" and offer.source_url == f"copy:{EXCERPT_PATH}"
+    page = mirror / SHAPES_URL.split("://", 1)[1]
+    page.parent.mkdir(parents=True)
+    page.write_text(html_text)
+    assert len(Oci().parse(DocumentSet(fetch(Oci(), mirror)))) == 11  # live: no copies read
+    page.unlink()
+    with pytest.raises(NotInMirror, match=r"computeshapes\.htm"):
+        fetch(Oci(), mirror)
     with pytest.raises(LayoutError, match="unavailable"):
         Oci().parse(DocumentSet([]))
+
+
+def test_page_and_excerpt_together_keep_both_claims_and_flag_a_disagreement(html_text):
+    page = Document(
+        SHAPES_URL, "oci", 200, NOW, body=html_text.replace("8 x 2 x 200 Gbps", "8 x 2 x 100 Gbps")
+    )
+    excerpt = Document(f"copy:{EXCERPT_PATH}", "oci", 200, NOW, body=SMALL_EXCERPT)
+    offers = {o.instance_type: o for o in Oci().parse(DocumentSet([page, excerpt]))}
+    assert len(offers) == 11
+    h100 = build_offer(offers["BM.GPU.H100.8"], scraped_at=NOW)
+    assert h100.conflict and h100.inter_node_gbits_per_s == 1600  # Oracle's own page leads
+    figures = {
+        (c.value, c.source_url, c.original_url) for c in h100.claims if c.field == "inter_node_gbits_per_s"
+    }
+    assert figures == {(1600, SHAPES_URL, None), (3200, f"copy:{EXCERPT_PATH}", SHAPES_URL)}
+    assert "conflicting claims for inter_node_gbits_per_s: 1600 vs 3200" in h100.notes
 
 
 @shared_fixture(scope="module")
@@ -251,3 +301,22 @@ def test_real_excerpt_cells_parse_like_the_fixture(excerpt, fixture_text):
     assert [o.claims for o in real] == [o.claims for o in fixture]
     h100 = rows(f"<table><tr>{head}</tr>{body}</table>")["BM.GPU.H100.8"]
     assert (h100.inter_node_gbits_per_s, h100.frontend_gbits_per_s, h100.nic_count) == (3200, 100, 8)
+
+
+def test_real_excerpt_is_read_offline_and_cited_as_itself(excerpt, fixture_text):
+    """The excerpt parsed as what it is gives the fixture's figures, every claim citing the excerpt."""
+    offers = parse_excerpt(EXCERPT.read_text(encoding="utf-8"))
+    fixture = {o.instance_type: o for o in parse_shapes(fixture_text(FIXTURE), SHAPES_URL)}
+    assert [o.instance_type for o in offers] == list(fixture)
+    for offer in offers:
+        assert EXCERPT_NOTE in offer.notes and offer.source_url == f"copy:{EXCERPT_PATH}"
+        assert {(c.source_url, c.original_url) for c in offer.claims} == {
+            (f"copy:{EXCERPT_PATH}", SHAPES_URL)
+        }
+        values = [(c.field, c.value, c.quote, c.qualifiers) for c in offer.claims]
+        assert values == [
+            (c.field, c.value, c.quote, c.qualifiers) for c in fixture[offer.instance_type].claims
+        ]
+    h100 = build_offer(next(o for o in offers if o.instance_type == "BM.GPU.H100.8"), scraped_at=NOW)
+    assert (h100.inter_node_gbits_per_s, h100.frontend_gbits_per_s, h100.nic_count) == (3200, 100, 8)
+    assert claim(h100, "gpu_memory_gb").context == "OCI BM GPU Shapes › GPU Memory (GB)"

@@ -30,7 +30,10 @@ def test_real_at_least_15_providers_and_every_offer_list_priced(real_catalog_fil
         "SELECT provider, instance_type FROM current_prices "
         "EXCEPT SELECT provider, instance_type FROM instances",
     )
-    assert orphans == []  # every price is about a row
+    offer_lists = {name for name, cls in REGISTRY.items() if issubclass(cls, SkyPilotCatalog)}
+    # every price of an offer list is about a row (AWS/Azure/GCP price files list more types than
+    # their docs describe: catalog.read.prices.unlisted_prices lists those as a finding)
+    assert [o for o in orphans if o[0] in offer_lists] == []
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 import pytest
 
 from catalog.offers import build_offer
 from normalize.errors import InvalidOffer
-from normalize.vocab import Basis, Fabric, Link, SellerKind
+from normalize.gpus import BY_ID, gpu_table_lines
+from normalize.vocab import Basis, Evidence, Fabric, Link, SellerKind
 from records.offers import Claim, OfferIdentity, RawOffer
 
 URL = "https://example.test/page"
@@ -35,6 +36,41 @@ def test_sxm_board_gets_inferred_nvswitch_figure_with_datasheet_claim():
     inferred = [c for c in offer.claims if c.basis == Basis.INFERRED]
     assert {c.field for c in inferred} == {"intra_node_gbytes_per_s", "gpu_memory_gbytes_per_s"}
     assert all(c.source_url == "https://www.nvidia.com/en-us/data-center/h100/" for c in inferred)
+    # The quote is the GPU table row the value came from, word for word, not a generated sentence.
+    prefix = "H100-SXM-80GB,H100,SXM,80,nvswitch,900,5,8,3350,false,https://www.nvidia.com/en-us/data-center/h100/,"
+    (row,) = [line for line in gpu_table_lines() if line.startswith(prefix)]
+    assert {(c.evidence, c.quote) for c in inferred} == {(Evidence.DATASHEET, row)}
+
+
+def test_every_gpu_spec_quotes_its_own_table_row():
+    lines = gpu_table_lines()
+    assert len(lines) == len(BY_ID) + 1
+    for spec in BY_ID.values():
+        assert spec.table_row in lines and spec.table_row.startswith(f"{spec.id},{spec.family},")
+        assert f",{spec.datasheet_url}," in spec.table_row
+
+
+@pytest.mark.parametrize(
+    ("basis", "evidence", "read_on", "message"),
+    [
+        (Basis.STATED, Evidence.PARAPHRASE, date(2026, 12, 1), "stated figure needs verbatim evidence"),
+        (Basis.STATED, Evidence.DATASHEET, None, "stated figure needs verbatim evidence"),
+        (Basis.PARAPHRASED, Evidence.VERBATIM, None, "paraphrased figure needs paraphrase evidence"),
+        (Basis.PARAPHRASED, Evidence.PARAPHRASE, None, "needs the day it was read"),
+        (Basis.INFERRED, Evidence.PARAPHRASE, None, "needs the day it was read"),
+        (Basis.MISSING, Evidence.DATASHEET, None, "datasheet evidence backs inferred figures only"),
+    ],
+)
+def test_a_claim_cannot_pass_off_its_evidence(basis, evidence, read_on, message):
+    with pytest.raises(InvalidOffer, match=message):
+        claim("gpu_count", 8.0, basis=basis, evidence=evidence, read_on=read_on)
+
+
+def test_evidence_defaults_keep_scraped_claims_verbatim():
+    plain = claim("gpu_count", 8.0)
+    assert (plain.basis, plain.evidence, plain.original_url) == (Basis.STATED, Evidence.VERBATIM, None)
+    inferred = claim("gpu_count", 8.0, basis=Basis.INFERRED)  # from a name: its quote is the name
+    assert inferred.evidence == Evidence.VERBATIM
 
 
 def test_stated_figure_wins_and_nvlink_on_nvswitch_board_is_refined():
@@ -57,6 +93,20 @@ def test_single_gpu_has_no_gpu_to_gpu_bandwidth():
     assert offer.intra_node_gbytes_per_s is None
     assert offer.intra_node_basis == Basis.NOT_APPLICABLE
     assert not offer.missing_intra_bw
+
+
+def test_a_slice_of_one_gpu_has_no_gpu_peer_whatever_its_count():
+    raw_offer = raw(
+        claim("gpu_model", "RTX-PRO-6000-SERVER-96GB"),
+        claim("intra_node_link", "single-gpu", basis=Basis.INFERRED, quote="... MIG 1g.24gb"),
+    )
+    offer = build_offer(raw_offer, scraped_at=NOW)  # no count: pods choose it at deploy time
+    assert (offer.intra_node_link, offer.intra_node_basis, offer.scale_up_domain_gpus) == (
+        Link.SINGLE_GPU,
+        Basis.NOT_APPLICABLE,
+        1,
+    )
+    assert not any(c.field == "intra_node_gbytes_per_s" for c in offer.claims)
 
 
 def test_fractional_gpu_is_kept_as_a_fraction():

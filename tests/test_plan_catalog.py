@@ -75,7 +75,11 @@ def test_rank_plans_every_row_and_puts_the_unplannable_last(small_catalog_file):
     assert (
         unplanned["reason"] == "no dense BF16 peak for A10G-24GB in the datasheet table: compute time unknown"
     )
-    assert frame.iloc[3:]["tokens_per_s"].isna().all() and frame["usd_per_million_tokens"].isna().all()
+    assert (
+        frame.iloc[3:]["tokens_per_s"].isna().all() and frame.iloc[3:]["usd_per_million_tokens"].isna().all()
+    )
+    # The small mirror's price table has p5.48xlarge at 55.04 USD/h in us-east-1.
+    assert p5["usd_per_million_tokens"] == pytest.approx(55.04 / 3600 / p5["tokens_per_s"] * 1e6)
 
 
 def test_training_ranks_clusters_of_the_fewest_nodes_that_fit(small_catalog_file):
@@ -100,6 +104,8 @@ def test_training_ranks_clusters_of_the_fewest_nodes_that_fit(small_catalog_file
 
 def test_prices_give_the_cost_and_rank_by_it(small_catalog):
     _, db = small_catalog
+    with duckdb.connect(str(db)) as con:
+        con.execute("DELETE FROM prices")  # only the two prices below
     insert_price(db, "p5.48xlarge", "us-east-1", 55.04)
     insert_price(db, "p5.48xlarge", "us-west-2", 61.0)
     with connect_readonly(db) as con:
@@ -212,7 +218,7 @@ def test_cli_plan_table_json_and_csv(small_catalog_file, capsys):
     out = capsys.readouterr().out
     assert "p5.48xlarge" in out and "TP4 x PP1 x EP1 x DP2" in out and "2,779" in out
     assert "1. aws p5.48xlarge: Llama 3.1 70B fits one NVLink domain (4 GPUs at least)" in out
-    assert "No prices in this catalog" in out
+    assert "5.50" in out  # p5.48xlarge's $ per million output tokens at the small mirror's price
     assert (
         main(
             [

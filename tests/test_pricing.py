@@ -211,7 +211,7 @@ def test_curated_rows_get_prices_when_only_the_price_file_is_reachable(tmp_path)
     ) == [(88.49, "us-central1")]
     path.write_text("{}")
     report = run(db, mirror, Clock(), providers=["gcp"])
-    assert (report.outcomes[0].outcome, report.outcomes[0].rows_after) == ("curated", 15)  # rows kept
+    assert (report.outcomes[0].outcome, report.outcomes[0].rows_after) == ("curated", 31)  # rows kept
     assert query(db, "SELECT count(*) FROM current_prices") == [(0,)]
 
 
@@ -226,6 +226,6 @@ def test_a_reparse_with_only_the_price_file_stored_leaves_the_provider_as_it_was
     report = run(db, None, clock, providers=["gcp"], replay=True)  # no page of Google's was ever stored
     assert (report.outcomes[0].outcome, report.exit_code) == ("unchanged", 0)
     assert query(db, "SELECT count(*), max(scraped_at), max(min_usd_per_hour) FROM instances") == [
-        (15, datetime(2026, 12, 1, 6), 119.27)
+        (31, datetime(2026, 12, 1, 6), 119.27)
     ]
     assert query(db, "SELECT count(*) FROM current_prices") == [(6,)]

@@ -5,14 +5,18 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapers import aws
-from tests.property_checks import MARKS, aws_parse, run_parser
+from records.documents import DocumentSet, copy_url
+from scrapers import aws, aws_karpenter
+from tests.property_checks import MARKS, aws_parse, parse_all, run_parser
 from tests.property_inputs import (
     COUNT,
     MEMORY_CELL,
+    NUMBER,
     TEXT,
     bandwidth_text,
+    doc,
     fixtures,
+    html_table,
     md_table,
     mutated,
     or_noise,
@@ -37,7 +41,7 @@ GPU_WORDS = st.sampled_from(
 
 
 @st.composite
-def aws_page(draw: st.DrawFn) -> str:
+def aws_page(draw: st.DrawFn, html: bool = False) -> str:
     perf, net = [], []
     for _ in range(draw(st.integers(1, 4))):
         family = draw(st.sampled_from(["P5", "P4d", "P3dn", "G5", "G6", "", "**"]))
@@ -51,6 +55,20 @@ def aws_page(draw: st.DrawFn) -> str:
         cards = draw(or_noise(COUNT))
         net.append([name, draw(or_noise(bandwidth_text())), efa, "✓ Yes", cards])
     unit = draw(st.sampled_from(["Gbps", "Mbps", "Tbps", "Gb/s", "GB/s", "Gigabit"]))
+    if html:  # the newer revision's layout: HTML tables, group rows of one cell
+        perf_headers = [
+            "Instance type",
+            "Memory (GiB)",
+            "Processor",
+            "vCPUs",
+            "Accelerators",
+            "Accelerator memory",
+        ]
+        net_headers = ["Instance type", f"Baseline / Burst bandwidth ({unit})", "EFA", "ENA", "Network cards"]
+        strip = [[cell.strip("*") for cell in row] for row in perf]
+        return html_table(perf_headers, strip) + html_table(
+            net_headers, [[c.strip("*") for c in r] for r in net]
+        )
     return (
         "## Performance specifications\n\n"
         + md_table(
@@ -74,3 +92,27 @@ def test_aws(text):
 def test_aws_real_page_mutated(real_document, data):
     text = data.draw(mutated(real_document(aws.AC_URL)))
     run_parser(lambda: aws_parse(text), text)
+
+
+@st.composite
+def karpenter_text(draw: st.DrawFn) -> str:
+    names = st.sampled_from(["p5.48xlarge", "g5.xlarge", "p4d.24xlarge", "g6f.large", "x"])
+    lines = [
+        f'\t\t"{draw(or_noise(names))}": {draw(or_noise(st.one_of(NUMBER, st.just("0"))))},'
+        for _ in range(draw(st.integers(0, 5)))
+    ]
+    return "var (\n\tInstanceTypeBandwidthMegabits = map[string]int64{\n" + "\n".join(lines) + "\n\t}\n)\n"
+
+
+@given(
+    page=aws_page(), newer=st.one_of(aws_page(html=True), TEXT), karpenter=st.one_of(karpenter_text(), TEXT)
+)
+def test_aws_with_the_newer_revision_and_karpenter(page, newer, karpenter):
+    documents = DocumentSet(
+        [
+            doc(aws.AC_URL, "aws", page),
+            doc(copy_url(aws.NEWER), "aws", newer),
+            doc(aws_karpenter.BANDWIDTH_URL, "aws", karpenter),
+        ]
+    )
+    run_parser(lambda: parse_all(aws.Aws(), documents), page, newer, karpenter)

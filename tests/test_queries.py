@@ -197,12 +197,17 @@ def test_claims_show_the_quote_and_the_unit_correction(small):
         in set(fabric["quote"])
     )
     assert set(fabric["source_url"]) == {f"{SIZES}includes/nd-test-v9-series-summary.md"}
+    assert set(fabric["evidence"]) == {"verbatim"}
+    assert set(fabric["provenance"]) == {f"quoted from {SIZES}includes/nd-test-v9-series-summary.md"}
     intra = claims[claims["field"] == "intra_node_gbytes_per_s"].iloc[0]
-    assert (intra["value"], intra["basis"], intra["context"]) == (
+    assert (intra["value"], intra["basis"], intra["evidence"], intra["context"]) == (
         900.0,
         "inferred",
-        "GPU datasheet (H100-SXM-80GB)",
+        "datasheet",
+        "GPU table row H100-SXM-80GB (normalize/gpus.csv)",
     )
+    assert intra["quote"].startswith("H100-SXM-80GB,H100,SXM,80,nvswitch,900,")
+    assert intra["provenance"] == "GPU table row; datasheet https://www.nvidia.com/en-us/data-center/h100/"
 
 
 def test_missing_summary_counts_rows_per_provider(small):
@@ -310,8 +315,11 @@ def test_real_pipeline_top_rows_have_the_most_fabric_per_gpu(real):
     assert top["score_weighted_gbytes_per_s"] == top["fabric_gbytes_per_s_per_gpu"] == 100.0
     assert top["inter_node_fabric"] in GPU_FABRICS
     coreweave = ranked[ranked["provider"] == "coreweave"]
-    assert coreweave["rank"].isna().all()
-    assert set(coreweave["reason"]) == {"fabric unknown: not stated by the provider"}
+    assert coreweave["rank"].isna().all()  # no per-node figure: never scored as zero, never guessed
+    assert set(coreweave["reason"]) == {
+        "fabric unknown: not stated by the provider",  # L40, L40S, RTX PRO 6000
+        "InfiniBand, bandwidth unknown: not stated by the provider",  # HGX and NVL72 nodes
+    }
 
 
 @pytest.mark.shared

@@ -210,6 +210,16 @@ def test_real_mig_slices_are_their_parent_gpu(real):
         offer = offers[gpu_id]
         assert (offer.gpu_model, offer.gpu_memory_gb) == ("RTX-PRO-6000-SERVER-96GB", memory_gb)
         assert "a partition of one GPU" in offer.notes
+        # A slice of one GPU has no GPU peer: no PCIe GPU-to-GPU figure is inferred for it.
+        assert (offer.intra_node_link, offer.intra_node_gbytes_per_s, offer.intra_node_basis) == (
+            Link.SINGLE_GPU,
+            None,
+            Basis.NOT_APPLICABLE,
+        )
+        assert offer.scale_up_domain_gpus == 1 and not offer.missing_intra_bw
+        link = claim(offer, "intra_node_link")
+        assert (link.basis, link.quote) == (Basis.INFERRED, gpu_id)
+        assert not any(c.field == "intra_node_gbytes_per_s" for c in offer.claims)
 
 
 def test_real_flash_page_disagrees_on_rtx_4000_ada(real):

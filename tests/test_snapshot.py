@@ -11,7 +11,7 @@ import pytest
 
 from catalog import pipeline, snapshot
 from scrapers.http import make_client
-from tests.helpers import MIRROR
+from tests.helpers import MIRROR, SHARED
 
 SEMANTIC = ", ".join(snapshot.INSTANCE_FACTS)
 
@@ -67,13 +67,16 @@ def test_shipped_snapshot_matches_a_rebuild_from_the_mirror(tmp_path):
 
     async def go():
         async with make_client(mirror=MIRROR) as client:
-            return await pipeline.refresh(rebuilt, client, mode="mirror")
+            return await pipeline.refresh(rebuilt, client, mode="mirror", copies=SHARED)
 
     assert asyncio.run(go()).exit_code == 0
     seeded = tmp_path / "seeded.duckdb"
     snapshot.load(snapshot.DEFAULT_DIR, seeded)
     order = "ORDER BY provider, instance_type"
-    claim_cols = "provider, instance_type, field, value, value_text, basis, qualifiers, quote, source_url"
+    claim_cols = (
+        "provider, instance_type, field, value, value_text, basis, qualifiers, quote, source_url, "
+        "evidence, original_url, read_on"
+    )
     with duckdb.connect(str(rebuilt), read_only=True) as a, duckdb.connect(str(seeded), read_only=True) as b:
         rows = f"SELECT {SEMANTIC} FROM instances {order}"
         assert a.execute(rows).fetchall() == b.execute(rows).fetchall(), "run `make snapshot` and commit"

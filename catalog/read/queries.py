@@ -182,14 +182,24 @@ def cliff(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str) -> 
 def claims(
     con: duckdb.DuckDBPyConnection, provider: str, instance_type: str, history: bool = False
 ) -> pd.DataFrame:
-    """The claims behind one row: field, value (in the field's unit), quote, context, source URL.
+    """The claims behind one row: field, value (in the field's unit), quote, context, source URL,
+    the evidence the quote is (verbatim, paraphrase, datasheet) and ``provenance``, a sentence saying
+    so ("quoted from URL", "paraphrased from URL, read 2026-12-02", "GPU table row; datasheet URL").
 
     Current claims only, unless ``history`` (then closed ones too, with ``valid_to``).
     """
     table = "claims" if history else "current_claims"
     return con.execute(
         f"""SELECT field, value, value_text, unit, basis, qualifiers, unit_suspect, quote, context,
-                   source_url, fetched_at, valid_from, valid_to
+                   source_url, evidence, original_url, read_on,
+                   CASE evidence
+                       WHEN 'paraphrase' THEN 'paraphrased from ' || source_url
+                           || coalesce(', read ' || CAST(read_on AS VARCHAR), '')
+                       WHEN 'datasheet' THEN 'GPU table row; datasheet ' || source_url
+                       ELSE 'quoted from ' || source_url
+                           || coalesce(' (a copy of ' || original_url || ')', '')
+                   END AS provenance,
+                   fetched_at, valid_from, valid_to
             FROM {table} WHERE provider = ? AND instance_type = ?
             ORDER BY field, valid_from, value, value_text""",
         [provider, instance_type],
