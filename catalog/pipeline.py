@@ -22,7 +22,7 @@ import httpx
 from catalog.offers import build_offer
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check
-from normalize.errors import InvalidOffer, NotInMirror, ProviderError, ValidationError
+from normalize.errors import InvalidOffer, NotInMirror, ProviderError, TooSlow, ValidationError
 from records.clock import utcnow
 from records.documents import Document, DocumentSet
 from records.measurements import Measurement
@@ -97,15 +97,24 @@ class RefreshReport:
         return EXIT_PROVIDER_FAILED if any(o.failure for o in self.outcomes) else EXIT_OK
 
 
+# A cause names the error and the text it choked on; a hostile cell can be 60,000 characters.
+MAX_CAUSE_CHARS = 500
+
+
 def _cause(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    cause = f"{type(exc).__name__}: {exc}"
+    return cause if len(cause) <= MAX_CAUSE_CHARS else cause[: MAX_CAUSE_CHARS - 1] + "…"
 
 
 async def _fetch(scraper: Scraper, fetcher: Fetcher) -> tuple[list[Document], Exception | None]:
-    """One provider's documents, and what stopped its fetch (or None)."""
-    bound = fetcher.for_provider(scraper.name, scraper.url_prefixes)
+    """One provider's documents, and what stopped its fetch (or None), within its deadline."""
+    bound = fetcher.for_provider(scraper.name, scraper.url_prefixes, scraper.budget)
+    deadline = bound.budget.provider_deadline_s
     try:
-        await scraper.fetch(bound)
+        async with asyncio.timeout(deadline):
+            await scraper.fetch(bound)
+    except TimeoutError:
+        return bound.documents, TooSlow(f"{scraper.name}: fetch still running after {deadline:g} s")
     except (ProviderError, httpx.HTTPError) as exc:
         return bound.documents, exc
     except Exception as exc:  # a bug in one provider must not stop the others

@@ -7,124 +7,43 @@ Waits between retries are recorded, not slept; server-side delays are kept well 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
-from datetime import datetime
 
 import duckdb
-import httpx
 import pytest
 
-from catalog import pipeline
 from catalog.cli import main
 from devtools.mirror_server import MirrorServer, Reply
-from scrapers.azure import SIZES
-from scrapers.http import OriginTransport, make_client
-from tests.conftest import shared_fixture
-from tests.helpers import MIRROR, ROOT
+from tests.helpers import (
+    AWS_PATH,
+    AZURE_H100_PATH,
+    AZURE_SUMMARY_PATH,
+    MIRROR,
+    ROOT,
+    Waits,
+    assert_others_fresh,
+    assert_stale,
+    outcomes,
+)
+from tests.helpers import fault_refresh as refresh
 
 pytestmark = pytest.mark.slow  # runs refreshes or the app: left out of `make test-fast`
 
-PROVIDERS = ["aws", "azure", "runpod", "gcp"]
-AWS_PATH = "/docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
-AZURE_H100_PATH = "/" + SIZES.split("://", 1)[1] + "ndh100v5-series.md"
-AZURE_SUMMARY_PATH = "/" + SIZES.split("://", 1)[1] + "includes/ndh100v5-series-summary.md"
-TIMEOUT = httpx.Timeout(connect=0.3, read=0.3, write=1.0, pool=5.0)
-T0 = datetime(2026, 12, 1, 6)
-T1 = datetime(2026, 12, 2, 6)
 
-
-class Waits:
-    def __init__(self) -> None:
-        self.seconds: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.seconds.append(seconds)
-
-
-class PerHost(httpx.AsyncBaseTransport):
-    """Send some hosts to their own origin (a closed or black-holed port), the rest to the server."""
-
-    def __init__(self, default: str, overrides: dict[str, str]) -> None:
-        self.default = OriginTransport(default)
-        # No connect retries inside the transport: the fetcher's own retries are what is under test.
-        self.overrides = {
-            host: OriginTransport(origin, httpx.AsyncHTTPTransport(retries=0))
-            for host, origin in overrides.items()
-        }
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        transport = self.overrides.get(request.url.host, self.default)
-        return await transport.handle_async_request(request)
-
-
-def refresh(db, origin: str, *, overrides=None, waits=None, now=T1) -> pipeline.RefreshReport:
-    async def go():
-        transport = PerHost(origin, overrides or {})
-        async with make_client(transport=transport, timeout=TIMEOUT) as client:
-            options = {"sleep": waits or Waits(), "max_attempts": 3}
-            return await pipeline.refresh(
-                db, client, providers=PROVIDERS, mode="mirror", now=lambda: now, fetcher_options=options
-            )
-
-    return asyncio.run(go())
-
-
-@shared_fixture(scope="module")
-def server():
-    with MirrorServer(MIRROR) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def baseline(server, tmp_path_factory):
-    db = tmp_path_factory.mktemp("baseline") / "catalog.duckdb"
-    report = refresh(db, server.base_url, now=T0)
-    assert report.exit_code == 0, [(o.provider, o.cause) for o in report.outcomes]
-    return db
+@pytest.fixture
+def db(fault_db):
+    return fault_db
 
 
 @pytest.fixture
-def db(baseline, tmp_path, server):
-    copy = tmp_path / "catalog.duckdb"
-    shutil.copy(baseline, copy)
-    server.scripts.clear()
-    server.requests.clear()
-    return copy
-
-
-def outcomes(report) -> dict:
-    return {o.provider: o for o in report.outcomes}
-
-
-def rows(db, provider: str) -> list[tuple]:
-    with duckdb.connect(str(db), read_only=True) as con:
-        return con.execute(
-            "SELECT count(*), bool_or(stale), max(scraped_at) FROM instances WHERE provider = ?", [provider]
-        ).fetchall()
-
-
-def assert_others_fresh(db, failed: str) -> None:
-    for provider in PROVIDERS:
-        if provider != failed:
-            count, stale, scraped = rows(db, provider)[0]
-            assert count > 0 and not stale and scraped == T1, provider
-
-
-def assert_stale(db, report, provider: str, cause: str) -> None:
-    outcome = outcomes(report)[provider]
-    assert outcome.outcome == "stale" and cause in outcome.cause, outcome.cause
-    assert report.exit_code == pipeline.EXIT_PROVIDER_FAILED
-    count, stale, scraped = rows(db, provider)[0]
-    assert count > 0 and stale and scraped == T0  # last good rows kept, with their own time
-    assert_others_fresh(db, provider)
+def server(mirror_server):
+    return mirror_server
 
 
 def closed_port() -> int:
