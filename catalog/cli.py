@@ -49,11 +49,16 @@ def _progress(stream):
 
 
 def _summary(report: RefreshReport) -> str:
-    lines = [f"{'provider':<10} {'docs':>5} {'before':>7} {'after':>6}  {'outcome':<8} cause"]
+    """One line per provider: documents, rows before and after, rows and fields carried from the last
+    good catalog, figures held back, outcome and cause."""
+    lines = [
+        f"{'provider':<10} {'docs':>5} {'before':>7} {'after':>6} {'carried':>7} {'fields':>7} {'held':>6}"
+        f"  {'outcome':<8} cause"
+    ]
     for o in report.outcomes:
         lines.append(
-            f"{o.provider:<10} {o.documents:>5} {o.rows_before:>7} {o.rows_after:>6}  "
-            f"{o.outcome:<8} {o.cause or ''}"
+            f"{o.provider:<10} {o.documents:>5} {o.rows_before:>7} {o.rows_after:>6} {o.rows_carried:>7} "
+            f"{o.fields_carried:>7} {o.fields_held:>6}  {o.outcome:<8} {o.cause or ''}"
         )
     seconds = (report.finished_at - report.started_at).total_seconds()
     lines.append(f"refresh {report.refresh_id} ({report.mode}) took {seconds:.2f}s; exit {report.exit_code}")
@@ -100,6 +105,7 @@ async def _run_refresh(args, mode, progress) -> RefreshReport:
             mode=mode,
             on_document=progress,
             replay=mode == "reparse",
+            accept_changes=args.accept_changes,
         )
 
 
@@ -221,6 +227,13 @@ def build_parser() -> argparse.ArgumentParser:
     reparse.add_argument("--provider", action="append", help="reparse only this provider (repeatable)")
     reparse.add_argument("--quiet", action="store_true")
     reparse.set_defaults(func=cmd_refresh, mirror=None)
+    for command in (refresh, reparse):
+        command.add_argument(
+            "--accept-changes",
+            action="store_true",
+            help="publish the parse as it is: drop rows and fields it lost, accept figures that jumped "
+            "8x or more (after reading the summary of a run that carried or held them)",
+        )
 
     query = with_db(sub.add_parser("query", help="run read-only SQL against the catalog"))
     query.add_argument("sql")

@@ -11,10 +11,11 @@ read-only readers per file, so readers (the app, ``catalog query``) always open 
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
@@ -23,11 +24,14 @@ import duckdb
 import pandas as pd
 
 from catalog.lock import refresh_lock
-from normalize.vocab import Basis
+from normalize.errors import InvalidOffer
+from normalize.vocab import Basis, Fabric, Link
 from records.documents import Document
 from records.measurements import Measurement
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer
 from records.prices import Price
+
+log = logging.getLogger(__name__)
 
 INSTANCE_COLUMNS = (
     "provider",
@@ -120,6 +124,23 @@ def _plain(value):
     return value.value if hasattr(value, "value") and not isinstance(value, (int, float)) else value
 
 
+_ENUM_COLUMNS = {
+    "gpu_memory_bw_basis": Basis,
+    "intra_node_link": Link,
+    "intra_node_basis": Basis,
+    "inter_node_fabric": Fabric,
+    "inter_node_basis": Basis,
+}
+
+
+def row_offer(row: Mapping, claims: tuple[Claim, ...]) -> InstanceOffer:
+    """An ``instances`` row (as a mapping of its columns) back as the InstanceOffer it was written from."""
+    values = {name: row[name] for name in INSTANCE_COLUMNS}
+    for name, enum in _ENUM_COLUMNS.items():
+        values[name] = enum(values[name])
+    return InstanceOffer(**values, claims=claims)
+
+
 def claim_row(
     provider: str, instance_type: str, claim: Claim, fetched_at: datetime | None, valid_from: datetime
 ) -> dict:
@@ -197,12 +218,14 @@ def latest_documents(con: duckdb.DuckDBPyConnection, database: str) -> dict[str,
 
 @dataclass(frozen=True)
 class Previous:
-    """What the last catalog knew of one provider, as the refresh needs it."""
+    """What the last catalog knew of one provider, as the refresh needs it: its rows (with their
+    current claims) are what a parse that loses rows or fields is held against (catalog.carry)."""
 
     rows: int = 0
     scraped_rows: int = 0
     last_success_at: datetime | None = None
     claims: tuple[tuple[str, Claim], ...] = ()  # (instance type, current claim)
+    instances: Mapping[str, InstanceOffer] = field(default_factory=dict)
 
 
 def _frame(rows: list[dict], columns: Iterable[str]) -> pd.DataFrame:
@@ -264,11 +287,32 @@ class CatalogWriter:
         (last_success,) = self.con.execute(
             "SELECT max(last_success_at) FROM old.provider_refreshes WHERE provider = ?", [provider]
         ).fetchone()
-        claims = self.con.execute(
-            "SELECT * FROM old.claims WHERE provider = ? AND valid_to IS NULL", [provider]
-        ).df()
-        current = tuple((row["instance_type"], _claim(row)) for row in claims.to_dict("records"))
-        return Previous(rows, scraped, last_success, current)
+        claims = self._records("SELECT * FROM old.claims WHERE provider = ? AND valid_to IS NULL", provider)
+        current = tuple((row["instance_type"], _claim(row)) for row in claims)
+        return Previous(rows, scraped, last_success, current, self._instances(provider, current))
+
+    def _records(self, sql: str, *params) -> list[dict]:
+        """Rows as dicts, NULL as None (a DataFrame would turn a NULL date into NaT)."""
+        cursor = self.con.execute(sql, list(params))
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+
+    def _instances(self, provider: str, current: tuple[tuple[str, Claim], ...]) -> dict[str, InstanceOffer]:
+        by_type: dict[str, list[Claim]] = {}
+        for instance_type, claim in current:
+            by_type.setdefault(instance_type, []).append(claim)
+        instances = {}
+        for row in self._records("SELECT * FROM old.instances WHERE provider = ?", provider):
+            try:
+                instances[row["instance_type"]] = row_offer(row, tuple(by_type.get(row["instance_type"], ())))
+            except (InvalidOffer, ValueError) as exc:  # written by an older version under other rules
+                log.warning(
+                    "%s/%s: previous row unreadable, cannot be carried: %s",
+                    provider,
+                    row["instance_type"],
+                    exc,
+                )
+        return instances
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -289,15 +333,24 @@ class CatalogWriter:
         measurements: list[Measurement],
         fetched_at: dict[str, datetime],
         now: datetime,
+        carried: frozenset[tuple[str, Claim]] = frozenset(),
     ) -> None:
         """A source's new rows, claims, prices and measurements, with claim and price history carried.
 
         A fresh claim (or price) identical to a current one keeps its ``valid_from``; a current one
         with no identical fresh one is closed (``valid_to = now``); closed history stays as it was.
+        ``carried`` claims ((instance type, claim) from the last good catalog, see catalog.carry)
+        keep the ``fetched_at`` of the fetch they were read from, not this one's.
         """
         rows = [offer_row(o) for o in offers]
         claims = [
-            claim_row(source, o.instance_type, c, fetched_at.get(c.source_url), now)
+            claim_row(
+                source,
+                o.instance_type,
+                c,
+                None if (o.instance_type, c) in carried else fetched_at.get(c.source_url),
+                now,
+            )
             for o in offers
             for c in o.claims
         ]
@@ -316,6 +369,7 @@ class CatalogWriter:
             return
         self.con.register("fresh", fresh)
         same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in identity)
+        current = f"FROM old.{table} o WHERE o.provider = $p AND o.valid_to IS NULL AND {same}"
         self.con.execute(
             f"""INSERT INTO {table} BY NAME
                 SELECT * FROM old.{table} WHERE provider = $p AND valid_to IS NOT NULL
@@ -323,9 +377,9 @@ class CatalogWriter:
                 SELECT * REPLACE ($now AS valid_to) FROM old.{table} f
                 WHERE provider = $p AND valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM fresh o WHERE {same})
                 UNION ALL BY NAME
-                SELECT f.* REPLACE (coalesce(
-                    (SELECT min(o.valid_from) FROM old.{table} o
-                     WHERE o.provider = $p AND o.valid_to IS NULL AND {same}), f.valid_from) AS valid_from)
+                SELECT f.* REPLACE (
+                    coalesce((SELECT min(o.valid_from) {current}), f.valid_from) AS valid_from,
+                    coalesce(f.fetched_at, (SELECT max(o.fetched_at) {current})) AS fetched_at)
                 FROM fresh f""",
             {"p": provider, "now": now},
         )

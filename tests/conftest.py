@@ -133,6 +133,7 @@ def mirror_server():
 def fault_baseline(mirror_server, tmp_path_factory) -> Path:
     """The fault providers refreshed once, at T0, with no fault. Read it only."""
     db = tmp_path_factory.mktemp("baseline") / "catalog.duckdb"
+    mirror_server.scripts.clear()  # built when first needed: maybe after a test scripted a fault
     report = fault_refresh(db, mirror_server.base_url, now=T0)
     assert report.exit_code == 0, [(o.provider, o.cause) for o in report.outcomes]
     return db

@@ -23,7 +23,7 @@ def test_refresh_shows_progress_and_a_summary(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "aws      200" in err and "ec2/latest/instancetypes/ac.md" in err
     assert "azure    404" in err  # a known series page absent from this mirror
-    assert "aws            1       0      3  ok" in err
+    assert "aws            1       0      3       0       0      0  ok" in err
 
 
 def test_missing_mirror_dir_is_a_usage_error(tmp_path, capsys):
@@ -87,7 +87,10 @@ def test_provider_failure_exits_1_and_names_the_cause(small, capsys):
     (mirror / "docs.aws.amazon.com/ec2/latest/instancetypes/ac.md").write_text("# moved\n")
     assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db), "--quiet"]) == 1
     err = capsys.readouterr().err
-    assert "aws            1       3      3  stale    LayoutError: no table with columns" in err
+    assert (
+        "aws            1       3      3       0       0      0  stale    LayoutError: no table with columns"
+        in err
+    )
 
 
 def test_seed_from_a_snapshot_and_keep_existing(small, tmp_path, capsys):
