@@ -1,7 +1,9 @@
 """Command line: ``python -m catalog refresh | reparse | query | export | seed | changes | ...``.
 
-Exit codes: 0 success; 1 a provider failed (its last good rows are kept, marked stale) or the
-catalog could not be read; 2 bad usage or SQL; 3 another refresh holds the lock.
+Exit codes: 0 success; 1 a provider failed (its last good rows are kept, marked stale) or carried
+rows or fields from the last good catalog; 2 bad usage, bad or refused SQL, or a query past its time
+limit; 3 another refresh holds the lock; 4 the environment (disk full, a read-only or missing
+directory, a missing or corrupt catalog); 130 interrupted (Ctrl-C).
 
 Each command imports what it runs, when it runs: ``query`` never loads a scraper, pint or httpx.
 """
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catalog.paths import default_db
-from normalize.errors import LockHeld
+from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped
 
 if TYPE_CHECKING:
     from catalog.pipeline import RefreshReport
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 
 EXIT_USAGE = 2
 EXIT_LOCKED = 3
+EXIT_ENVIRONMENT = 4
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXPORT_FORMATS = {
     "csv": "(FORMAT CSV, HEADER)",
     "parquet": "(FORMAT PARQUET)",
@@ -89,6 +93,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     except LockHeld as exc:
         print(f"error: {exc}; not starting a second one", file=sys.stderr)
         return EXIT_LOCKED
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     print(_summary(report), file=sys.stderr)
     return report.exit_code
 
@@ -110,19 +116,22 @@ async def _run_refresh(args, mode, progress) -> RefreshReport:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    """query: run read-only SQL against the catalog and print the result."""
+    """query: run SQL in a read-only sandbox (no file or network access, locked settings, a time
+    limit) and print the result. Exit 2 for bad or refused SQL and for a query past its time limit."""
     import duckdb
 
-    from catalog.read.connect import connect_readonly
+    from catalog.read.connect import connect_sandboxed, corrupt, execute_limited, is_corrupt
 
     try:
-        with connect_readonly(args.db) as con:
-            frame = con.execute(args.sql).df()
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        with connect_sandboxed(args.db) as con:
+            frame = execute_limited(con, args.sql, args.timeout)
     except duckdb.Error as exc:
+        if is_corrupt(exc):
+            raise corrupt(args.db, exc) from None
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except QueryStopped as exc:
+        print(f"error: {exc} (--timeout SECONDS to change it, 0 for none)", file=sys.stderr)
         return EXIT_USAGE
     if args.format == "csv":
         frame.to_csv(sys.stdout, index=False)
@@ -135,16 +144,17 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """export: write one table to csv, parquet or json."""
+    import duckdb
+
     from catalog.read.connect import connect_readonly
 
     out = args.out or f"{args.table}.{args.format}"
-    try:
-        with connect_readonly(args.db) as con:
-            quoted = out.replace("'", "''")  # a SQL string literal; args.table is one of the choices
+    with connect_readonly(args.db) as con:
+        quoted = out.replace("'", "''")  # a SQL string literal; args.table is one of the choices
+        try:
             con.execute(f"COPY (SELECT * FROM {args.table}) TO '{quoted}' {EXPORT_FORMATS[args.format]}")
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        except duckdb.IOException as exc:
+            raise EnvironmentProblem(f"cannot write {out}: {str(exc).splitlines()[0]}") from None
     print(f"wrote {args.table} to {out}", file=sys.stderr)
     return 0
 
@@ -153,15 +163,18 @@ def cmd_seed(args: argparse.Namespace) -> int:
     """seed: build the catalog from the shipped snapshot, unless one exists (or --force)."""
     from catalog import snapshot
 
+    source = Path(args.source or snapshot.DEFAULT_DIR)
     if Path(args.db).exists() and not args.force:
-        print(f"{args.db} exists; keeping it (use --force to rebuild from {args.source})", file=sys.stderr)
+        print(f"{args.db} exists; keeping it (use --force to rebuild from {source})", file=sys.stderr)
         return 0
+    if not source.is_dir():
+        raise EnvironmentProblem(f"snapshot directory {source} does not exist")
     try:
-        rows = snapshot.load(Path(args.source or snapshot.DEFAULT_DIR), Path(args.db))
+        rows = snapshot.load(source, Path(args.db))
     except LockHeld as exc:
         print(f"error: {exc}; not seeding underneath it", file=sys.stderr)
         return EXIT_LOCKED
-    print(f"built {args.db} from {args.source}: {rows} instances", file=sys.stderr)
+    print(f"built {args.db} from {source}: {rows} instances", file=sys.stderr)
     return 0
 
 
@@ -170,12 +183,8 @@ def cmd_changes(args: argparse.Namespace) -> int:
     from catalog.read.changes import changes
     from catalog.read.connect import connect_readonly
 
-    try:
-        with connect_readonly(args.db) as con:
-            frame = changes(con, args.since)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    with connect_readonly(args.db) as con:
+        frame = changes(con, args.since)
     if frame.empty:
         print("(no changes)" + (f" since {args.since:%Y-%m-%d}" if args.since else ""))
         return 0
@@ -235,9 +244,16 @@ def build_parser() -> argparse.ArgumentParser:
             "8x or more (after reading the summary of a run that carried or held them)",
         )
 
-    query = with_db(sub.add_parser("query", help="run read-only SQL against the catalog"))
+    query = with_db(sub.add_parser("query", help="run read-only SQL against the catalog (sandboxed)"))
     query.add_argument("sql")
     query.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    query.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="stop the query after this long (default 30; 0 for no limit)",
+    )
     query.set_defaults(func=cmd_query)
 
     export = with_db(sub.add_parser("export", help="write a table to csv, parquet or json"))
@@ -270,4 +286,21 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "db", "absent") is None:
         args.db = default_db()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    return args.func(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except CorruptCatalog as exc:
+        print(f"error: {exc}; `make refresh` moves it aside and rebuilds it", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+    except OSError as exc:  # EnvironmentProblem, and what the file system says directly
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+
+
+def _one_line(exc: OSError) -> str:
+    """An OSError as one line: 'No such file or directory: x' rather than '[Errno 2] ...'."""
+    if exc.strerror and exc.filename:
+        return f"{exc.strerror}: {exc.filename}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -97,6 +97,7 @@ class RefreshReport:
     started_at: datetime
     finished_at: datetime
     outcomes: list[ProviderOutcome]
+    warnings: list[str] = field(default_factory=list)  # e.g. a corrupt catalog moved aside
 
     @property
     def exit_code(self) -> int:
@@ -286,12 +287,13 @@ async def refresh(
     With ``replay`` nothing is fetched: each provider's documents stored by the last refresh are
     parsed again (``catalog reparse``), so a parser fix needs no network. With ``accept_changes``
     the fresh parse is published as it is: nothing lost is carried, no jump held back (the gates
-    still apply). LockHeld if another refresh or seed is writing the same catalog.
+    still apply). A corrupt catalog is moved aside and rebuilt (a reparse, with nothing to rebuild
+    from, raises CorruptCatalog). LockHeld if another refresh or seed is writing the same catalog.
     """
     started = now()
     refresh_id = f"{started:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     scrapers = [REGISTRY[name]() for name in providers or REGISTRY]
-    with CatalogWriter.open(Path(db_path)) as writer:
+    with CatalogWriter.open(Path(db_path), rebuild_corrupt=not replay) as writer:
         stored = writer.previous_documents()
         fetcher = Fetcher(client, previous=stored, on_document=on_document, **(fetcher_options or {}))
 
@@ -311,7 +313,8 @@ async def refresh(
             _store(writer, refresh_id, result, started, replay=replay)
         writer.keep_untouched([s.name for s in scrapers if s.name not in untouched])
         writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
-        report = RefreshReport(refresh_id, mode, started, now(), [r.outcome for r in results])
+        warnings = [writer.moved_aside] if writer.moved_aside else []
+        report = RefreshReport(refresh_id, mode, started, now(), [r.outcome for r in results], warnings)
         writer.write_refresh(
             refresh_id,
             started,

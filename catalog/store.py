@@ -24,8 +24,10 @@ import duckdb
 import pandas as pd
 
 from catalog.lock import refresh_lock
-from normalize.errors import InvalidOffer
+from catalog.read.connect import check_catalog
+from normalize.errors import CorruptCatalog, EnvironmentProblem, InvalidOffer
 from normalize.vocab import Basis, Fabric, Link
+from records.clock import utcnow
 from records.documents import Document
 from records.measurements import Measurement
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer
@@ -228,6 +230,21 @@ class Previous:
     instances: Mapping[str, InstanceOffer] = field(default_factory=dict)
 
 
+def _file_system(exc: BaseException) -> bool:
+    """Whether an error is the file system refusing (disk full, read-only, permissions), not a bug."""
+    if isinstance(exc, OSError):
+        return True
+    return isinstance(exc, duckdb.IOException | duckdb.FatalException) and "Could not " in str(exc)
+
+
+def _reason(exc: BaseException) -> str:
+    """What the file system said, in one line ('No space left on device: /data/catalog.duckdb')."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text.split("because of error: ", 1)[-1]  # DuckDB's "Failed to create checkpoint because of ..."
+
+
 def _frame(rows: list[dict], columns: Iterable[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(columns))
 
@@ -235,39 +252,70 @@ def _frame(rows: list[dict], columns: Iterable[str]) -> pd.DataFrame:
 class CatalogWriter:
     """A new catalog file being built next to ``path``; use ``CatalogWriter.open(path)``."""
 
-    def __init__(self, path: Path, *, keep_history: bool = True) -> None:
+    def __init__(self, path: Path, *, keep_history: bool = True, rebuild_corrupt: bool = True) -> None:
         self.path = Path(path)
         self.tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
+        self.moved_aside: str | None = None  # what was done with a corrupt old catalog, if there was one
         # A writer killed mid-write leaves its half-built file; we hold the lock, so it is nobody's now.
         for leftover in self.path.parent.glob(f"{self.path.name}.tmp-*"):
             leftover.unlink(missing_ok=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.has_old = keep_history and self.path.exists() and self._readable_old(rebuild_corrupt)
         self.con = duckdb.connect(str(self.tmp))
         self.con.execute(schema_sql())
-        self.has_old = keep_history and self.path.exists()
         if self.has_old:
             self.con.execute("ATTACH ? AS old (READ_ONLY)", [str(self.path)])
         self._fetches: list[dict] = []
         self._bodies: dict[str, str] = {}
 
+    def _readable_old(self, rebuild_corrupt: bool) -> bool:
+        """Whether the old catalog can be read in full. A corrupt one is moved aside to
+        ``<db>.corrupt-<UTC time>`` (kept, not deleted) and the new one starts empty; with
+        ``rebuild_corrupt`` False (a reparse, which has nothing to rebuild from) CorruptCatalog."""
+        try:
+            check_catalog(self.path)
+        except CorruptCatalog as exc:
+            if not rebuild_corrupt:
+                raise
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{utcnow():%Y%m%dT%H%M%S}")
+            os.replace(self.path, aside)
+            wal = Path(f"{self.path}.wal")
+            if wal.exists():
+                os.replace(wal, Path(f"{aside}.wal"))
+            self.moved_aside = f"{exc}; moved it to {aside} and rebuilt the catalog from scratch"
+            log.warning("%s", self.moved_aside)
+            return False
+        return True
+
     @classmethod
     @contextmanager
-    def open(cls, path: Path, *, keep_history: bool = True) -> Iterator[CatalogWriter]:
+    def open(
+        cls, path: Path, *, keep_history: bool = True, rebuild_corrupt: bool = True
+    ) -> Iterator[CatalogWriter]:
         """Hold the catalog's lock and build a new file; swap it in if the block ends cleanly.
 
-        With ``keep_history`` the old catalog is attached: its rows can be carried and its fetch
-        history, refreshes and latest document bodies are copied. Without it (``seed``) the new file
-        starts empty. LockHeld if another refresh or seed holds the lock. Any exception aborts: the
-        new file is removed and the old catalog stays exactly as it was.
+        ``path`` is resolved first: a symlink is followed, so the lock and the swap are the target's
+        and the link stays a link. With ``keep_history`` the old catalog is attached: its rows can be
+        carried and its fetch history, refreshes and latest document bodies are copied (a corrupt one
+        is moved aside, see ``_readable_old``). Without it (``seed``) the new file starts empty.
+        LockHeld if another refresh or seed holds the lock; EnvironmentProblem if the file system
+        refuses (disk full, read-only directory). Any exception aborts: the new file is removed and
+        the old catalog stays exactly as it was.
         """
-        with refresh_lock(Path(path)):
-            writer = cls(Path(path), keep_history=keep_history)
-            try:
-                yield writer
-            except BaseException:
-                writer._abort()
+        target = Path(path).resolve()
+        try:
+            with refresh_lock(target):
+                writer = cls(target, keep_history=keep_history, rebuild_corrupt=rebuild_corrupt)
+                try:
+                    yield writer
+                    writer._commit()
+                except BaseException:
+                    writer._abort()
+                    raise
+        except (OSError, duckdb.Error) as exc:
+            if isinstance(exc, EnvironmentProblem) or not _file_system(exc):
                 raise
-            writer._commit()
+            raise EnvironmentProblem(f"cannot write the catalog at {target}: {_reason(exc)}") from exc
 
     # -- what the previous catalog knew --------------------------------------------------------
 
@@ -492,6 +540,8 @@ class CatalogWriter:
     def _abort(self) -> None:
         try:
             self.con.close()
+        except duckdb.Error:
+            log.warning("closing the half-built catalog %s failed; removing it anyway", self.tmp)
         finally:
             self.tmp.unlink(missing_ok=True)
             self.tmp.with_name(self.tmp.name + ".wal").unlink(missing_ok=True)

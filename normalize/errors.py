@@ -16,7 +16,9 @@ layer above (records, scrapers, catalog, app) can raise and catch from the same 
     │   ├── InvalidOffer (ValueError)  a row breaks one of the catalog's invariants
     │   └── ValidationError            a provider's fresh rows fail a gate before publication
     ├── LockHeld (RuntimeError)        another process is writing the same catalog file
+    ├── QueryStopped                   a ``catalog query`` passed its time limit
     └── EnvironmentProblem (OSError)   the machine, not a provider: disk full, read-only directory,
+        │                              a missing directory or catalog
         └── CorruptCatalog             a catalog file that DuckDB cannot read
 
 ``ValueError`` is mixed in where callers of the pure parsers expect it (pint's pattern: a parse
@@ -71,6 +73,10 @@ class ValidationError(ProviderError):
 
 class LockHeld(CatalogError, RuntimeError):
     """Another refresh (or seed) holds the catalog's lock."""
+
+
+class QueryStopped(CatalogError):
+    """A query someone typed ran past its time limit and was stopped."""
 
 
 class EnvironmentProblem(CatalogError, OSError):
