@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, fields
-from datetime import date, datetime
+from dataclasses import asdict, fields
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
@@ -24,9 +24,9 @@ import duckdb
 import pandas as pd
 
 from catalog.lock import refresh_lock
+from catalog.previous import Previous, latest_documents, read_previous
 from catalog.read.connect import check_catalog
-from normalize.errors import CorruptCatalog, EnvironmentProblem, InvalidOffer
-from normalize.vocab import Basis, Fabric, Link
+from normalize.errors import CorruptCatalog, EnvironmentProblem
 from records.clock import utcnow
 from records.documents import Document
 from records.measurements import Measurement
@@ -126,23 +126,6 @@ def _plain(value):
     return value.value if hasattr(value, "value") and not isinstance(value, (int, float)) else value
 
 
-_ENUM_COLUMNS = {
-    "gpu_memory_bw_basis": Basis,
-    "intra_node_link": Link,
-    "intra_node_basis": Basis,
-    "inter_node_fabric": Fabric,
-    "inter_node_basis": Basis,
-}
-
-
-def row_offer(row: Mapping, claims: tuple[Claim, ...]) -> InstanceOffer:
-    """An ``instances`` row (as a mapping of its columns) back as the InstanceOffer it was written from."""
-    values = {name: row[name] for name in INSTANCE_COLUMNS}
-    for name, enum in _ENUM_COLUMNS.items():
-        values[name] = enum(values[name])
-    return InstanceOffer(**values, claims=claims)
-
-
 def claim_row(
     provider: str, instance_type: str, claim: Claim, fetched_at: datetime | None, valid_from: datetime
 ) -> dict:
@@ -176,58 +159,6 @@ def price_row(price: Price, fetched_at: datetime | None, valid_from: datetime) -
 def measurement_row(measurement: Measurement, fetched_at: datetime | None) -> dict:
     """A measurement as the ``measurements`` table stores it."""
     return {**asdict(measurement), "fetched_at": fetched_at, "stale": False}
-
-
-def _claim(row: dict) -> Claim:
-    text = row["field"] in TEXT_FIELDS
-    read_on = row["read_on"]
-    return Claim(
-        field=row["field"],
-        value=row["value_text"] if text else float(row["value"]),
-        quote=row["quote"],
-        source_url=row["source_url"],
-        context=row["context"],
-        basis=Basis(row["basis"]),
-        qualifiers=row["qualifiers"],
-        unit_suspect=bool(row["unit_suspect"]),
-        read_on=read_on if isinstance(read_on, date) or read_on is None else None,
-    )
-
-
-def latest_documents(con: duckdb.DuckDBPyConnection, database: str) -> dict[str, Document]:
-    """The latest good stored document per URL in the catalog attached as ``database``."""
-    rows = con.execute(
-        f"""SELECT f.url, f.provider, f.fetched_at, d.body, f.sha256, f.etag, f.last_modified, f.required
-            FROM {database}.fetches f JOIN {database}.documents d USING (sha256)
-            WHERE f.status IN (200, 304)
-            QUALIFY row_number() OVER (PARTITION BY f.url ORDER BY f.fetched_at DESC) = 1"""
-    ).fetchall()
-    return {
-        url: Document(
-            url=url,
-            provider=provider,
-            status=200,
-            fetched_at=fetched_at,
-            body=body,
-            sha256=sha,
-            etag=etag,
-            last_modified=modified,
-            required=required,
-        )
-        for url, provider, fetched_at, body, sha, etag, modified, required in rows
-    }
-
-
-@dataclass(frozen=True)
-class Previous:
-    """What the last catalog knew of one provider, as the refresh needs it: its rows (with their
-    current claims) are what a parse that loses rows or fields is held against (catalog.carry)."""
-
-    rows: int = 0
-    scraped_rows: int = 0
-    last_success_at: datetime | None = None
-    claims: tuple[tuple[str, Claim], ...] = ()  # (instance type, current claim)
-    instances: Mapping[str, InstanceOffer] = field(default_factory=dict)
 
 
 def _file_system(exc: BaseException) -> bool:
@@ -324,43 +255,8 @@ class CatalogWriter:
         return latest_documents(self.con, "old") if self.has_old else {}
 
     def previous(self, provider: str) -> Previous:
-        """The provider's rows, last success and current claims in the previous catalog."""
-        if not self.has_old:
-            return Previous()
-        rows, scraped = self.con.execute(
-            "SELECT count(*), count(*) FILTER (source_kind = 'scraped') "
-            "FROM old.instances WHERE provider = ?",
-            [provider],
-        ).fetchone()
-        (last_success,) = self.con.execute(
-            "SELECT max(last_success_at) FROM old.provider_refreshes WHERE provider = ?", [provider]
-        ).fetchone()
-        claims = self._records("SELECT * FROM old.claims WHERE provider = ? AND valid_to IS NULL", provider)
-        current = tuple((row["instance_type"], _claim(row)) for row in claims)
-        return Previous(rows, scraped, last_success, current, self._instances(provider, current))
-
-    def _records(self, sql: str, *params) -> list[dict]:
-        """Rows as dicts, NULL as None (a DataFrame would turn a NULL date into NaT)."""
-        cursor = self.con.execute(sql, list(params))
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
-
-    def _instances(self, provider: str, current: tuple[tuple[str, Claim], ...]) -> dict[str, InstanceOffer]:
-        by_type: dict[str, list[Claim]] = {}
-        for instance_type, claim in current:
-            by_type.setdefault(instance_type, []).append(claim)
-        instances = {}
-        for row in self._records("SELECT * FROM old.instances WHERE provider = ?", provider):
-            try:
-                instances[row["instance_type"]] = row_offer(row, tuple(by_type.get(row["instance_type"], ())))
-            except (InvalidOffer, ValueError) as exc:  # written by an older version under other rules
-                log.warning(
-                    "%s/%s: previous row unreadable, cannot be carried: %s",
-                    provider,
-                    row["instance_type"],
-                    exc,
-                )
-        return instances
+        """The provider's rows (with their current claims) and last success in the previous catalog."""
+        return read_previous(self.con, "old", provider) if self.has_old else Previous()
 
     # -- writing -------------------------------------------------------------------------------
 
