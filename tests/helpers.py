@@ -136,7 +136,10 @@ AWS_PATH = "/" + AWS_PAGE
 AZURE_H100_PATH = "/" + AZURE_DIR + "ndh100v5-series.md"
 AZURE_SUMMARY_PATH = "/" + AZURE_DIR + "includes/ndh100v5-series-summary.md"
 AZURE_ND_FAMILY_PATH = "/" + AZURE_DIR + "nd-family.md"
-FAULT_TIMEOUT = httpx.Timeout(connect=0.3, read=0.3, write=1.0, pool=5.0)
+# Loopback answers in milliseconds, but a loaded 2-core machine can stall a read for a second: faults
+# that are not about timeouts get a generous timeout, so exact counts do not depend on the load.
+LOOPBACK_TIMEOUT = httpx.Timeout(connect=5.0, read=5.0, write=5.0, pool=10.0)
+SHORT_TIMEOUT = httpx.Timeout(connect=0.3, read=0.3, write=1.0, pool=5.0)  # the timeout faults
 T0 = datetime(2026, 12, 1, 6)
 T1 = datetime(2026, 12, 2, 6)
 
@@ -176,6 +179,7 @@ def fault_refresh(
     now: datetime = T1,
     budget: Budget | None = None,
     providers: list[str] | None = None,
+    timeout: httpx.Timeout = LOOPBACK_TIMEOUT,
     **kw,
 ) -> pipeline.RefreshReport:
     """Refresh the fault providers from the loopback ``origin`` with small timeouts, recorded waits
@@ -183,7 +187,7 @@ def fault_refresh(
 
     async def go():
         transport = PerHost(origin, overrides or {})
-        async with make_client(transport=transport, timeout=FAULT_TIMEOUT) as client:
+        async with make_client(transport=transport, timeout=timeout) as client:
             options = {"sleep": waits or Waits(), "max_attempts": 3, "budget_cap": budget}
             return await pipeline.refresh(
                 db,

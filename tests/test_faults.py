@@ -25,6 +25,7 @@ from tests.helpers import (
     AZURE_SUMMARY_PATH,
     MIRROR,
     ROOT,
+    SHORT_TIMEOUT,
     T0,
     T1,
     Waits,
@@ -73,14 +74,15 @@ def blackhole():
 
 
 def test_connect_timeout_keeps_the_provider_stale(db, server, blackhole):
-    report = refresh(db, server.base_url, overrides={"docs.aws.amazon.com": f"http://127.0.0.1:{blackhole}"})
+    blackholed = {"docs.aws.amazon.com": f"http://127.0.0.1:{blackhole}"}
+    report = refresh(db, server.base_url, overrides=blackholed, timeout=SHORT_TIMEOUT)
     assert_stale(db, report, "aws", "ConnectTimeout")
 
 
 def test_read_timeout_on_a_slow_drip(db, server):
     # Slower than the 0.3 s read timeout by a margin that survives a loaded machine.
     server.script(AWS_PATH, Reply(200, b"x" * 512, drip_s=1.0))
-    report = refresh(db, server.base_url)
+    report = refresh(db, server.base_url, timeout=SHORT_TIMEOUT)
     assert_stale(db, report, "aws", "ReadTimeout")
 
 
