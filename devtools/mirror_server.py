@@ -8,6 +8,7 @@ benchmarks script faults per path (a list of replies played in order) and add la
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -42,6 +43,11 @@ class _Server(ThreadingHTTPServer):
     # The fetcher opens up to 32 connections at once. socketserver's default backlog of 5 drops the
     # rest of the SYNs, and the kernel retries them a second later: one-second stalls in the bench.
     request_queue_size = 128
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client that hung up (a capped or timed-out fetch): nothing to report
+        super().handle_error(request, client_address)
 
 
 class MirrorServer:
