@@ -171,13 +171,19 @@ def parse_documents(
 
 
 def _parse(
-    scraper: Scraper, documents: list[Document], now: datetime, previous: Previous, **options
+    scraper: Scraper,
+    documents: list[Document],
+    now: datetime,
+    previous: Previous,
+    *,
+    scrape: bool = True,
+    accept: bool = False,
 ) -> tuple[Parsed | None, str | None]:
     """The source's gated records (the gates see the fresh rows, not those carried), or None and why not."""
     try:
-        parsed = parse_documents(scraper, documents, now, previous=previous, **options)
+        parsed = parse_documents(scraper, documents, now, scrape=scrape, previous=previous, accept=accept)
         if scraper.kind == "provider":
-            check(scraper.name, parsed.offers, previous.rows if options.get("scrape", True) else 0)
+            check(scraper.name, parsed.offers, previous.rows if scrape else 0)
         elif not parsed.measurements:
             raise ValidationError(f"{scraper.name}: the parse yielded no measurements")
     except ProviderError as exc:
@@ -190,7 +196,7 @@ def _parse(
 
 def _fresh(
     scraper: Scraper, documents: list[Document], parsed: Parsed, previous: Previous, started: datetime
-):
+) -> ProviderResult:
     """A provider whose parse passed: its fresh rows, and what was carried into them (outcome carried)."""
     carried = parsed.reconciled
     offers = [*parsed.offers, *carried.carried_rows]
