@@ -6,7 +6,7 @@ DB     ?= data/catalog.duckdb
 SHARED ?= ../shared
 PYTEST_ARGS ?=
 
-.PHONY: install app seed test test-fast refresh reparse lint format snapshot bench fuzz clean
+.PHONY: install app seed test test-fast refresh reparse lint format snapshot bench attacks fuzz clean
 
 # Create .venv and install the pinned dependencies (again whenever pyproject/constraints change).
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -70,6 +70,11 @@ snapshot: install
 # Measure speed on this machine; prints the figures and writes them into README "Benchmarks".
 bench: install
 	$(PY) -m devtools bench
+
+# Hostile responses (gzip bomb, endless and huge bodies, a huge mirror file, a slow drip) against a
+# refresh with the default budget: wall time and peak memory per case (about 3 minutes).
+attacks: install
+	$(PY) -m devtools attacks
 
 # Property tests at 10,000 examples each (the hypothesis "bench" profile; about 33 minutes).
 fuzz: install

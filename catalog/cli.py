@@ -1,7 +1,9 @@
 """Command line: ``python -m catalog refresh | reparse | query | export | seed | changes | ...``.
 
-Exit codes: 0 success; 1 a provider failed (its last good rows are kept, marked stale) or the
-catalog could not be read; 2 bad usage or SQL; 3 another refresh holds the lock.
+Exit codes: 0 success; 1 a provider failed (its last good rows are kept, marked stale) or carried
+rows or fields from the last good catalog; 2 bad usage, bad or refused SQL, or a query past its time
+limit; 3 another refresh holds the lock; 4 the environment (disk full, a read-only or missing
+directory, a missing or corrupt catalog); 130 interrupted (Ctrl-C).
 
 Each command imports what it runs, when it runs: ``query`` never loads a scraper, pint or httpx.
 """
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catalog.paths import default_db
-from normalize.errors import EnvironmentProblem, LockHeld
+from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped
 
 if TYPE_CHECKING:
     from catalog.pipeline import RefreshReport
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
 
 EXIT_USAGE = 2
 EXIT_LOCKED = 3
+EXIT_ENVIRONMENT = 4
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXPORT_FORMATS = {
     "csv": "(FORMAT CSV, HEADER)",
     "parquet": "(FORMAT PARQUET)",
@@ -48,12 +52,17 @@ def _progress(stream):
 
 
 def _summary(report: RefreshReport) -> str:
+    """One line per provider: documents, rows before and after, rows and fields carried from the last
+    good catalog, figures held back, outcome and cause."""
     width = max([10, *(len(o.provider) for o in report.outcomes)])
-    lines = [f"{'provider':<{width}} {'docs':>5} {'before':>7} {'after':>6}  {'outcome':<8} cause"]
+    lines = [
+        f"{'provider':<{width}} {'docs':>5} {'before':>7} {'after':>6} {'carried':>7} "
+        f"{'fields':>7} {'held':>6}  {'outcome':<8} cause"
+    ]
     for o in report.outcomes:
         lines.append(
-            f"{o.provider:<{width}} {o.documents:>5} {o.rows_before:>7} {o.rows_after:>6}  "
-            f"{o.outcome:<8} {o.cause or ''}"
+            f"{o.provider:<{width}} {o.documents:>5} {o.rows_before:>7} {o.rows_after:>6} "
+            f"{o.rows_carried:>7} {o.fields_carried:>7} {o.fields_held:>6}  {o.outcome:<8} {o.cause or ''}"
         )
     seconds = (report.finished_at - report.started_at).total_seconds()
     lines.append(f"refresh {report.refresh_id} ({report.mode}) took {seconds:.2f}s; exit {report.exit_code}")
@@ -91,9 +100,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     except LockHeld as exc:
         print(f"error: {exc}; not starting a second one", file=sys.stderr)
         return EXIT_LOCKED
-    except EnvironmentProblem as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     print(_summary(report), file=sys.stderr)
     return report.exit_code
 
@@ -111,26 +119,28 @@ async def _run_refresh(args, mode, progress) -> RefreshReport:
             on_document=progress,
             replay=mode == "reparse",
             copies=Path(args.copies) if getattr(args, "copies", None) else None,
+            accept_changes=args.accept_changes,
         )
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    """query: run read-only SQL against the catalog and print the result."""
+    """query: run SQL in a read-only sandbox (no file or network access, locked settings, a time
+    limit) and print the result. Exit 2 for bad or refused SQL and for a query past its time limit."""
     import duckdb
 
-    from catalog.read.connect import connect_readonly
+    from catalog.read.connect import connect_sandboxed, corrupt, execute_limited, is_corrupt
     from catalog.read.output import write_rows
 
     try:
-        with connect_readonly(args.db) as con:
-            result = con.execute(args.sql)
-            columns = [d[0] for d in result.description or ()]
-            rows = result.fetchall()
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        with connect_sandboxed(args.db) as con:
+            columns, rows = execute_limited(con, args.sql, args.timeout)
     except duckdb.Error as exc:
+        if is_corrupt(exc):
+            raise corrupt(args.db, exc) from None
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except QueryStopped as exc:
+        print(f"error: {exc} (--timeout SECONDS to change it, 0 for none)", file=sys.stderr)
         return EXIT_USAGE
     write_rows(columns, rows, args.format, sys.stdout)
     return 0
@@ -138,16 +148,17 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """export: write one table to csv, parquet or json."""
+    import duckdb
+
     from catalog.read.connect import connect_readonly
 
     out = args.out or f"{args.table}.{args.format}"
-    try:
-        with connect_readonly(args.db) as con:
-            quoted = out.replace("'", "''")  # a SQL string literal; args.table is one of the choices
+    with connect_readonly(args.db) as con:
+        quoted = out.replace("'", "''")  # a SQL string literal; args.table is one of the choices
+        try:
             con.execute(f"COPY (SELECT * FROM {args.table}) TO '{quoted}' {EXPORT_FORMATS[args.format]}")
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        except duckdb.IOException as exc:
+            raise EnvironmentProblem(f"cannot write {out}: {str(exc).splitlines()[0]}") from None
     print(f"wrote {args.table} to {out}", file=sys.stderr)
     return 0
 
@@ -156,15 +167,18 @@ def cmd_seed(args: argparse.Namespace) -> int:
     """seed: build the catalog from the shipped snapshot, unless one exists (or --force)."""
     from catalog import snapshot
 
+    source = Path(args.source or snapshot.DEFAULT_DIR)
     if Path(args.db).exists() and not args.force:
-        print(f"{args.db} exists; keeping it (use --force to rebuild from {args.source})", file=sys.stderr)
+        print(f"{args.db} exists; keeping it (use --force to rebuild from {source})", file=sys.stderr)
         return 0
+    if not source.is_dir():
+        raise EnvironmentProblem(f"snapshot directory {source} does not exist")
     try:
-        rows = snapshot.load(Path(args.source or snapshot.DEFAULT_DIR), Path(args.db))
+        rows = snapshot.load(source, Path(args.db))
     except LockHeld as exc:
         print(f"error: {exc}; not seeding underneath it", file=sys.stderr)
         return EXIT_LOCKED
-    print(f"built {args.db} from {args.source}: {rows} instances", file=sys.stderr)
+    print(f"built {args.db} from {source}: {rows} instances", file=sys.stderr)
     return 0
 
 
@@ -173,12 +187,8 @@ def cmd_changes(args: argparse.Namespace) -> int:
     from catalog.read.changes import changes
     from catalog.read.connect import connect_readonly
 
-    try:
-        with connect_readonly(args.db) as con:
-            frame = changes(con, args.since)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    with connect_readonly(args.db) as con:
+        frame = changes(con, args.since)
     if frame.empty:
         print("(no changes)" + (f" since {args.since:%Y-%m-%d}" if args.since else ""))
         return 0
@@ -348,10 +358,24 @@ def build_parser() -> argparse.ArgumentParser:
     reparse.add_argument("--provider", action="append", help="reparse only this provider (repeatable)")
     reparse.add_argument("--quiet", action="store_true")
     reparse.set_defaults(func=cmd_refresh, mirror=None)
+    for command in (refresh, reparse):
+        command.add_argument(
+            "--accept-changes",
+            action="store_true",
+            help="publish the parse as it is: drop rows and fields it lost, accept figures that jumped "
+            "8x or more (after reading the summary of a run that carried or held them)",
+        )
 
-    query = with_db(sub.add_parser("query", help="run read-only SQL against the catalog"))
+    query = with_db(sub.add_parser("query", help="run read-only SQL against the catalog (sandboxed)"))
     query.add_argument("sql")
     query.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    query.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="stop the query after this long (default 30; 0 for no limit)",
+    )
     query.set_defaults(func=cmd_query)
 
     export = with_db(sub.add_parser("export", help="write a table to csv, parquet or json"))
@@ -440,4 +464,21 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "db", "absent") is None:
         args.db = default_db()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    return args.func(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except CorruptCatalog as exc:
+        print(f"error: {exc}; `make refresh` moves it aside and rebuilds it", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+    except OSError as exc:  # EnvironmentProblem, and what the file system says directly
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+
+
+def _one_line(exc: OSError) -> str:
+    """An OSError as one line: 'No such file or directory: x' rather than '[Errno 2] ...'."""
+    if exc.strerror and exc.filename:
+        return f"{exc.strerror}: {exc.filename}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec
@@ -210,3 +210,21 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
 
 def _int_or_none(value: float | str | None) -> int | None:
     return None if value is None else int(value)
+
+
+def merge_duplicates(raws: list[RawOffer]) -> list[RawOffer]:
+    """One RawOffer per instance type: a type listed twice (two rows of a table, two pages) keeps the
+    claims of both, so figures that differ become a conflict and never a silent last-one-wins."""
+    merged: dict[str, RawOffer] = {}
+    for raw in raws:
+        seen = merged.get(raw.instance_type)
+        if seen is None:
+            merged[raw.instance_type] = raw
+            continue
+        merged[raw.instance_type] = replace(
+            seen,
+            claims=tuple(dict.fromkeys((*seen.claims, *raw.claims))),
+            notes=tuple(dict.fromkeys((*seen.notes, *raw.notes, "listed more than once by its source"))),
+            fabric_shares_frontend=seen.fabric_shares_frontend or raw.fabric_shares_frontend,
+        )
+    return list(merged.values())

@@ -19,15 +19,16 @@ from pathlib import Path
 
 import httpx
 
-from catalog.offers import build_offer
+from catalog.carry import Reconciled, reconcile, skipped_rows
+from catalog.offers import build_offer, merge_duplicates
 from catalog.provenance import check_quotes
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check
-from normalize.errors import InvalidOffer, NotInMirror, ProviderError, ValidationError
+from normalize.errors import InvalidOffer, NotInMirror, ProviderError, TooSlow, ValidationError
 from records.clock import utcnow
 from records.documents import Document, DocumentSet
 from records.measurements import Measurement
-from records.offers import InstanceOffer
+from records.offers import Claim, InstanceOffer
 from records.prices import Price
 from scrapers import REGISTRY, curated_facts
 from scrapers.base import Scraper
@@ -43,11 +44,13 @@ EXIT_PROVIDER_FAILED = 1
 class ProviderOutcome:
     """How one provider fared in one refresh (a ``provider_refreshes`` row).
 
-    ``outcome``: ok; curated (the scrape failed and nothing scraped was kept before: the curated
-    facts stand alone); stale (failed, previous rows kept); failed (failed, nothing to keep);
-    unchanged (a reparse with no stored documents for it: its rows are left as they were).
-    ``failure`` decides the exit code: a provider whose pages are simply absent from a mirror and
-    whose curated facts stand in is not a failure.
+    ``outcome``: ok; carried (fresh rows published, but rows or fields the parse lost were carried
+    from the last good catalog, or figures that jumped were held back: see ``rows_carried``,
+    ``fields_carried``, ``fields_held``); curated (the scrape failed and nothing scraped was kept
+    before: the curated facts stand alone); stale (failed, previous rows kept); failed (failed,
+    nothing to keep); unchanged (a reparse with no stored documents for it: its rows are left as
+    they were). ``failure`` decides the exit code: a provider whose pages are simply absent from a
+    mirror and whose curated facts stand in is not a failure; anything carried or held is.
     """
 
     provider: str
@@ -58,6 +61,9 @@ class ProviderOutcome:
     cause: str | None = None
     last_success_at: datetime | None = None
     failure: bool = False
+    rows_carried: int = 0
+    fields_carried: int = 0
+    fields_held: int = 0
 
     def as_row(self) -> dict:
         """The outcome as a ``provider_refreshes`` row."""
@@ -75,11 +81,12 @@ class ProviderResult:
     offers: list[InstanceOffer] = field(default_factory=list)
     prices: list[Price] = field(default_factory=list)
     measurements: list[Measurement] = field(default_factory=list)
+    carried_claims: frozenset[tuple[str, Claim]] = frozenset()
 
     @property
     def fresh(self) -> bool:
-        """Whether the provider's rows are new (ok or curated) rather than kept from before."""
-        return self.outcome.outcome in ("ok", "curated")
+        """Whether the provider's rows are written anew (ok, carried or curated) rather than kept."""
+        return self.outcome.outcome in ("ok", "carried", "curated")
 
 
 @dataclass
@@ -91,6 +98,7 @@ class RefreshReport:
     started_at: datetime
     finished_at: datetime
     outcomes: list[ProviderOutcome]
+    warnings: list[str] = field(default_factory=list)  # e.g. a corrupt catalog moved aside
 
     @property
     def exit_code(self) -> int:
@@ -98,15 +106,26 @@ class RefreshReport:
         return EXIT_PROVIDER_FAILED if any(o.failure for o in self.outcomes) else EXIT_OK
 
 
+# A cause names the error and the text it choked on; a hostile cell can be 60,000 characters.
+MAX_CAUSE_CHARS = 500
+
+
 def _cause(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    cause = f"{type(exc).__name__}: {exc}"
+    return cause if len(cause) <= MAX_CAUSE_CHARS else cause[: MAX_CAUSE_CHARS - 1] + "…"
 
 
 async def _fetch(scraper: Scraper, fetcher: Fetcher) -> tuple[list[Document], Exception | None]:
-    """One provider's documents, and what stopped its fetch (or None)."""
-    bound = fetcher.for_provider(scraper.name, scraper.url_prefixes, copy_paths=scraper.copy_paths)
+    """One provider's documents, and what stopped its fetch (or None), within its deadline."""
+    bound = fetcher.for_provider(
+        scraper.name, scraper.url_prefixes, scraper.budget, copy_paths=scraper.copy_paths
+    )
+    deadline = bound.budget.provider_deadline_s
     try:
-        await scraper.fetch(bound)
+        async with asyncio.timeout(deadline):
+            await scraper.fetch(bound)
+    except TimeoutError:
+        return bound.documents, TooSlow(f"{scraper.name}: fetch still running after {deadline:g} s")
     except (ProviderError, httpx.HTTPError) as exc:
         return bound.documents, exc
     except Exception as exc:  # a bug in one provider must not stop the others
@@ -117,29 +136,36 @@ async def _fetch(scraper: Scraper, fetcher: Fetcher) -> tuple[list[Document], Ex
 
 @dataclass
 class Parsed:
-    """What one source's documents say: rows, prices, measurements."""
+    """What one source's documents say: rows, prices, measurements; and what of the last good
+    catalog was carried into them (``reconciled``, see catalog.carry)."""
 
     offers: list[InstanceOffer]
     prices: list[Price]
     measurements: list[Measurement]
+    reconciled: Reconciled = field(default_factory=lambda: Reconciled([]))
 
 
 def parse_documents(
-    scraper: Scraper, documents: list[Document], now: datetime, *, scrape: bool = True
+    scraper: Scraper,
+    documents: list[Document],
+    now: datetime,
+    *,
+    scrape: bool = True,
+    previous: Previous | None = None,
+    accept: bool = False,
 ) -> Parsed:
     """One source's records: its documents parsed (pure, no network), rows merged with its curated
-    facts; with ``scrape`` False, the curated facts alone. ProviderError if any row is invalid or
-    any verbatim quote is not in the document it cites."""
+    facts and, unless ``accept``, held against ``previous`` (rows or fields lost are carried, jumps
+    held back); with ``scrape`` False, the curated facts alone. ProviderError if any row is invalid
+    or any verbatim quote of the fresh parse is not in the document it cites."""
     stored = DocumentSet(documents)
-    raw = scraper.parse(stored) if scrape else []
-    raw = curated_facts.merge(raw, curated_facts.load(scraper.name))
-    offers = [build_offer(r, scraped_at=now) for r in raw]
-    seen = set()
-    for offer in offers:
-        if offer.instance_type in seen:
-            raise InvalidOffer(f"{scraper.name}: instance type {offer.instance_type} listed twice")
-        seen.add(offer.instance_type)
-    check_quotes(scraper.name, offers, stored)
+    with skipped_rows() as skipped:
+        raw = scraper.parse(stored) if scrape else []
+    check_quotes(scraper.name, raw, stored)  # the fresh parse; carried claims were checked when read
+    raw = merge_duplicates(curated_facts.merge(raw, curated_facts.load(scraper.name)))
+    last_good = dict(previous.instances) if previous is not None and scrape and not accept else {}
+    reconciled = reconcile(raw, last_good, skipped, now)
+    offers = [reconciled.mark(build_offer(r, scraped_at=now), now, last_good) for r in reconciled.offers]
     try:  # prices have a document of their own: a provider whose pages fail still has them
         prices = scraper.parse_prices(stored)
     except ProviderError as exc:
@@ -151,17 +177,23 @@ def parse_documents(
     strays = {p.provider for p in prices} - {scraper.name} | {m.source for m in measurements} - {scraper.name}
     if strays:
         raise InvalidOffer(f"{scraper.name}: prices or measurements attributed to {sorted(strays)}")
-    return Parsed(offers, prices, measurements)
+    return Parsed(offers, prices, measurements, reconciled)
 
 
 def _parse(
-    scraper: Scraper, documents: list[Document], now: datetime, rows_before: int, *, scrape: bool = True
+    scraper: Scraper,
+    documents: list[Document],
+    now: datetime,
+    previous: Previous,
+    *,
+    scrape: bool = True,
+    accept: bool = False,
 ) -> tuple[Parsed | None, str | None]:
-    """The source's gated records, or None and why not."""
+    """The source's gated records (the gates see the fresh rows, not those carried), or None and why not."""
     try:
-        parsed = parse_documents(scraper, documents, now, scrape=scrape)
+        parsed = parse_documents(scraper, documents, now, scrape=scrape, previous=previous, accept=accept)
         if scraper.kind == "provider":
-            check(scraper.name, parsed.offers, rows_before)
+            check(scraper.name, parsed.offers, previous.rows if scrape else 0)
         elif not parsed.measurements:
             raise ValidationError(f"{scraper.name}: the parse yielded no measurements")
     except ProviderError as exc:
@@ -172,27 +204,53 @@ def _parse(
     return parsed, None
 
 
+def _fresh(
+    scraper: Scraper, documents: list[Document], parsed: Parsed, previous: Previous, started: datetime
+) -> ProviderResult:
+    """A provider whose parse passed: its fresh rows, and what was carried into them (outcome carried)."""
+    carried = parsed.reconciled
+    offers = [*parsed.offers, *carried.carried_rows]
+    cause = carried.cause()
+    outcome = ProviderOutcome(
+        scraper.name,
+        "carried" if cause else "ok",
+        len(documents),
+        previous.rows,
+        len(offers),
+        cause,
+        started,
+        failure=cause is not None,
+        rows_carried=carried.rows_carried,
+        fields_carried=carried.fields_carried,
+        fields_held=carried.fields_held,
+    )
+    if cause:
+        log.error("%s: %s", scraper.name, cause)
+    claims = frozenset(carried.carried_claims)
+    return ProviderResult(outcome, documents, offers, parsed.prices, parsed.measurements, claims)
+
+
 def provider_result(
     scraper: Scraper,
     documents: list[Document],
     error: Exception | None,
     previous: Previous,
     started: datetime,
+    *,
+    accept: bool = False,
 ) -> ProviderResult:
-    """How one provider fares: its fresh rows (scraped, or its curated facts alone), or, when both
-    fail, the cause that keeps its previous rows (stale)."""
+    """How one provider fares: its fresh rows (scraped, with lost rows and fields carried unless
+    ``accept``, or its curated facts alone), or, when both fail, the cause that keeps its previous
+    rows (stale)."""
     name = scraper.name
     cause = None if error is None else _cause(error)
     parsed = None
     if cause is None:
-        parsed, cause = _parse(scraper, documents, started, previous.rows)
+        parsed, cause = _parse(scraper, documents, started, previous, accept=accept)
     if parsed is not None:
-        outcome = ProviderOutcome(
-            name, "ok", len(documents), previous.rows, len(parsed.offers), None, started
-        )
-        return ProviderResult(outcome, documents, parsed.offers, parsed.prices, parsed.measurements)
+        return _fresh(scraper, documents, parsed, previous, started)
     if not previous.scraped_rows and curated_facts.curated_file(name) is not None:
-        parsed, _ = _parse(scraper, documents, started, 0, scrape=False)  # curated facts alone
+        parsed, _ = _parse(scraper, documents, started, previous, scrape=False)  # curated facts alone
     if parsed is not None:
         log.warning("%s: scrape failed (%s); curated facts stand alone", name, cause)
         outcome = ProviderOutcome(
@@ -239,18 +297,21 @@ async def refresh(
     fetcher_options: dict | None = None,
     replay: bool = False,
     copies: Path | None = None,
+    accept_changes: bool = False,
 ) -> RefreshReport:
     """Refresh ``providers`` (default: all registered) into the catalog at ``db_path``.
 
     With ``replay`` nothing is fetched: each provider's documents stored by the last refresh are
     parsed again (``catalog reparse``), so a parser fix needs no network. ``copies`` is the
-    directory local copies are read from (an offline refresh only). LockHeld if another refresh or
-    seed is writing the same catalog.
+    directory local copies are read from (an offline refresh only). With ``accept_changes`` the
+    fresh parse is published as it is: nothing lost is carried, no jump held back (the gates still
+    apply). A corrupt catalog is moved aside and rebuilt (a reparse, with nothing to rebuild from,
+    raises CorruptCatalog). LockHeld if another refresh or seed is writing the same catalog.
     """
     started = now()
     refresh_id = f"{started:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     scrapers = [REGISTRY[name]() for name in providers or REGISTRY]
-    with CatalogWriter.open(Path(db_path)) as writer:
+    with CatalogWriter.open(Path(db_path), rebuild_corrupt=not replay) as writer:
         stored = writer.previous_documents()
         fetcher = Fetcher(
             client, previous=stored, on_document=on_document, copies=copies, **(fetcher_options or {})
@@ -260,11 +321,11 @@ async def refresh(
             previous = writer.previous(scraper.name)
             if not replay:  # parsed as soon as its own documents are in, while the others still fetch
                 documents, error = await _fetch(scraper, fetcher)
-                return provider_result(scraper, documents, error, previous, started)
+                return provider_result(scraper, documents, error, previous, started, accept=accept_changes)
             documents = [d for d in stored.values() if d.provider == scraper.name]
             if not any(d.required for d in documents) and scraper.source_kind == "scraped":
                 return _unchanged(scraper, previous)  # e.g. only its optional price document was stored
-            return provider_result(scraper, documents, None, previous, started)
+            return provider_result(scraper, documents, None, previous, started, accept=accept_changes)
 
         results = await asyncio.gather(*(one(s) for s in scrapers))
         untouched = [r.outcome.provider for r in results if r.outcome.outcome == "unchanged"]
@@ -272,7 +333,8 @@ async def refresh(
             _store(writer, refresh_id, result, started, replay=replay)
         writer.keep_untouched([s.name for s in scrapers if s.name not in untouched])
         writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
-        report = RefreshReport(refresh_id, mode, started, now(), [r.outcome for r in results])
+        warnings = [writer.moved_aside] if writer.moved_aside else []
+        report = RefreshReport(refresh_id, mode, started, now(), [r.outcome for r in results], warnings)
         writer.write_refresh(
             refresh_id,
             started,
@@ -293,6 +355,8 @@ def _store(
         writer.save_documents(refresh_id, result.documents)
     if result.fresh:
         fetched_at = {d.url: d.fetched_at for d in result.documents if d.ok}
-        writer.write_fresh(name, result.offers, result.prices, result.measurements, fetched_at, now)
+        writer.write_fresh(
+            name, result.offers, result.prices, result.measurements, fetched_at, now, result.carried_claims
+        )
     elif result.outcome.outcome != "unchanged":
         writer.keep_stale(name, result.outcome.cause or "unknown cause", now)

@@ -18,7 +18,7 @@ from functools import lru_cache
 from normalize.errors import ValidationError
 from normalize.vocab import Evidence
 from records.documents import DocumentSet
-from records.offers import InstanceOffer
+from records.offers import InstanceOffer, RawOffer
 
 
 def squash(text: str) -> str:
@@ -41,7 +41,7 @@ def quote_in(quote: str, body: str) -> bool:
     return "<" in body and wanted in _html_text(body)
 
 
-def unverified_quotes(offers: Iterable[InstanceOffer], documents: DocumentSet) -> list[str]:
+def unverified_quotes(offers: Iterable[InstanceOffer | RawOffer], documents: DocumentSet) -> list[str]:
     """One line per verbatim claim whose quote is not in the stored document it cites."""
     found = []
     for offer in offers:
@@ -61,7 +61,7 @@ def unverified_quotes(offers: Iterable[InstanceOffer], documents: DocumentSet) -
     return found
 
 
-def check_quotes(provider: str, offers: Iterable[InstanceOffer], documents: DocumentSet) -> None:
+def check_quotes(provider: str, offers: Iterable[InstanceOffer | RawOffer], documents: DocumentSet) -> None:
     """Raise ValidationError if any verbatim quote of ``provider``'s rows is not in its document."""
     bad = unverified_quotes(offers, documents)
     if bad:

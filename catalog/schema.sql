@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS instances (
     source_kind               VARCHAR   NOT NULL,  -- scraped | curated
     source_url                VARCHAR   NOT NULL,
     scraped_at                TIMESTAMP NOT NULL,
-    stale                     BOOLEAN   NOT NULL,  -- kept from an earlier refresh: this one failed
+    stale                     BOOLEAN   NOT NULL,  -- row or fields kept from an earlier refresh (stale_cause)
     stale_since               TIMESTAMP,
     stale_cause               VARCHAR,
     PRIMARY KEY (provider, instance_type),
@@ -107,12 +107,15 @@ CREATE TABLE IF NOT EXISTS refreshes (
 CREATE TABLE IF NOT EXISTS provider_refreshes (
     refresh_id       VARCHAR   NOT NULL,
     provider         VARCHAR   NOT NULL,
-    outcome          VARCHAR   NOT NULL,  -- ok | curated | stale | failed
+    outcome          VARCHAR   NOT NULL,  -- ok | carried | curated | stale | failed | unchanged
     documents        INTEGER   NOT NULL,
     rows_before      INTEGER   NOT NULL,
     rows_after       INTEGER   NOT NULL,
     cause            VARCHAR,
-    last_success_at  TIMESTAMP
+    last_success_at  TIMESTAMP,
+    rows_carried     INTEGER   NOT NULL DEFAULT 0,  -- rows the parse lost, kept from the last good catalog
+    fields_carried   INTEGER   NOT NULL DEFAULT 0,  -- fields the parse lost in rows it still has, kept
+    fields_held      INTEGER   NOT NULL DEFAULT 0   -- figures that moved 8x or more: last good value kept
 );
 
 -- Published prices: one row per offer per region, as the source lists it, with history like claims

@@ -11,11 +11,12 @@ read-only readers per file, so readers (the app, ``catalog query``) always open 
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields
-from datetime import date, datetime
+from dataclasses import asdict, fields
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
@@ -23,13 +24,17 @@ import duckdb
 import pandas as pd
 
 from catalog.lock import refresh_lock
+from catalog.previous import Previous, latest_documents, read_previous
 from catalog.pricing import fill_price_columns
-from normalize.errors import EnvironmentProblem
-from normalize.vocab import Basis, Evidence
+from catalog.read.connect import check_catalog
+from normalize.errors import CorruptCatalog, EnvironmentProblem
+from records.clock import utcnow
 from records.documents import Document
 from records.measurements import Measurement
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer
 from records.prices import Price
+
+log = logging.getLogger(__name__)
 
 INSTANCE_COLUMNS = (
     "provider",
@@ -170,56 +175,19 @@ def measurement_row(measurement: Measurement, fetched_at: datetime | None) -> di
     return {**asdict(measurement), "fetched_at": fetched_at, "stale": False}
 
 
-def _claim(row: dict) -> Claim:
-    text = row["field"] in TEXT_FIELDS
-    read_on = row["read_on"]
-    return Claim(
-        field=row["field"],
-        value=row["value_text"] if text else float(row["value"]),
-        quote=row["quote"],
-        source_url=row["source_url"],
-        context=row["context"],
-        basis=Basis(row["basis"]),
-        qualifiers=row["qualifiers"],
-        unit_suspect=bool(row["unit_suspect"]),
-        read_on=read_on if isinstance(read_on, date) or read_on is None else None,
-        evidence=Evidence(row["evidence"]),
-        original_url=row["original_url"],
-    )
+def _file_system(exc: BaseException) -> bool:
+    """Whether an error is the file system refusing (disk full, read-only, permissions), not a bug."""
+    if isinstance(exc, OSError):
+        return True
+    return isinstance(exc, duckdb.IOException | duckdb.FatalException) and "Could not " in str(exc)
 
 
-def latest_documents(con: duckdb.DuckDBPyConnection, database: str) -> dict[str, Document]:
-    """The latest good stored document per URL in the catalog attached as ``database``."""
-    rows = con.execute(
-        f"""SELECT f.url, f.provider, f.fetched_at, d.body, f.sha256, f.etag, f.last_modified, f.required
-            FROM "{database}".fetches f JOIN "{database}".documents d USING (sha256)
-            WHERE f.status IN (200, 304)
-            QUALIFY row_number() OVER (PARTITION BY f.url ORDER BY f.fetched_at DESC) = 1"""
-    ).fetchall()
-    return {
-        url: Document(
-            url=url,
-            provider=provider,
-            status=200,
-            fetched_at=fetched_at,
-            body=body,
-            sha256=sha,
-            etag=etag,
-            last_modified=modified,
-            required=required,
-        )
-        for url, provider, fetched_at, body, sha, etag, modified, required in rows
-    }
-
-
-@dataclass(frozen=True)
-class Previous:
-    """What the last catalog knew of one provider, as the refresh needs it."""
-
-    rows: int = 0
-    scraped_rows: int = 0
-    last_success_at: datetime | None = None
-    claims: tuple[tuple[str, Claim], ...] = ()  # (instance type, current claim)
+def _reason(exc: BaseException) -> str:
+    """What the file system said, in one line ('No space left on device: /data/catalog.duckdb')."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text.split("because of error: ", 1)[-1]  # DuckDB's "Failed to create checkpoint because of ..."
 
 
 def _frame(rows: list[dict], columns: Iterable[str]) -> pd.DataFrame:
@@ -229,16 +197,17 @@ def _frame(rows: list[dict], columns: Iterable[str]) -> pd.DataFrame:
 class CatalogWriter:
     """A new catalog file being built next to ``path``; use ``CatalogWriter.open(path)``."""
 
-    def __init__(self, path: Path, *, keep_history: bool = True) -> None:
+    def __init__(self, path: Path, *, keep_history: bool = True, rebuild_corrupt: bool = True) -> None:
         self.path = Path(path)
         self.tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
+        self.moved_aside: str | None = None  # what was done with a corrupt old catalog, if there was one
         # A writer killed mid-write leaves its half-built file; we hold the lock, so it is nobody's now.
         for leftover in self.path.parent.glob(f"{self.path.name}.tmp-*"):
             leftover.unlink(missing_ok=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.has_old = keep_history and self.path.exists() and self._readable_old(rebuild_corrupt)
         self.con = duckdb.connect(str(self.tmp))
         self.con.execute(schema_sql())
-        self.has_old = keep_history and self.path.exists()
         if self.has_old:
             self.con.execute("ATTACH ? AS old (READ_ONLY)", [str(self.path)])
             self._refuse_an_older_schema()
@@ -261,24 +230,54 @@ class CatalogWriter:
                 "(make seed, or refresh into a new --db)"
             )
 
+    def _readable_old(self, rebuild_corrupt: bool) -> bool:
+        """Whether the old catalog can be read in full. A corrupt one is moved aside to
+        ``<db>.corrupt-<UTC time>`` (kept, not deleted) and the new one starts empty; with
+        ``rebuild_corrupt`` False (a reparse, which has nothing to rebuild from) CorruptCatalog."""
+        try:
+            check_catalog(self.path)
+        except CorruptCatalog as exc:
+            if not rebuild_corrupt:
+                raise
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{utcnow():%Y%m%dT%H%M%S}")
+            os.replace(self.path, aside)
+            wal = Path(f"{self.path}.wal")
+            if wal.exists():
+                os.replace(wal, Path(f"{aside}.wal"))
+            self.moved_aside = f"{exc}; moved it to {aside} and rebuilt the catalog from scratch"
+            log.warning("%s", self.moved_aside)
+            return False
+        return True
+
     @classmethod
     @contextmanager
-    def open(cls, path: Path, *, keep_history: bool = True) -> Iterator[CatalogWriter]:
+    def open(
+        cls, path: Path, *, keep_history: bool = True, rebuild_corrupt: bool = True
+    ) -> Iterator[CatalogWriter]:
         """Hold the catalog's lock and build a new file; swap it in if the block ends cleanly.
 
-        With ``keep_history`` the old catalog is attached: its rows can be carried and its fetch
-        history, refreshes and latest document bodies are copied. Without it (``seed``) the new file
-        starts empty. LockHeld if another refresh or seed holds the lock. Any exception aborts: the
-        new file is removed and the old catalog stays exactly as it was.
+        ``path`` is resolved first: a symlink is followed, so the lock and the swap are the target's
+        and the link stays a link. With ``keep_history`` the old catalog is attached: its rows can be
+        carried and its fetch history, refreshes and latest document bodies are copied (a corrupt one
+        is moved aside, see ``_readable_old``). Without it (``seed``) the new file starts empty.
+        LockHeld if another refresh or seed holds the lock; EnvironmentProblem if the file system
+        refuses (disk full, read-only directory). Any exception aborts: the new file is removed and
+        the old catalog stays exactly as it was.
         """
-        with refresh_lock(Path(path)):
-            writer = cls(Path(path), keep_history=keep_history)
-            try:
-                yield writer
-            except BaseException:
-                writer._abort()
+        target = Path(path).resolve()
+        try:
+            with refresh_lock(target):
+                writer = cls(target, keep_history=keep_history, rebuild_corrupt=rebuild_corrupt)
+                try:
+                    yield writer
+                    writer._commit()
+                except BaseException:
+                    writer._abort()
+                    raise
+        except (OSError, duckdb.Error) as exc:
+            if isinstance(exc, EnvironmentProblem) or not _file_system(exc):
                 raise
-            writer._commit()
+            raise EnvironmentProblem(f"cannot write the catalog at {target}: {_reason(exc)}") from exc
 
     # -- what the previous catalog knew --------------------------------------------------------
 
@@ -287,22 +286,8 @@ class CatalogWriter:
         return latest_documents(self.con, "old") if self.has_old else {}
 
     def previous(self, provider: str) -> Previous:
-        """The provider's rows, last success and current claims in the previous catalog."""
-        if not self.has_old:
-            return Previous()
-        rows, scraped = self.con.execute(
-            "SELECT count(*), count(*) FILTER (source_kind = 'scraped') "
-            "FROM old.instances WHERE provider = ?",
-            [provider],
-        ).fetchone()
-        (last_success,) = self.con.execute(
-            "SELECT max(last_success_at) FROM old.provider_refreshes WHERE provider = ?", [provider]
-        ).fetchone()
-        claims = self.con.execute(
-            "SELECT * FROM old.claims WHERE provider = ? AND valid_to IS NULL", [provider]
-        ).df()
-        current = tuple((row["instance_type"], _claim(row)) for row in claims.to_dict("records"))
-        return Previous(rows, scraped, last_success, current)
+        """The provider's rows (with their current claims) and last success in the previous catalog."""
+        return read_previous(self.con, "old", provider) if self.has_old else Previous()
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -323,18 +308,27 @@ class CatalogWriter:
         measurements: list[Measurement],
         fetched_at: dict[str, datetime],
         now: datetime,
+        carried: frozenset[tuple[str, Claim]] = frozenset(),
     ) -> None:
         """Stage a source's new rows, claims, prices and measurements; ``_write_fresh`` writes every
         source's at once when the catalog is committed, with claim and price history carried.
 
         A fresh claim (or price) identical to a current one keeps its ``valid_from``; a current one
         with no identical fresh one is closed (``valid_to = now``); closed history stays as it was.
+        ``carried`` claims ((instance type, claim) from the last good catalog, see catalog.carry)
+        keep the ``fetched_at`` of the fetch they were read from, not this one's.
         """
         self._fresh_sources.append(source)
         self._fresh_at = now
         self._fresh["instances"] += [offer_row(o) for o in offers]
         self._fresh["claims"] += [
-            claim_row(source, o.instance_type, c, fetched_at.get(c.source_url), now)
+            claim_row(
+                source,
+                o.instance_type,
+                c,
+                None if (o.instance_type, c) in carried else fetched_at.get(c.source_url),
+                now,
+            )
             for o in offers
             for c in o.claims
         ]
@@ -359,6 +353,7 @@ class CatalogWriter:
             return
         self.con.register("fresh", fresh)
         same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in identity)
+        current = f"FROM old.{table} o WHERE o.valid_to IS NULL AND {same}"
         self.con.execute(
             f"""INSERT INTO {table} BY NAME
                 SELECT * FROM old.{table} WHERE list_contains($ps, provider) AND valid_to IS NOT NULL
@@ -367,9 +362,9 @@ class CatalogWriter:
                 WHERE list_contains($ps, provider) AND valid_to IS NULL
                   AND NOT EXISTS (SELECT 1 FROM fresh o WHERE {same})
                 UNION ALL BY NAME
-                SELECT f.* REPLACE (coalesce(
-                    (SELECT min(o.valid_from) FROM old.{table} o
-                     WHERE o.valid_to IS NULL AND {same}), f.valid_from) AS valid_from)
+                SELECT f.* REPLACE (
+                    coalesce((SELECT min(o.valid_from) {current}), f.valid_from) AS valid_from,
+                    coalesce(f.fetched_at, (SELECT max(o.fetched_at) {current})) AS fetched_at)
                 FROM fresh f""",
             {"ps": self._fresh_sources, "now": self._fresh_at},
         )
@@ -485,6 +480,8 @@ class CatalogWriter:
     def _abort(self) -> None:
         try:
             self.con.close()
+        except duckdb.Error:
+            log.warning("closing the half-built catalog %s failed; removing it anyway", self.tmp)
         finally:
             self.tmp.unlink(missing_ok=True)
             self.tmp.with_name(self.tmp.name + ".wal").unlink(missing_ok=True)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import math
 
-from normalize.bounds import FABRIC_MAX_GBITS_PER_S, INTRA_MAX_GBYTES_PER_S
+from normalize.bounds import (
+    DATASHEET_RATIO_MAX,
+    FABRIC_MAX_GBITS_PER_S,
+    FRONTEND_MIN_GBITS_PER_S,
+    INTRA_MAX_GBYTES_PER_S,
+    NETWORK_PER_GPU_MAX_GBITS_PER_S,
+)
 from normalize.errors import ValidationError
 from normalize.gpus import BY_ID
 from normalize.vocab import PROVIDER_BASES, Link
@@ -14,28 +20,60 @@ from records.offers import InstanceOffer
 NVLINK_MIN_GBYTES_PER_S = 100.0
 
 
-def _datasheet_eighth(offer: InstanceOffer) -> float | None:
-    """The datasheet GPU-to-GPU GB/s when a provider's figure is exactly an eighth of it (Gb/s for GB/s)."""
+def _against_datasheet(offer: InstanceOffer) -> list[str]:
+    """A provider's per-GPU figures DATASHEET_RATIO_MAX or more times off the GPU's datasheet (either way)."""
     spec = BY_ID.get(offer.gpu_model or "")
-    stated = offer.intra_node_gbytes_per_s
-    if (
-        spec is None
-        or spec.link_gbytes_per_s is None
-        or stated is None
-        or offer.intra_node_basis not in PROVIDER_BASES
+    if spec is None:
+        return []
+    found = []
+    for what, stated, basis, datasheet in (
+        ("GPU-to-GPU", offer.intra_node_gbytes_per_s, offer.intra_node_basis, spec.link_gbytes_per_s),
+        (
+            "memory bandwidth",
+            offer.gpu_memory_gbytes_per_s,
+            offer.gpu_memory_bw_basis,
+            spec.memory_gbytes_per_s,
+        ),
     ):
-        return None
-    return spec.link_gbytes_per_s if math.isclose(stated * 8, spec.link_gbytes_per_s, rel_tol=0.01) else None
+        if stated is None or datasheet is None or basis not in PROVIDER_BASES:
+            continue
+        if what == "GPU-to-GPU" and math.isclose(stated * 8, datasheet, rel_tol=0.01):
+            found.append(
+                f"stated GPU-to-GPU {stated:g} GB/s is an eighth of the {offer.gpu_model} datasheet's "
+                f"{datasheet:g} GB/s: a Gbit/s figure printed as GB/s"
+            )
+        elif max(stated / datasheet, datasheet / stated) >= DATASHEET_RATIO_MAX:
+            ratio = stated / datasheet
+            found.append(
+                f"stated {what} {stated:g} GB/s is {ratio:.3g}x the {offer.gpu_model} datasheet's "
+                f"{datasheet:g} GB/s: a unit or prefix error"
+            )
+    return found
+
+
+def _network(offer: InstanceOffer) -> list[str]:
+    """Network figures outside what a node, or a GPU, can have."""
+    found = []
+    gpus = None if offer.gpu_count is None else max(offer.gpu_count, 1.0)  # a GPU slice has a whole NIC
+    for name in ("inter_node_gbits_per_s", "frontend_gbits_per_s"):
+        value = getattr(offer, name)
+        if value is None:
+            continue
+        if value > FABRIC_MAX_GBITS_PER_S:
+            found.append(f"{name} {value:g} exceeds {FABRIC_MAX_GBITS_PER_S:g} Gbit/s per node")
+        elif gpus is not None and value / gpus > NETWORK_PER_GPU_MAX_GBITS_PER_S:
+            per_gpu = value / gpus
+            found.append(
+                f"{name} {value:g} is {per_gpu:g} Gbit/s per GPU, above {NETWORK_PER_GPU_MAX_GBITS_PER_S:g}"
+            )
+        if value < FRONTEND_MIN_GBITS_PER_S:
+            found.append(f"{name} {value:g} is below {FRONTEND_MIN_GBITS_PER_S:g} Gbit/s per node")
+    return found
 
 
 def problems(offer: InstanceOffer) -> list[str]:
-    """Values outside physical bounds, for one row."""
-    found = []
-    if (datasheet := _datasheet_eighth(offer)) is not None:
-        found.append(
-            f"stated GPU-to-GPU {offer.intra_node_gbytes_per_s:g} GB/s is an eighth of the {offer.gpu_model} "
-            f"datasheet's {datasheet:g} GB/s: a Gbit/s figure printed as GB/s"
-        )
+    """Values outside physical bounds, or implausible for the GPU's datasheet, for one row."""
+    found = _against_datasheet(offer)
     intra = offer.intra_node_gbytes_per_s
     if intra is not None and intra > INTRA_MAX_GBYTES_PER_S:
         found.append(f"intra-node {intra:g} GB/s per GPU exceeds {INTRA_MAX_GBYTES_PER_S:g}")
@@ -45,11 +83,7 @@ def problems(offer: InstanceOffer) -> list[str]:
         and intra < NVLINK_MIN_GBYTES_PER_S
     ):
         found.append(f"NVLink at {intra:g} GB/s per GPU only makes sense as Gbit/s")
-    for name in ("inter_node_gbits_per_s", "frontend_gbits_per_s"):
-        value = getattr(offer, name)
-        if value is not None and value > FABRIC_MAX_GBITS_PER_S:
-            found.append(f"{name} {value:g} exceeds {FABRIC_MAX_GBITS_PER_S:g} Gbit/s per node")
-    return found
+    return found + _network(offer)
 
 
 def check(provider: str, offers: list[InstanceOffer], rows_before: int) -> None:

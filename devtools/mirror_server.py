@@ -8,29 +8,34 @@ benchmarks script faults per path (a list of replies played in order) and add la
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from scrapers.http import MIRROR_MISSING_HEADER, NOT_IN_MIRROR
+from scrapers.transports import MIRROR_MISSING_HEADER, NOT_IN_MIRROR
 
 
 @dataclass
 class Reply:
     """One scripted response. ``truncate_to`` sends fewer body bytes than Content-Length says;
-    ``drip_s`` sleeps between body chunks (a slow server); ``close`` drops the connection unanswered."""
+    ``drip_s`` sleeps before each ``chunk_bytes`` of the body (a slow server); ``close`` drops the
+    connection unanswered; ``stream`` sends the chunks it yields (an endless body, a huge one) until
+    it ends or the client hangs up, in chunked framing unless ``headers`` declare a Content-Length."""
 
     status: int = 200
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     drip_s: float = 0.0
+    chunk_bytes: int = 256
     truncate_to: int | None = None
     close: bool = False
+    stream: Callable[[], Iterable[bytes]] | None = None
 
 
 class _Server(ThreadingHTTPServer):
@@ -38,6 +43,11 @@ class _Server(ThreadingHTTPServer):
     # The fetcher opens up to 32 connections at once. socketserver's default backlog of 5 drops the
     # rest of the SYNs, and the kernel retries them a second later: one-second stalls in the bench.
     request_queue_size = 128
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client that hung up (a capped or timed-out fetch): nothing to report
+        super().handle_error(request, client_address)
 
 
 class MirrorServer:
@@ -116,18 +126,46 @@ class MirrorServer:
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
+                if reply.stream is not None:
+                    self._send_stream(reply)
+                    return
                 self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
                 body = reply.body if reply.truncate_to is None else reply.body[: reply.truncate_to]
-                chunks = [body[i : i + 256] for i in range(0, len(body), 256)] if reply.drip_s else [body]
-                for chunk in chunks:
-                    if reply.drip_s:
-                        time.sleep(reply.drip_s)
-                    self.wfile.write(chunk)
-                    self.wfile.flush()
+                size = reply.chunk_bytes
+                chunks = [body[i : i + size] for i in range(0, len(body), size)] if reply.drip_s else [body]
+                try:
+                    for chunk in chunks:
+                        if reply.drip_s:
+                            time.sleep(reply.drip_s)
+                        self.wfile.write(chunk)
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up (a deadline): nothing to finish
+                    return
                 with outer._lock:
                     outer.bytes_sent += len(body)
                 if reply.truncate_to is not None:
                     self.close_connection = True
+
+            def _send_stream(self, reply: Reply) -> None:
+                # With a scripted Content-Length the chunks go out as they are (a huge declared body);
+                # without one, in chunked framing (a body of unknown, maybe endless, length).
+                framed = "Content-Length" not in reply.headers
+                if framed:
+                    self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                self.close_connection = True
+                try:
+                    for chunk in reply.stream():  # type: ignore[misc]
+                        if reply.drip_s:
+                            time.sleep(reply.drip_s)
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if framed else chunk)
+                        with outer._lock:
+                            outer.bytes_sent += len(chunk)
+                    if framed:
+                        self.wfile.write(b"0\r\n\r\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client stopped reading: what a capped fetch does
 
         return Handler

@@ -17,6 +17,10 @@ INTRA_MAX_GBYTES_PER_S = 2000.0
 FABRIC_MAX_GBITS_PER_S = 30000.0
 # Smallest front-end bandwidth a GPU instance is sold with (AWS g5g.xlarge baseline: 1.25 Gbit/s).
 FRONTEND_MIN_GBITS_PER_S = 0.5
+# Per GPU, no instance has more network than two of the fastest NICs (GB200/GB300: 800 Gbit/s per GPU).
+NETWORK_PER_GPU_MAX_GBITS_PER_S = 2 * NIC_MAX_GBITS_PER_S
+# A stated figure this many times its GPU datasheet's (either way) is a unit or prefix error.
+DATASHEET_RATIO_MAX = 8.0
 
 
 def network_rate(figure: Bandwidth, *, links: int = 1) -> tuple[Bandwidth, bool]:

@@ -7,14 +7,18 @@ layer above (records, scrapers, catalog, app) can raise and catch from the same 
     ├── ProviderError                  makes one provider stale: its last good rows are kept
     │   ├── FetchError                 a required document could not be fetched
     │   │   ├── NotInMirror            ... because an offline mirror has no copy of it
-    │   │   ├── OffLimits              ... because its URL is outside the provider's declared hosts
-    │   │   └── TooLarge               ... because it exceeded the size or time budget
+    │   │   ├── OffLimits              ... because its URL or a redirect leaves the provider's declared
+    │   │   │                              sources or public addresses, or the document budget is spent
+    │   │   ├── TooLarge               ... because its body passed the provider's size cap
+    │   │   └── TooSlow                ... because it (or the provider's whole fetch) passed its deadline
     │   ├── ParseError (ValueError)    text could not be read as a fact
     │   │   └── LayoutError            a page's shape is not what its parser expects
     │   ├── InvalidOffer (ValueError)  a row breaks one of the catalog's invariants
     │   └── ValidationError            a provider's fresh rows fail a gate before publication
     ├── LockHeld (RuntimeError)        another process is writing the same catalog file
+    ├── QueryStopped                   a ``catalog query`` passed its time limit
     └── EnvironmentProblem (OSError)   the machine, not a provider: disk full, read-only directory,
+        │                              a missing directory or catalog
         └── CorruptCatalog             a catalog file that DuckDB cannot read
 
 ``ValueError`` is mixed in where callers of the pure parsers expect it (pint's pattern: a parse
@@ -44,7 +48,11 @@ class OffLimits(FetchError):
 
 
 class TooLarge(FetchError):
-    """A document over its size cap or past its deadline: cut off while streaming, never parsed."""
+    """A document over its size cap (decoded bytes): cut off while streaming, never parsed."""
+
+
+class TooSlow(FetchError):
+    """A document, or a provider's whole fetch, past its deadline: cut off, never parsed."""
 
 
 class ParseError(ProviderError, ValueError):
@@ -65,6 +73,10 @@ class ValidationError(ProviderError):
 
 class LockHeld(CatalogError, RuntimeError):
     """Another refresh (or seed) holds the catalog's lock."""
+
+
+class QueryStopped(CatalogError):
+    """A query someone typed ran past its time limit and was stopped."""
 
 
 class EnvironmentProblem(CatalogError, OSError):

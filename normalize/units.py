@@ -107,6 +107,11 @@ _NUMBER = re.compile(rf"(?:{_NUM})")
 # No figure in a spec sheet comes near this; bigger numbers are noise (and past 1e308, not floats).
 MAX_NUMBER = 1e12
 MAX_COUNT = 100_000
+# One bandwidth figure fits in a table cell; the longest real one is 21 characters ("8 x 2 x 200 Gbps
+# RDMA"). Longer text is refused before any pattern runs on it.
+MAX_FIGURE_CHARS = 500
+# A sentence that long is a page without full stops (or an attack), not prose to read figures from.
+MAX_SENTENCE_CHARS = 10_000
 _TIMES = r"\s*[x×X*]\s*"
 
 
@@ -123,9 +128,12 @@ _FIGURE = re.compile(
     rf"(?P<counts>(?:(?:{_NUM}){_TIMES})*)"
     rf"(?P<value>{_NUM})"
     rf"(?:\s*/\s*(?P<burst>{_NUM}))?"
-    rf"(?:\s*-?\s*(?:{_UNIT}))?"
+    rf"(?:\s*(?:-\s*)?(?:{_UNIT}))?"  # not \s*-?\s*: two adjacent \s* split a run n² ways
 )
-_RANGE = re.compile(rf"(?:{_NUM})\s*[-–]\s*(?:{_NUM})")
+# A number never starts inside another ("1,000,000" holds no "000,000"): without this look-behind,
+# searching a long run of digits tries every suffix of it, which is quadratic.
+_NUM_START = r"(?<![0-9])(?<![0-9],)"
+_RANGE = re.compile(rf"{_NUM_START}(?:{_NUM})\s*[-–]\s*(?:{_NUM})")
 _PER = re.compile(r"(?i)\b(?:per|each|for each|every)[\s-]+(gpu|vm|node|nic|instance|port|link|host)s?\b")
 _PER_WORDS = {
     "gpu": "gpu",
@@ -261,7 +269,9 @@ def _qualifiers(text: str) -> tuple[str | None, str | None]:
     return per, direction
 
 
-def _figure(match: re.Match[str], unit: str, text: str) -> Bandwidth:
+def _figure(
+    match: re.Match[str], unit: str, text: str, qualifiers: tuple[str | None, str | None]
+) -> Bandwidth:
     count = 1
     for part in re.split(_TIMES, match.group("counts")):
         if part.strip():
@@ -272,7 +282,7 @@ def _figure(match: re.Match[str], unit: str, text: str) -> Bandwidth:
     if value <= 0:
         raise ParseError(f"a zero bandwidth is not a figure: {text!r}")
     burst = match.group("burst")
-    per, direction = _qualifiers(text)
+    per, direction = qualifiers
     return Bandwidth(
         text=text,
         magnitude=value,
@@ -290,14 +300,18 @@ def find_bandwidths(text: str) -> list[Bandwidth]:
     """Every figure in running text that carries a rate unit ("3.2 Tbps", "4× 400 Gb/s").
 
     Qualifiers are read from the whole ``text``; pass a sentence, not a page, when they matter.
+    ParseError if ``text`` is longer than MAX_SENTENCE_CHARS.
     """
+    if len(text) > MAX_SENTENCE_CHARS:
+        raise ParseError(f"{len(text):,} characters is not one sentence: {text[:40]!r}...")
     found = []
+    qualifiers = _qualifiers(text)  # once: searching the whole text per figure would be quadratic
     for match in _FIGURE.finditer(text):
         unit = _unit_of(match, None)
         if unit is None:
             continue
         try:
-            found.append(_figure(match, unit, text))
+            found.append(_figure(match, unit, text, qualifiers))
         except ParseError:
             continue  # "0 Gbps" or a garbled count in prose is not a figure
     return found
@@ -308,10 +322,12 @@ def parse_bandwidth(text: str, *, default_unit: str | None = None) -> Bandwidth:
 
     ``default_unit`` (a key of RATE_SYMBOLS, e.g. "Gbps", as a table header states it) applies when
     the cell has no unit of its own. Raises ParseError when the text holds no figure, more than one,
-    a range, or a bare number with no unit to give it.
+    a range, or a bare number with no unit to give it, or is longer than MAX_FIGURE_CHARS.
     """
     if not text or not text.strip():
         raise ParseError("empty bandwidth text")
+    if len(text) > MAX_FIGURE_CHARS:
+        raise ParseError(f"{len(text):,} characters is not one bandwidth figure: {text[:40]!r}...")
     if _RANGE.search(text) and not re.search(r"\d\s*/\s*\d", text):
         raise ParseError(f"a range, not one bandwidth: {text!r}")
     default = None
@@ -324,7 +340,7 @@ def parse_bandwidth(text: str, *, default_unit: str | None = None) -> Bandwidth:
         raise ParseError(f"no bandwidth figure with a unit in {text!r}")
     if len(matches) > 1:
         raise ParseError(f"{len(matches)} bandwidth figures in {text!r}; expected one")
-    return _figure(matches[0], _unit_of(matches[0], default), text)  # type: ignore[arg-type]
+    return _figure(matches[0], _unit_of(matches[0], default), text, _qualifiers(text))  # type: ignore[arg-type]
 
 
 def gbits_to_gbytes(gbits_per_s: float) -> float:
@@ -337,7 +353,9 @@ def gbytes_to_gbits(gbytes_per_s: float) -> float:
     return convert(gbytes_per_s, GBYTE_PER_S, GBIT_PER_S)
 
 
-_MEMORY = re.compile(rf"(?P<value>{_NUM})\s*(?P<unit>{_alternation(list(MEMORY_SYMBOLS))})(?![A-Za-z/])")
+_MEMORY = re.compile(
+    rf"{_NUM_START}(?P<value>{_NUM})\s*(?P<unit>{_alternation(list(MEMORY_SYMBOLS))})(?![A-Za-z/])"
+)
 
 
 def find_memory_gb(text: str) -> list[float]:

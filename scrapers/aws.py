@@ -133,13 +133,17 @@ def parse_tables(tables: list[Table], url: str) -> list[RawOffer]:
     )
     network = find_table(tables, r"^Instance type$", r"bandwidth", r"^EFA$", where="(network specifications)")
     bandwidth_unit = network.header_unit(r"bandwidth")
-    network_rows = {name: row for _, name, row in _instance_rows(network)}
+    network_rows: dict[str, list[tuple[str, ...]]] = {}
+    for _, name, row in _instance_rows(network):  # a type listed twice keeps both rows: a conflict
+        network_rows.setdefault(name, []).append(row)
 
     def build(item: tuple[str, str, tuple[str, ...]]) -> RawOffer | None:
         family, name, row = item
         if not re.search(r"\bGPU\b", clean(performance.cell(row, r"^Accelerators$"))):
             return None  # not a GPU instance
-        return _offer(family, name, row, performance, network_rows.get(name), network, bandwidth_unit, url)
+        return _offer(
+            family, name, row, performance, network_rows.get(name, []), network, bandwidth_unit, url
+        )
 
     return collect(
         _instance_rows(performance),
@@ -155,7 +159,7 @@ def _offer(
     name: str,
     row: tuple[str, ...],
     performance: Table,
-    network_row: tuple[str, ...] | None,
+    network_rows: list[tuple[str, ...]],
     network: Table,
     bandwidth_unit: str,
     url: str,
@@ -195,9 +199,9 @@ def _offer(
             f"stated {memory_gb:g} GB per GPU does not match the {gpu.id}: "
             "likely a GPU partition; count kept as stated"
         )
-    if network_row is None:
+    if not network_rows:
         notes.append("no row in the network specifications table")
-    else:
+    for network_row in network_rows:
         claims += _network_claims(network_row, network, bandwidth_unit, url)
     return RawOffer(
         provider="aws",
@@ -205,7 +209,7 @@ def _offer(
         source_url=url,
         claims=tuple(claims),
         notes=tuple(notes),
-        fabric_shares_frontend=network_row is not None,
+        fabric_shares_frontend=bool(network_rows),
     )
 
 

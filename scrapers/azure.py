@@ -166,12 +166,13 @@ def rdma_capable(size: str) -> bool:
     return bool(match and "r" in match.group("caps"))
 
 
-def _rows_by_size(tables: list[Table]) -> dict[str, tuple[Table, tuple[str, ...]]]:
-    rows: dict[str, tuple[Table, tuple[str, ...]]] = {}
+def _rows_by_size(tables: list[Table]) -> dict[str, list[tuple[Table, tuple[str, ...]]]]:
+    """Every row of each size (a size listed twice keeps both rows: their figures may conflict)."""
+    rows: dict[str, list[tuple[Table, tuple[str, ...]]]] = {}
     for table in tables:
         for row in table.rows:
             if row and clean(row[0]).startswith("Standard_"):
-                rows[clean(row[0])] = (table, row)
+                rows.setdefault(clean(row[0]), []).append((table, row))
     return rows
 
 
@@ -188,8 +189,12 @@ def parse_series(url: str, text: str, documents: DocumentSet, rdma: dict[str, st
         if size not in accelerators:
             log.warning("Skipping azure size %s: not in the accelerators table of %s", size, url)
             continue
-        try:
-            offers.append(_offer(series, size, accelerators[size], network.get(size), rdma))
+        try:  # one offer per pair of rows; the pipeline merges a size's offers into one row
+            offers += [
+                _offer(series, size, accel, net, rdma)
+                for accel in accelerators[size]
+                for net in network.get(size, [None])
+            ]
         except ParseError as exc:
             log.warning("Skipping azure size %s: %s", size, exc)
     return offers

@@ -16,6 +16,7 @@ from records.documents import DocumentSet
 from records.measurements import Measurement
 from records.offers import RawOffer
 from records.prices import Price
+from scrapers.budget import Budget
 
 if TYPE_CHECKING:
     from scrapers.http import ProviderFetcher
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
 class Scraper(ABC):
     """One provider. Subclasses set ``name`` (the lower-case provider id), ``title`` and
     ``url_prefixes``: the only URLs its fetcher will request (host and path prefix), so a link found
-    in a fetched document can never send a refresh anywhere else.
+    in a fetched document can never send a refresh anywhere else; ``budget`` bounds what the fetch
+    may cost (bytes per document, documents, time).
 
     ``source_kind`` is "scraped" for providers read from their published documents and "curated"
     for providers whose facts all come from a reviewed data file in this repository
@@ -42,6 +44,8 @@ class Scraper(ABC):
     # with no fetchable URL, e.g. a third-party copy of a newer revision of a provider's page. Each is
     # stored and cited as itself ("copy:<path>"); a live refresh reads the provider's own pages instead.
     copy_paths: ClassVar[tuple[str, ...]] = ()
+    # What its fetch may cost: size cap per document, documents, deadlines (scrapers.budget).
+    budget: ClassVar[Budget] = Budget()
     # What the parser expects of each live page (URL → header texts), recorded in the catalog's
     # source_layouts table so a layout change can be checked against it.
     expected_layout: ClassVar[dict[str, str]] = {}

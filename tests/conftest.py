@@ -16,8 +16,10 @@ from tests.helpers import (
     SHARED,
     SHARED_MISSING,
     SMALL,
+    T0,
     build_mirror,
     cli_refresh,
+    fault_refresh,
     url_to_mirror_path,
 )
 
@@ -117,3 +119,33 @@ def real_catalog_file(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("real") / "c.duckdb"
     assert cli_refresh(MIRROR, db, "--copies", str(SHARED)) == 0
     return db
+
+
+# The fault matrix (tests/test_faults*.py): one loopback server and one baseline catalog per module.
+@shared_fixture(scope="module")
+def mirror_server():
+    """The real mirror served over loopback HTTP; tests script faults per path."""
+    from devtools.mirror_server import MirrorServer
+
+    with MirrorServer(MIRROR) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def fault_baseline(mirror_server, tmp_path_factory) -> Path:
+    """The fault providers refreshed once, at T0, with no fault. Read it only."""
+    db = tmp_path_factory.mktemp("baseline") / "catalog.duckdb"
+    mirror_server.scripts.clear()  # built when first needed: maybe after a test scripted a fault
+    report = fault_refresh(db, mirror_server.base_url, now=T0)
+    assert report.exit_code == 0, [(o.provider, o.cause) for o in report.outcomes]
+    return db
+
+
+@pytest.fixture
+def fault_db(fault_baseline, tmp_path, mirror_server) -> Path:
+    """A private copy of the baseline catalog, with the server's scripts and request log cleared."""
+    copy = tmp_path / "catalog.duckdb"
+    shutil.copy(fault_baseline, copy)
+    mirror_server.scripts.clear()
+    mirror_server.requests.clear()
+    return copy

@@ -18,7 +18,9 @@ import httpx
 from catalog import pipeline
 from scrapers import aws_prices, azure_prices
 from scrapers.azure import FAMILY_PAGES, SIZES
+from scrapers.budget import Budget
 from scrapers.http import make_client
+from scrapers.transports import OriginTransport
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -207,3 +209,107 @@ def unquoted(bodies: dict[str, str], rows, prices) -> list[str]:
         f"price {p.instance_type}: {p.quote[:60]!r}" for p in prices if p.quote not in bodies[p.source_url]
     ]
     return bad
+
+
+# ------------------------------------------------------------------------------------------------
+# The fault matrix (tests/test_faults*.py): the real pipeline against the real mirror served over
+# loopback by devtools.mirror_server, one fault per URL; the other providers must refresh normally.
+
+FAULT_PROVIDERS = ["aws", "azure", "runpod", "gcp"]
+AWS_PATH = "/" + AWS_PAGE
+AZURE_H100_PATH = "/" + AZURE_DIR + "ndh100v5-series.md"
+AZURE_SUMMARY_PATH = "/" + AZURE_DIR + "includes/ndh100v5-series-summary.md"
+AZURE_ND_FAMILY_PATH = "/" + AZURE_DIR + "nd-family.md"
+# Loopback answers in milliseconds, but a loaded 2-core machine can stall a read for a second: faults
+# that are not about timeouts get a generous timeout, so exact counts do not depend on the load.
+LOOPBACK_TIMEOUT = httpx.Timeout(connect=5.0, read=5.0, write=5.0, pool=10.0)
+SHORT_TIMEOUT = httpx.Timeout(connect=0.3, read=0.3, write=1.0, pool=5.0)  # the timeout faults
+T0 = datetime(2026, 12, 1, 6)
+T1 = datetime(2026, 12, 2, 6)
+
+
+class Waits:
+    """An injected sleep that records the waits between retries and never waits."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
+
+
+class PerHost(httpx.AsyncBaseTransport):
+    """Send some hosts to their own origin (a closed or black-holed port), the rest to the server."""
+
+    def __init__(self, default: str, overrides: dict[str, str]) -> None:
+        self.default = OriginTransport(default)
+        # No connect retries inside the transport: the fetcher's own retries are what is under test.
+        self.overrides = {
+            host: OriginTransport(origin, httpx.AsyncHTTPTransport(retries=0))
+            for host, origin in overrides.items()
+        }
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        transport = self.overrides.get(request.url.host, self.default)
+        return await transport.handle_async_request(request)
+
+
+def fault_refresh(
+    db: Path,
+    origin: str,
+    *,
+    overrides: dict[str, str] | None = None,
+    waits: Waits | None = None,
+    now: datetime = T1,
+    budget: Budget | None = None,
+    providers: list[str] | None = None,
+    timeout: httpx.Timeout = LOOPBACK_TIMEOUT,
+    **kw,
+) -> pipeline.RefreshReport:
+    """Refresh the fault providers from the loopback ``origin`` with small timeouts, recorded waits
+    and, if given, ``budget`` as the cap of every provider's budget."""
+
+    async def go():
+        transport = PerHost(origin, overrides or {})
+        async with make_client(transport=transport, timeout=timeout) as client:
+            options = {"sleep": waits or Waits(), "max_attempts": 3, "budget_cap": budget}
+            return await pipeline.refresh(
+                db,
+                client,
+                providers=providers or FAULT_PROVIDERS,
+                mode="mirror",
+                now=lambda: now,
+                fetcher_options=options,
+                **kw,
+            )
+
+    return asyncio.run(go())
+
+
+def outcomes(report: pipeline.RefreshReport) -> dict[str, pipeline.ProviderOutcome]:
+    return {o.provider: o for o in report.outcomes}
+
+
+def provider_rows(db: Path, provider: str) -> tuple[int, bool, datetime]:
+    """(rows, any stale, latest scraped_at) of one provider."""
+    return query(
+        db,
+        f"SELECT count(*), bool_or(stale), max(scraped_at) FROM instances WHERE provider = '{provider}'",
+    )[0]
+
+
+def assert_others_fresh(db: Path, failed: str, providers: list[str] = FAULT_PROVIDERS) -> None:
+    for provider in providers:
+        if provider != failed:
+            count, stale, scraped = provider_rows(db, provider)
+            assert count > 0 and not stale and scraped == T1, provider
+
+
+def assert_stale(db: Path, report: pipeline.RefreshReport, provider: str, cause: str) -> None:
+    """The provider kept its last good rows (stale, with their own time) and names ``cause``."""
+    outcome = outcomes(report)[provider]
+    assert outcome.outcome == "stale" and cause in outcome.cause, outcome.cause
+    assert report.exit_code == pipeline.EXIT_PROVIDER_FAILED
+    count, stale, scraped = provider_rows(db, provider)
+    assert count > 0 and stale and scraped == T0
+    assert_others_fresh(db, provider)

@@ -23,7 +23,9 @@ def test_refresh_shows_progress_and_a_summary(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "aws      200" in err and "ec2/latest/instancetypes/ac.md" in err
     assert "azure    404" in err  # a known series page absent from this mirror
-    assert "aws            4       0      3  ok" in err  # page, copy (refused online), Karpenter 404, prices
+    assert (
+        "aws            4       0      3       0       0      0  ok" in err
+    )  # page, copy, Karpenter, prices
 
 
 def test_missing_mirror_dir_is_a_usage_error(tmp_path, capsys):
@@ -44,7 +46,7 @@ def test_query_is_read_only(small, capsys):
 
 
 def test_query_without_catalog(tmp_path, capsys):
-    assert main(["query", "SELECT 1", "--db", str(tmp_path / "none.duckdb")]) == 1
+    assert main(["query", "SELECT 1", "--db", str(tmp_path / "none.duckdb")]) == 4  # the environment
     assert "no catalog" in capsys.readouterr().err
 
 
@@ -87,7 +89,10 @@ def test_provider_failure_exits_1_and_names_the_cause(small, capsys):
     (mirror / "docs.aws.amazon.com/ec2/latest/instancetypes/ac.md").write_text("# moved\n")
     assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db), "--quiet"]) == 1
     err = capsys.readouterr().err
-    assert "aws            4       3      3  stale    LayoutError: no table with columns" in err
+    assert (
+        "aws            4       3      3       0       0      0  stale    LayoutError: no table with columns"
+        in err
+    )
 
 
 def test_seed_from_a_snapshot_and_keep_existing(small, tmp_path, capsys):
@@ -144,7 +149,7 @@ def test_a_catalog_older_than_the_claims_columns_is_refused_with_how_to_rebuild(
         con.execute("DROP VIEW current_claims")
         con.execute("ALTER TABLE claims DROP COLUMN evidence")
     before = db.read_bytes()
-    assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db), "--quiet"]) == 2
+    assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db), "--quiet"]) == 4  # environment
     err = capsys.readouterr().err
     assert "predates the claims column(s) evidence: rebuild it (make seed" in err
     assert db.read_bytes() == before and not list(db.parent.glob(f"{db.name}.tmp-*"))

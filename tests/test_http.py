@@ -19,7 +19,8 @@ import vcr
 from devtools.mirror_server import MirrorServer, Reply
 from normalize.errors import FetchError
 from records.documents import Document
-from scrapers.http import USER_AGENT, Fetcher, MirrorTransport, make_client, retry_after_s
+from scrapers.http import USER_AGENT, Fetcher, make_client, retry_after_s
+from scrapers.transports import MirrorTransport, PublicOnly
 
 CASSETTES = Path(__file__).parent / "cassettes" / "http"
 ANYWHERE = ("http://", "https://")  # these tests are about HTTP, not about declared sources
@@ -71,7 +72,8 @@ def test_client_is_configured():
     client = make_client()
     assert client.headers["User-Agent"] == USER_AGENT
     assert client.timeout.connect == 10.0 and client.timeout.read == 30.0
-    assert client.follow_redirects
+    assert not client.follow_redirects  # the Fetcher follows them, one checked hop at a time
+    assert isinstance(client._transport, PublicOnly)  # live mode: public addresses only
     asyncio.run(client.aclose())
 
 
@@ -202,7 +204,9 @@ def run_recorded(name: str, script: dict[str, list[Reply]], paths: list[str], st
     sleeps = Sleeps()
 
     async def go():
-        async with make_client() as client:
+        # The plain network transport: these exchanges are with loopback, which live mode's
+        # PublicOnly guard refuses (tests/test_faults_fetch.py tests that guard).
+        async with make_client(transport=httpx.AsyncHTTPTransport(retries=2)) as client:
             fetcher = Fetcher(client, previous=previous, sleep=sleeps).for_provider("test", ANYWHERE)
             return [await fetcher.get(base + p, required=False) for p in paths]
 

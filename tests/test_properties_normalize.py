@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from fractions import Fraction
 
 from hypothesis import given
@@ -148,3 +149,41 @@ def test_markdown_never_raises(text):
         assert sentence and sentence == sentence.strip() and sentence in text
     cleaned = markdown.clean(text)
     assert cleaned == " ".join(cleaned.split())
+
+
+# Long adversarial text: a few pieces repeated thousands of times. A backtracking pattern turns such
+# text quadratic (40,000 digits once took 39 s in parse_bandwidth); every parser of a cell or a
+# sentence must stay linear, so each call gets a time budget far above linear and far below quadratic.
+LONG_PIECES = [
+    "1", "9" * 15, " ", "\t", "1 ", "1,", ",000", "1.", ".1", "1 x ", " x ", "x", "-", "1 -", " - ",
+    "1/", "/", "up to ", "up ", "Gbps", "1 Gbps ", "GB", "(", "per ", "each ", "1e", "nan",
+]  # fmt: skip
+LONG_BUDGET_S = 1.0  # a 60,000-character text in linear time takes a few milliseconds
+
+
+@st.composite
+def long_adversarial(draw: st.DrawFn) -> str:
+    head = draw(st.sampled_from(["", "1", "up to ", "4 x 1", "100 Gbps ", " "]))
+    unit = "".join(draw(st.lists(st.sampled_from(LONG_PIECES), min_size=1, max_size=3)))
+    tail = draw(st.sampled_from(["", "x", "1", " Gbps", "-", "/", " GB"]))
+    return head + unit * (draw(st.integers(20_000, 60_000)) // len(unit)) + tail
+
+
+def within_budget(call, text: str) -> None:
+    started = time.perf_counter()
+    run_parser(call, text)
+    elapsed = time.perf_counter() - started
+    expect(elapsed < LONG_BUDGET_S, f"{elapsed:.2f} s on {len(text):,} characters starting {text[:40]!r}")
+
+
+@given(text=long_adversarial(), default_unit=st.sampled_from([None, "Gbps"]))
+def test_parse_bandwidth_is_linear_on_long_adversarial_text(text, default_unit):
+    within_budget(lambda: units.parse_bandwidth(text, default_unit=default_unit), text)
+    within_budget(lambda: units.parse_bandwidth(text[:1500], default_unit=default_unit), text)
+
+
+@given(text=long_adversarial())
+def test_find_figures_is_linear_on_long_adversarial_text(text):
+    within_budget(lambda: units.find_bandwidths(text), text)
+    within_budget(lambda: units.find_memory_gb(text), text)
+    within_budget(lambda: units.to_number(text), text)

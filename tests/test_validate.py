@@ -55,3 +55,28 @@ def test_bad_rows_are_listed_with_a_count():
     rows = [row(str(i), inter_node_gbits_per_s=99999.0) for i in range(5)]
     with pytest.raises(ValidationError, match=r"values outside physical bounds: 0: .* \(\+2 more\)"):
         check("p", rows, rows_before=0)
+
+
+def test_network_per_gpu_and_floor():
+    # A Gbps header read as Tbps: one T4's "5" becomes 5,000 Gbit/s, under the per-node bound.
+    one_gpu = row(gpu_model="T4-16GB", gpu_count=1.0, frontend_gbits_per_s=5000.0)
+    assert problems(one_gpu) == ["frontend_gbits_per_s 5000 is 5000 Gbit/s per GPU, above 1600"]
+    gb200 = row(gpu_model="GB200-186GB", gpu_count=4.0, inter_node_gbits_per_s=3200.0)  # 800 per GPU: real
+    assert problems(gb200) == []
+    slice_ = row(gpu_model="L4-24GB", gpu_count=0.125, frontend_gbits_per_s=10.0)  # a slice has a whole NIC
+    assert problems(slice_) == []
+    # ... and read as Mbps: "5" becomes 0.005 Gbit/s.
+    assert problems(row(gpu_count=1.0, gpu_model="T4-16GB", inter_node_gbits_per_s=0.005)) == [
+        "inter_node_gbits_per_s 0.005 is below 0.5 Gbit/s per node"
+    ]
+
+
+def test_stated_figures_far_from_the_gpu_datasheet():
+    ten_x = row(gpu_model="H200-SXM-141GB", gpu_count=8.0, gpu_memory_gbytes_per_s=48000.0)
+    assert problems(ten_x) == [
+        "stated memory bandwidth 48000 GB/s is 10x the H200-SXM-141GB datasheet's 4800 GB/s: "
+        "a unit or prefix error"
+    ]
+    milli = row(gpu_model="H100-SXM-80GB", gpu_count=8.0, intra_node_gbytes_per_s=0.9)
+    assert "stated GPU-to-GPU 0.9 GB/s is 0.001x the H100-SXM-80GB datasheet's 900 GB/s" in problems(milli)[0]
+    assert problems(row(gpu_model="MI300X-192GB", gpu_count=8.0, intra_node_gbytes_per_s=896.0)) == []

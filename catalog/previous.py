@@ -1,0 +1,136 @@
+"""What the last catalog knew, read from it while a new one is built: the latest stored document
+per URL (conditional GETs, reparse) and, per provider, its rows with their current claims, row
+count and last success (``Previous``): what a fresh parse is held against (``catalog.carry``).
+
+The old catalog is attached to the writer's connection under a name (``old``); nothing here writes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from datetime import date, datetime
+
+import duckdb
+
+from normalize.errors import InvalidOffer
+from normalize.vocab import Basis, Evidence, Fabric, Link, SellerKind
+from records.documents import Document
+from records.offers import TEXT_FIELDS, Claim, InstanceOffer, OfferIdentity
+
+log = logging.getLogger(__name__)
+
+_ENUM_COLUMNS = {
+    "gpu_memory_bw_basis": Basis,
+    "intra_node_link": Link,
+    "intra_node_basis": Basis,
+    "inter_node_fabric": Fabric,
+    "inter_node_basis": Basis,
+}
+
+
+def row_offer(row: Mapping, claims: tuple[Claim, ...]) -> InstanceOffer:
+    """An ``instances`` row (as a mapping of its columns) back as the InstanceOffer it was written from."""
+    values = {f.name: row[f.name] for f in fields(InstanceOffer) if f.name not in ("claims", "identity")}
+    for name, enum in _ENUM_COLUMNS.items():
+        values[name] = enum(values[name])
+    identity = OfferIdentity(
+        seller_kind=SellerKind(row["seller_kind"]),
+        **{name: row[name] for name in ("upstream_provider", "upstream_instance_type", "platform", "preset")},
+    )
+    return InstanceOffer(**values, identity=identity, claims=claims)
+
+
+def _claim(row: dict) -> Claim:
+    text = row["field"] in TEXT_FIELDS
+    read_on = row["read_on"]
+    return Claim(
+        field=row["field"],
+        value=row["value_text"] if text else float(row["value"]),
+        quote=row["quote"],
+        source_url=row["source_url"],
+        context=row["context"],
+        basis=Basis(row["basis"]),
+        qualifiers=row["qualifiers"],
+        unit_suspect=bool(row["unit_suspect"]),
+        read_on=read_on if isinstance(read_on, date) or read_on is None else None,
+        evidence=Evidence(row["evidence"]),
+        original_url=row["original_url"],
+    )
+
+
+def latest_documents(con: duckdb.DuckDBPyConnection, database: str) -> dict[str, Document]:
+    """The latest good stored document per URL in the catalog attached as ``database``."""
+    rows = con.execute(
+        f"""SELECT f.url, f.provider, f.fetched_at, d.body, f.sha256, f.etag, f.last_modified, f.required
+            FROM "{database}".fetches f JOIN "{database}".documents d USING (sha256)
+            WHERE f.status IN (200, 304)
+            QUALIFY row_number() OVER (PARTITION BY f.url ORDER BY f.fetched_at DESC) = 1"""
+    ).fetchall()
+    return {
+        url: Document(
+            url=url,
+            provider=provider,
+            status=200,
+            fetched_at=fetched_at,
+            body=body,
+            sha256=sha,
+            etag=etag,
+            last_modified=modified,
+            required=required,
+        )
+        for url, provider, fetched_at, body, sha, etag, modified, required in rows
+    }
+
+
+@dataclass(frozen=True)
+class Previous:
+    """What the last catalog knew of one provider, as the refresh needs it: its rows (with their
+    current claims) are what a parse that loses rows or fields is held against (catalog.carry)."""
+
+    rows: int = 0
+    scraped_rows: int = 0
+    last_success_at: datetime | None = None
+    claims: tuple[tuple[str, Claim], ...] = ()  # (instance type, current claim)
+    instances: Mapping[str, InstanceOffer] = field(default_factory=dict)
+
+
+def _records(con: duckdb.DuckDBPyConnection, sql: str, *params) -> list[dict]:
+    """Rows as dicts, NULL as None (a DataFrame would turn a NULL date into NaT)."""
+    cursor = con.execute(sql, list(params))
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+
+
+def _instances(
+    con: duckdb.DuckDBPyConnection, database: str, provider: str, current: tuple[tuple[str, Claim], ...]
+) -> dict[str, InstanceOffer]:
+    by_type: dict[str, list[Claim]] = {}
+    for instance_type, claim in current:
+        by_type.setdefault(instance_type, []).append(claim)
+    instances = {}
+    for row in _records(con, f"SELECT * FROM {database}.instances WHERE provider = ?", provider):
+        name = row["instance_type"]
+        try:
+            instances[name] = row_offer(row, tuple(by_type.get(name, ())))
+        except (InvalidOffer, ValueError) as exc:  # written by an older version under other rules
+            log.warning("%s/%s: previous row unreadable, cannot be carried: %s", provider, name, exc)
+    return instances
+
+
+def read_previous(con: duckdb.DuckDBPyConnection, database: str, provider: str) -> Previous:
+    """The provider's rows, current claims and last success in the catalog attached as ``database``."""
+    rows, scraped = con.execute(
+        "SELECT count(*), count(*) FILTER (source_kind = 'scraped') "
+        f"FROM {database}.instances WHERE provider = ?",
+        [provider],
+    ).fetchone()
+    (last_success,) = con.execute(
+        f"SELECT max(last_success_at) FROM {database}.provider_refreshes WHERE provider = ?", [provider]
+    ).fetchone()
+    claims = _records(
+        con, f"SELECT * FROM {database}.claims WHERE provider = ? AND valid_to IS NULL", provider
+    )
+    current = tuple((row["instance_type"], _claim(row)) for row in claims)
+    return Previous(rows, scraped, last_success, current, _instances(con, database, provider, current))

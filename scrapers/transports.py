@@ -1,0 +1,146 @@
+"""Where the one HTTP client's requests go: a mirror directory, a mirror served over HTTP, or the
+network, and in that last case only to public addresses.
+
+``MirrorTransport`` serves ``https://<host>/<path>`` from ``<root>/<host>/<path>``, streamed so that
+a huge file is cut off at the budget's cap like a huge response. ``OriginTransport`` reads the same
+layout from an HTTP origin (the loopback mirror server the fault tests and benchmarks use).
+``PublicOnly`` is the live mode's guard: it resolves each host itself, refuses private, loopback,
+link-local and other non-public addresses, and connects to the address it checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+from normalize.errors import OffLimits
+
+NOT_IN_MIRROR = "not in mirror"
+MIRROR_MISSING_HEADER = "X-Mirror-Missing"
+FILE_CHUNK_BYTES = 64 * 1024
+
+
+class _FileStream(httpx.AsyncByteStream):
+    """A file read in chunks as the body is consumed: never whole in memory."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        with open(self.path, "rb") as handle:
+            while chunk := handle.read(FILE_CHUNK_BYTES):
+                yield chunk
+
+
+class MirrorTransport(httpx.AsyncBaseTransport):
+    """Serve ``https://<host>/<path>`` from ``<root>/<host>/<path>``; a missing file is a 404."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+
+    def path_for(self, url: httpx.URL | str) -> Path:
+        parts = urlsplit(str(url))
+        candidate = (self.root / parts.netloc / parts.path.lstrip("/")).resolve()
+        if not candidate.is_relative_to(self.root):
+            raise ValueError(f"{url} maps outside the mirror")
+        return candidate
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            path = self.path_for(request.url)
+        except ValueError:
+            return httpx.Response(400, request=request)
+        if not path.is_file():
+            return httpx.Response(
+                404, text=NOT_IN_MIRROR, headers={MIRROR_MISSING_HEADER: "1"}, request=request
+            )
+        return httpx.Response(200, stream=_FileStream(path), request=request)
+
+
+class OriginTransport(httpx.AsyncBaseTransport):
+    """Fetch ``https://<host>/<path>`` from ``<origin>/<host>/<path>``: a mirror served over HTTP.
+
+    Everything else (retries, 304s, timeouts) is real HTTP, which is what makes a local mirror
+    server useful for fault tests and benchmarks.
+    """
+
+    def __init__(self, origin: str, inner: httpx.AsyncBaseTransport | None = None) -> None:
+        self.origin = httpx.URL(origin.rstrip("/") + "/")
+        self.inner = inner or httpx.AsyncHTTPTransport(retries=2)
+
+    def rewrite(self, url: httpx.URL) -> httpx.URL:
+        path = f"{self.origin.path}{url.host}{url.raw_path.decode('ascii')}"
+        return self.origin.copy_with(raw_path=path.encode("ascii"))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.url = self.rewrite(request.url)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def mirror_transport(mirror: str | Path) -> httpx.AsyncBaseTransport:
+    """A directory mirror, or an http(s):// origin serving the same layout."""
+    text = str(mirror)
+    if text.startswith(("http://", "https://")):
+        return OriginTransport(text)
+    return MirrorTransport(Path(text))
+
+
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+
+async def resolve(host: str, port: int) -> list[str]:
+    """The addresses ``host`` resolves to (the system resolver, off the event loop)."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return [info[4][0] for info in infos]
+
+
+def is_public(address: str) -> bool:
+    """Whether an IP address is globally routable (not private, loopback, link-local, reserved...)."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+class PublicOnly(httpx.AsyncBaseTransport):
+    """The network, but only public addresses: live mode's guard against requests that a document
+    (a link, a redirect) or a poisoned resolver could send to 169.254.169.254, loopback or 10.x.
+
+    The host is resolved here and every address it has must be public; the request then goes to the
+    address that was checked (the Host header and TLS server name stay the host's), so the name
+    cannot resolve elsewhere between the check and the connection. OffLimits otherwise.
+    """
+
+    def __init__(
+        self, inner: httpx.AsyncBaseTransport | None = None, *, resolver: Resolver = resolve
+    ) -> None:
+        self.inner = inner or httpx.AsyncHTTPTransport(retries=2)
+        self.resolver = resolver
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        host = request.url.host
+        try:
+            addresses = [str(ipaddress.ip_address(host))]
+        except ValueError:
+            addresses = await self.resolver(host, request.url.port or 443)
+        private = [a for a in addresses if not is_public(a)]
+        if private or not addresses:
+            raise OffLimits(
+                f"{request.url} resolves to a non-public address ({', '.join(private) or 'none'})"
+            )
+        if addresses[0] != host:
+            request.url = request.url.copy_with(host=addresses[0])
+            request.extensions = {**request.extensions, "sni_hostname": host}
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
