@@ -328,3 +328,22 @@ def test_real_catalog_health(real):
     assert queries.stale_providers(real).empty
     scraped = queries.filtered_instances(real, Filters(include_curated=False))
     assert (scraped["source_kind"] == "scraped").all() and "coreweave" not in set(scraped["provider"])
+
+
+@pytest.mark.shared
+def test_real_claim_conflicts_view_pairs_each_value_with_its_own_quote(real):
+    """Defect (issue 14): the view listed values DISTINCT and unordered beside quotes in another order."""
+    rows = real.execute(
+        "SELECT values, quotes, source_urls FROM claim_conflicts WHERE instance_type = 'a3-highgpu-8g'"
+    ).fetchall()
+    values, quotes, urls = rows[0]
+    assert len(values) == len(quotes) == len(urls) == 2
+    paired = dict(zip(values, zip(quotes, urls, strict=True), strict=True))
+    assert paired["1000.0"] == (
+        "| A3 High | NVIDIA H100 80GB | 1,000 Gbps | GPUDirect-TCPX |",
+        "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth",
+    )
+    assert paired["1600.0"][0] == (
+        "A3 High VMs feature 8 NVIDIA H100 GPUs and 200 Gbps of networking throughput per GPU"
+    )
+    assert paired["1600.0"][1].endswith("examples/gke-a3-highgpu/README.md")
