@@ -17,9 +17,9 @@ import pandas as pd
 import streamlit as st
 
 from catalog.paths import default_db
-from catalog.read import queries, scoring
+from catalog.read import conflicts, missing, queries, scoring, status
 from catalog.read.connect import connect_readonly
-from catalog.read.queries import Filters
+from catalog.read.filters import Filters
 from catalog.read.text import fmt
 
 WORKLOAD_LABELS = {
@@ -28,21 +28,19 @@ WORKLOAD_LABELS = {
     "expert": "Expert parallelism (all-to-all)",
 }
 _QUERIES = {
-    name: getattr(queries, name)
-    for name in (
-        "providers",
-        "instance",
-        "cliff",
-        "claims",
-        "missing_summary",
-        "missing_rows",
-        "conflicts",
-        "latest_refresh",
-        "provider_status",
-        "stale_providers",
-        "recent_changes",
-    )
-} | {"ranking": scoring.ranking}
+    "providers": queries.providers,
+    "instance": queries.instance,
+    "cliff": queries.cliff,
+    "claims": queries.claims,
+    "missing_summary": missing.missing_summary,
+    "missing_rows": missing.missing_items,
+    "conflicts": conflicts.conflicts,
+    "latest_refresh": status.latest_refresh,
+    "provider_status": status.provider_status,
+    "stale_providers": status.stale_providers,
+    "recent_changes": status.recent_changes,
+    "ranking": scoring.ranking,
+}
 
 
 @dataclass(frozen=True)
@@ -92,15 +90,7 @@ def sidebar_filters(providers: list[str]) -> Filters:
         "Workload", queries.WORKLOADS, format_func=WORKLOAD_LABELS.__getitem__, key="workload"
     )
     chosen = sb.multiselect("Providers", providers, placeholder="all providers", key="providers")
-    min_gpus = sb.number_input(
-        "Min GPUs per instance",
-        min_value=0,
-        max_value=128,
-        value=0,
-        step=1,
-        key="min_gpus",
-        help="0 keeps every row, including those whose GPU count is not stated.",
-    )
+    gpu_counts = sb.multiselect("GPUs per instance", [1, 2, 4, 8, 16], key="gpu_counts")
     search = sb.text_input(
         "GPU model or instance contains", key="gpu_search", placeholder="H100, B200, MI300X ..."
     )
@@ -116,8 +106,8 @@ def sidebar_filters(providers: list[str]) -> Filters:
     return Filters(
         workload=workload,
         providers=tuple(chosen),
-        min_gpus=float(min_gpus),
-        gpu_search=search,
+        gpu_counts=tuple(gpu_counts),
+        search=search,
         include_stale=stale,
         include_curated=curated,
         include_inferred=inferred,
@@ -289,7 +279,7 @@ def show_cliff(catalog: Catalog, selected: tuple[str, str] | None) -> None:
     )
     if r["stale"]:
         st.warning(f"Stale since {when(r['stale_since'])}: {r['stale_cause']}")
-    marks = scoring.flags(r)
+    marks = r["flags"]
     if marks:
         st.caption(f"Flags: {marks}. See the Provenance and Conflicts tabs.")
     st.altair_chart(cliff_chart(cliff), width="stretch")

@@ -173,7 +173,7 @@ def test_filters_that_match_nothing_say_so(catalog_db):
     assert tab(app, "Ranking").info[0].value.startswith("No instance matches the filters")
     assert tab(app, "Bandwidth cliff").info[0].value.startswith("No instance matches the filters")
     app.text_input(key="gpu_search").input("").run()
-    app.number_input(key="min_gpus").set_value(8).run()
+    app.multiselect(key="gpu_counts").set_value([8]).run()
     table = tab(app, "Ranking").dataframe[0].value
     assert sorted(table["instance_type"]) == ["Standard_ND96isr_T9_v9", "p5.48xlarge"]
 

@@ -181,3 +181,11 @@ def test_gpu_counts_stay_exact(text, count):
 def test_bad_gpu_counts(text):
     with pytest.raises(ParseError):
         parse_gpu_count(text)
+
+
+def test_the_read_sides_factors_agree_with_the_registry():
+    """normalize.factors serves code that never loads pint; each factor is what the registry says."""
+    from normalize.factors import BITS_PER_BYTE
+
+    assert gbytes_to_gbits(1.0) == BITS_PER_BYTE
+    assert gbits_to_gbytes(BITS_PER_BYTE) == 1.0
