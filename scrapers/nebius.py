@@ -215,7 +215,7 @@ def _memory(row: Row, gpu: GpuMatch, gpu_count: float, url: str) -> tuple[list[C
     figure = f"GpuInfo MemoryInfo.SizeInMiB {size_mib:g} MiB ({memory_gb:g} GB)"
     if math.isclose(size_mib * gpu_count, host_mib, rel_tol=1e-6):
         notes.append(
-            f"TRAP: {figure} is the host RAM per GPU (MemoryGiB {row.cells['MemoryGiB']} / "
+            f"not GPU memory: {figure} is the host RAM per GPU (MemoryGiB {row.cells['MemoryGiB']} / "
             f"{gpu_count:g} GPUs), not GPU memory ({nominal}); TotalGpuMemoryInMiB likewise; "
             "gpu_memory_gb is not stated by this catalog"
         )

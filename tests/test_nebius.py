@@ -54,14 +54,17 @@ def test_fixture_host_ram_trap_is_not_gpu_memory(small):
     offer = build(small)["gpu-h100-sxm_8gpu-128vcpu-1600gb"]
     assert (offer.gpu_model, offer.gpu_count, offer.gpu_memory_gb) == ("H100-SXM-80GB", 8, None)
     assert claims(offer, "gpu_memory_gb") == []
-    assert "TRAP: GpuInfo MemoryInfo.SizeInMiB 204800 MiB (214.748 GB) is the host RAM per GPU" in offer.notes
+    assert (
+        "not GPU memory: GpuInfo MemoryInfo.SizeInMiB 204800 MiB (214.748 GB) is the host RAM per GPU"
+        in offer.notes
+    )
     assert "(MemoryGiB 1600 / 8 GPUs)" in offer.notes and "H100-SXM-80GB has 80 GB" in offer.notes
     assert (offer.intra_node_link, offer.intra_node_gbytes_per_s) == (Link.NVSWITCH, 900)
     assert offer.intra_node_basis == Basis.INFERRED
     assert offer.gpu_memory_bw_basis == Basis.INFERRED and offer.gpu_memory_gbytes_per_s == 3350
     l40s = build(small)["gpu-l40s-d_2gpu-64vcpu-384gb"]  # 196608 MiB = 384 GiB / 2: host RAM again
     assert (l40s.gpu_model, l40s.gpu_count, l40s.gpu_memory_gb) == ("L40S-48GB", 2, None)
-    assert "TRAP" in l40s.notes
+    assert "not GPU memory: " in l40s.notes and "TRAP" not in l40s.notes
 
 
 def test_fixture_no_network_is_missing(small):
@@ -78,7 +81,7 @@ def test_fixture_gpu_memory_that_fits_the_gpu_is_stated(small):
     (claim,) = claims(b200, "gpu_memory_gb")
     assert claim.quote.startswith("{'Gpus': [{'Name': 'B200'") and claim.quote in small
     assert claim.context == "vms.csv › GpuInfo › MemoryInfo.SizeInMiB"
-    assert "TRAP" not in b200.notes
+    assert "host RAM" not in b200.notes
 
 
 def test_fixture_implausible_gpu_memory_is_dropped(small):
