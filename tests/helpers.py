@@ -123,3 +123,36 @@ def cli_refresh(mirror: Path, db: Path, *args: str) -> int:
     from catalog.cli import main
 
     return main(["refresh", "--mirror", str(mirror), *args, "--db", str(db), "--quiet"])
+
+
+# --- the app (AppTest) -----------------------------------------------------------------------------
+
+APP_TABS = ["Ranking", "Compare", "Instance", "What's missing", "Conflicts", "Catalog status"]
+
+
+def run_app(monkeypatch, db: Path, **query: str | list[str]):
+    """The app on the catalog ``db``, opened at a URL with ``query`` (e.g. ``view="Compare"``).
+
+    ``monkeypatch`` (pytest's) points $INTERCONNECT_CATALOG_DB at ``db`` for the test's duration.
+    """
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(db))
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for key, value in query.items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def app_tab(app, label: str):
+    """One tab of the app (only the open one has content: tabs run lazily)."""
+    return app.tabs[APP_TABS.index(label)]
+
+
+def rendered(markdown: str) -> str:
+    """What a reader sees of escaped markdown: backslash escapes removed, ** bold marks dropped."""
+    import re
+
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown.replace("**", ""))

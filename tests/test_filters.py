@@ -111,6 +111,7 @@ def test_facets_list_what_the_filters_can_choose(small):
         "intra_links": ["nvswitch", "pcie", "single-gpu"],
         "fabrics": ["efa", "ethernet", "infiniband"],
         "domain_gpus": [4, 8],
+        "rows": 5,
     }
 
 

@@ -258,11 +258,13 @@ def providers(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [p for (p,) in con.execute("SELECT DISTINCT provider FROM instances ORDER BY 1").fetchall()]
 
 
-def facets(con: duckdb.DuckDBPyConnection) -> dict[str, list]:
+def facets(con: duckdb.DuckDBPyConnection) -> dict:
     """The values each list filter can take in this catalog: providers, GPU counts (stated ones),
-    intra-node links, fabrics and NVLink-class domain sizes, each sorted."""
+    intra-node links, fabrics and NVLink-class domain sizes, each sorted; and ``rows``, the number
+    of rows in the catalog."""
     row = con.execute(
-        f"""SELECT list(DISTINCT provider ORDER BY provider),
+        f"""SELECT count(*),
+                   list(DISTINCT provider ORDER BY provider),
                    list(DISTINCT gpu_count ORDER BY gpu_count) FILTER (gpu_count IS NOT NULL),
                    list(DISTINCT intra_node_link ORDER BY intra_node_link),
                    list(DISTINCT inter_node_fabric ORDER BY inter_node_fabric),
@@ -271,4 +273,5 @@ def facets(con: duckdb.DuckDBPyConnection) -> dict[str, list]:
             FROM instances"""
     ).fetchone()
     names = ("providers", "gpu_counts", "intra_links", "fabrics", "domain_gpus")
-    return {name: list(values or []) for name, values in zip(names, row, strict=True)}
+    found: dict = {name: list(values or []) for name, values in zip(names, row[1:], strict=True)}
+    return found | {"rows": int(row[0])}

@@ -48,6 +48,13 @@ SCORING = {
     ),
 }
 
+#: The rule of each index in one line (``SCORING`` says it in full).
+SCORING_SHORT = {
+    "tensor": "Index = GPU-to-GPU GB/s per GPU × log2(largest TP group on that link).",
+    "pipeline": "Index = fabric GB/s per GPU; plain or unnamed Ethernet counts half.",
+    "expert": "Index = √(pipeline index × GPU-to-GPU GB/s per GPU).",
+}
+
 # Second sort key per workload, for equal scores.
 _TIEBREAK = {
     "tensor": "fabric_gbytes_per_s_per_gpu",
