@@ -6,7 +6,7 @@ DB     ?= data/catalog.duckdb
 SHARED ?= ../shared
 PYTEST_ARGS ?=
 
-.PHONY: install app seed test test-fast refresh reparse lint format snapshot bench fuzz clean
+.PHONY: install app seed test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app fuzz clean
 
 # Create .venv and install the pinned dependencies (again whenever pyproject/constraints change).
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -32,6 +32,23 @@ app: install $(DB)
 # Run the test suite (pytest exits 5, and so fails, if no test was collected).
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# What the end-to-end tests need: Debian's chromium (installed with apt-get when absent and root;
+# otherwise they skip with the reason) and Playwright in .venv (Playwright's own browser download
+# needs the internet; the tests drive /usr/bin/chromium instead).
+e2e-deps: install
+	@test -x /usr/bin/chromium || { if [ "$$(id -u)" = 0 ]; then \
+	  apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }; \
+	  else echo "make e2e: /usr/bin/chromium is missing and this is not root: the e2e tests will skip"; fi; }
+	$(PY) -m pip install --quiet -c constraints.txt playwright
+
+# Only the end-to-end tests: the app in Chromium (load, the three questions, URL, download, themes).
+e2e: e2e-deps
+	$(PY) -m pytest -m e2e $(PYTEST_ARGS)
+
+# Retake the README's screenshots (docs/screenshots/*.png) with the end-to-end tests.
+screenshots: e2e-deps
+	INTERCONNECT_SCREENSHOTS=docs/screenshots $(PY) -m pytest -m e2e -k "question or dark" $(PYTEST_ARGS)
 
 # The fast tier: parsers, records, queries and units (no refresh over HTTP, no app, no properties).
 test-fast: install
@@ -68,6 +85,11 @@ snapshot: install
 # Measure speed on this machine; prints the figures and writes them into README "Benchmarks".
 bench: install
 	$(PY) -m devtools bench
+
+# The app in Chromium, timed: cold start, each interaction, bytes per render, on the shipped catalog
+# and on a 100x one built from it (devtools/bench_app.py).
+bench-app: e2e-deps $(DB)
+	$(PY) -m devtools bench-app --db $(DB)
 
 # Property tests at 10,000 examples each (the hypothesis "bench" profile; about 33 minutes).
 fuzz: install

@@ -12,27 +12,22 @@ import streamlit as st
 
 from ui import health, instances, ranking, sidebar, tables
 from ui.data import Catalog, db_path
-from ui.text import plain
+from ui.text import STYLE, plural, show
 
 TABS = ["Ranking", "Compare", "Instance", "What's missing", "Conflicts", "Catalog status"]
 # Streamlit's wide layout pads the page by 5-6 rem; tighter, the key columns of the ranking fit
 # beside the sidebar at 1280x800 and the table starts above the fold.
-COMPACT = """<style>
-[data-testid="stMainBlockContainer"] {padding: 2.6rem 1.5rem 2rem 1.5rem;}
-[data-testid="stMainBlockContainer"] h1 {font-size: 2rem; padding-top: 0;}
+COMPACT = """
+[data-testid="stMainBlockContainer"] {padding: 3.2rem 1.5rem 2rem 1.5rem;}
+[data-testid="stMainBlockContainer"] h1 {font-size: 1.9rem; padding: 0 0 0.5rem 0;}
 [data-testid="stSidebarUserContent"] {padding-top: 0.5rem;}
-</style>"""
+"""
 
 
 def order_picker(priced: bool) -> str:
     """How the ranking table is ordered (the workload's rank by default), in the sidebar and the URL."""
     options = [*tables.ORDERS, *([tables.PRICE_ORDER] if priced else [])]
     return st.sidebar.selectbox("Order the table by", options, key="sort", bind=sidebar.BIND)
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 provider``, ``2 providers``."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def header(catalog: Catalog, shown_rows: int, shown_providers: int, facets: dict) -> None:
@@ -49,11 +44,11 @@ def header(catalog: Catalog, shown_rows: int, shown_providers: int, facets: dict
 def main() -> None:
     """The Streamlit page."""
     st.set_page_config(page_title="GPU interconnect catalog", layout="wide")
-    st.html(COMPACT)
+    st.html(f"<style>{COMPACT}{STYLE}</style>")
     st.title("GPU interconnect catalog")
     path = db_path()
     if not path.exists():
-        st.error(plain(f"No catalog at {path}.") + " Run `make app` (builds it) or `make refresh`.")
+        show(f"No catalog at {path}. Run `make app` (builds it) or `make refresh`.", "error")
         return
     catalog = Catalog.at(path)
     try:
@@ -65,7 +60,7 @@ def main() -> None:
         order = order_picker(shape.priced)
         ranked = catalog.load("ranking", question.filters)
     except duckdb.Error as err:
-        st.error(plain(f"Cannot read the catalog at {path}: {err}"))
+        show(f"Cannot read the catalog at {path}: {err}", "error")
         return
     header(catalog, len(ranked), ranked["provider"].nunique(), facets)
     workload, units = question.filters.workload, question.units

@@ -156,3 +156,17 @@ def rendered(markdown: str) -> str:
     import re
 
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown.replace("**", ""))
+
+
+def shown_texts(container, kind: str | None = None) -> list[str]:
+    """The provider-text blocks (``ui.text.show``) in an AppTest container, as a reader sees them;
+    only those of ``kind`` (caption, subheader, warning, info, error) if given."""
+    import html
+    import re
+
+    texts = []
+    for element in container.get("html"):
+        found = re.fullmatch(r'<div class="ic-text ic-(\w+)">(.*)</div>', element.value, re.S)
+        if found and kind in (None, found.group(1)):
+            texts.append(html.unescape(found.group(2)))
+    return texts

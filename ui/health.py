@@ -10,7 +10,7 @@ import streamlit as st
 from catalog.read.filters import Filters
 from ui import tables
 from ui.instances import figure
-from ui.text import day, field_label, link_or_none, plain, when
+from ui.text import day, field_label, link_or_none, plural, show, when
 
 SUMMARY_HEADERS = {
     "provider": "provider",
@@ -30,21 +30,29 @@ SOURCE_LINK = st.column_config.LinkColumn("source", display_text=r"https?://([^/
 
 
 def show_missing(load, filters: Filters) -> None:
-    """The What's missing tab: counts per provider, then one line per missing item with its reason."""
+    """The What's missing tab: one line per missing item with its reason, then counts per provider."""
     st.subheader("What's missing, and why")
     summary = load("missing_summary", filters)
     if summary.empty:
         st.info("No instance matches the filters.")
         return
     st.caption(
-        "Missing is a finding: nothing here is filled in. Counts are rows among those the filters show; "
-        "inferred rows take the GPU-to-GPU figure from the GPU datasheet, not from the provider."
+        "Missing is a finding: nothing here is filled in or guessed. One line per missing figure of the "
+        "rows the filters show, with why the catalog does not have it and the page it was looked for in."
     )
-    st.dataframe(summary.rename(columns=SUMMARY_HEADERS), hide_index=True)
     items = load("missing_items", filters)
     if items.empty:
         st.success("Every row shown states its GPU count, links, fabric and bandwidths.")
-        return
+    else:
+        _missing_items(items)
+    st.markdown(
+        "**Per provider** (counts of rows shown; inferred rows take the GPU-to-GPU figure from the "
+        "GPU datasheet, not from the provider)"
+    )
+    st.dataframe(summary.rename(columns=SUMMARY_HEADERS), hide_index=True)
+
+
+def _missing_items(items: pd.DataFrame) -> None:
     shown = pd.DataFrame(
         {
             "instance": items["instance_type"],
@@ -57,7 +65,7 @@ def show_missing(load, filters: Filters) -> None:
             "source": items["source_url"].map(link_or_none),
         }
     )
-    st.caption(f"{len(shown)} missing items in {items['instance_type'].nunique()} rows.")
+    st.caption(f"{plural(len(shown), 'missing item')} in {plural(items['instance_type'].nunique(), 'row')}.")
     st.dataframe(
         shown,
         hide_index=True,
@@ -134,7 +142,7 @@ def built_text(latest: pd.DataFrame) -> str:
 def show_status(load, path) -> None:
     """The status tab: when the file was built and how old its data is, stale providers, outcomes."""
     st.subheader("Catalog status")
-    st.caption(plain(f"Catalog file: {path}"))
+    show(f"Catalog file: {path}")
     latest, as_of = load("latest_refresh"), load("data_as_of")
     exit_code = str(latest.iloc[0]["exit_code"]) if not latest.empty else tables.MISSING
     st.markdown(
@@ -166,20 +174,18 @@ def _stale_and_outcomes(load) -> None:
     if stale.empty:
         st.success("No stale rows: no provider's last refresh failed.")
     for s in stale.itertuples():
-        st.warning(
-            plain(
-                f"{s.provider}: {s.stale_rows} rows stale since {when(s.stale_since)} "
-                f"(last success {when(s.last_success_at)}). Cause: {s.stale_cause}"
-            )
+        show(
+            f"{s.provider}: {plural(s.stale_rows, 'row')} stale since {when(s.stale_since)} "
+            f"(last success {when(s.last_success_at)}). Cause: {s.stale_cause}",
+            "warning",
         )
     outcomes = load("provider_status")
     if outcomes["outcome"].isna().all():
         st.info("No per-provider refresh outcome recorded (a catalog seeded from the shipped snapshot).")
     for s in outcomes[outcomes["outcome"] == "curated"].itertuples():
-        st.info(
-            plain(
-                f"{s.provider}: its pages could not be read, so its rows come from curated facts ({s.cause})"
-            )
+        show(
+            f"{s.provider}: its pages could not be read, so its rows come from curated facts ({s.cause})",
+            "info",
         )
     st.dataframe(
         outcomes.assign(

@@ -14,7 +14,7 @@ from catalog.read.queries import CLIFF_LEVELS
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS, Fabric, Link
 from ui import charts, tables
 from ui.sidebar import BIND
-from ui.text import field_label, link_or_none, plain, when, yes_no_unknown
+from ui.text import field_label, link_or_none, show, when, yes_no_unknown
 from ui.units import Units, round_significant
 
 MAX_COMPARED = 4
@@ -89,14 +89,18 @@ def levels_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
 
 
 def compare_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
-    """One line per level; per instance its value in ``units``, its basis and carrier, its source."""
+    """One line per level; per instance a cell with its value in ``units``, basis and carrier
+    ("50 · stated · EFA"), and its source."""
     data = cliffs.assign(shown=units.convert(cliffs["gbytes_per_s"], cliffs["gpu_count"]))
-    frame = pd.DataFrame({"level": [charts.LEVEL_NAMES[level] for level in CLIFF_LEVELS]})
+    level = f"level ({units.label})"
+    frame = pd.DataFrame({level: [charts.LEVEL_NAMES[name] for name in CLIFF_LEVELS]})
     for (provider, instance_type), rows in data.groupby(["provider", "instance_type"], sort=False):
         rows = rows.set_index("level").reindex(list(CLIFF_LEVELS))
         name = label(provider, instance_type)
-        frame[f"{name} {units.label}"] = rows["shown"].to_numpy()
-        frame[f"{name} basis"] = (rows["basis"] + " · " + rows["link"].fillna("")).to_numpy()
+        frame[name] = [
+            f"{figure(value)} · {basis} · {link}"
+            for value, basis, link in zip(rows["shown"], rows["basis"], rows["link"].fillna(""), strict=True)
+        ]
         frame[f"{name} source"] = rows["source_url"].map(link_or_none).to_numpy()
     return frame
 
@@ -109,7 +113,7 @@ def _chart(cliffs: pd.DataFrame, units: Units) -> None:
 
 def _link_columns(frame: pd.DataFrame) -> dict:
     return {
-        c: st.column_config.LinkColumn(c, display_text=r"https?://([^/]+)/.*")
+        c: st.column_config.LinkColumn(c, width=130, display_text=r"https?://([^/]+)/.*")
         for c in frame.columns
         if c == "source" or c.endswith(" source")
     }
@@ -128,7 +132,10 @@ def show_compare(load, chosen: list[tuple[str, str]], units: Units, picked: bool
         )
     cliffs = load("cliffs", chosen)
     frame = compare_frame(cliffs, units)
-    st.dataframe(frame, hide_index=True, column_config=_link_columns(frame), placeholder=tables.MISSING)
+    widths = {c: st.column_config.TextColumn(width=210) for c in frame.columns[1::2]}
+    st.dataframe(
+        frame, hide_index=True, column_config=widths | _link_columns(frame), placeholder=tables.MISSING
+    )
     tables.downloads(frame, "compare", "compare")
     _chart(cliffs, units)
     st.caption(
@@ -158,20 +165,20 @@ def show_instance(load, selected: tuple[str, str] | None, ranked: pd.DataFrame, 
         st.info("No instance matches the filters, so there is no instance to show.")
         return
     provider, instance_type = selected
-    st.subheader(plain(label(provider, instance_type)))
+    show(label(provider, instance_type), "subheader")
     row = ranked[(ranked["provider"] == provider) & (ranked["instance_type"] == instance_type)].iloc[0]
-    st.caption(plain(_summary(row)))
+    show(_summary(row))
     if row["stale"]:
-        st.warning(plain(f"Stale since {when(row['stale_since'])}: {row['stale_cause']}"))
+        show(f"Stale since {when(row['stale_since'])}: {row['stale_cause']}", "warning")
     if row["flags"]:
-        st.caption(plain(f"Flags: {row['flags']}.") + " See the claims below and the Conflicts tab.")
-    st.caption(plain(f"Why it ranks where it does: {row['reason']}"))
+        show(f"Flags: {row['flags']}. See the claims below and the Conflicts tab.")
+    show(f"Why it ranks where it does: {row['reason']}")
     cliffs = load("cliffs", [selected])
     _chart(cliffs, units)
     levels = levels_frame(cliffs, units)
     st.dataframe(levels, hide_index=True, column_config=_link_columns(levels), placeholder=tables.MISSING)
     if row["notes"]:
-        st.caption(plain(f"Notes: {row['notes']}"))
+        show(f"Notes: {row['notes']}")
     show_claims(load, provider, instance_type)
 
 
