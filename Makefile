@@ -25,9 +25,10 @@ $(DB): | $(VENV)/.installed
 seed: install
 	$(PY) -m catalog seed --db $(DB) --force
 
-# Install, build the catalog if missing, and serve the Streamlit app on http://localhost:8501.
+# Install, build the catalog if missing, and serve the Streamlit app on http://localhost:8501
+# (streamlit run app.py, with the app's modules loaded before the first visitor: ui/serve.py).
 app: install $(DB)
-	INTERCONNECT_CATALOG_DB=$(DB) $(VENV)/bin/streamlit run app.py
+	INTERCONNECT_CATALOG_DB=$(DB) $(PY) -m ui.serve
 
 # Run the test suite (pytest exits 5, and so fails, if no test was collected).
 test: install

@@ -63,8 +63,8 @@ def main() -> None:
         show(f"Cannot read the catalog at {path}: {err}", "error")
         return
     header(catalog, len(ranked), ranked["provider"].nunique(), facets)
-    workload, units = question.filters.workload, question.units
-    shown = tables.ranking_frame(ranked, units, workload, shape.priced, order)
+    units = question.units
+    shown = catalog.ranking_shown(question.filters, units, shape.priced, order)
     selected, chosen = instances.pickers(shown)
     tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
     views = (

@@ -1,4 +1,5 @@
-"""``python -m devtools serve-mirror DIR [--port N] [--latency-ms MS]`` and ``python -m devtools bench``."""
+"""``python -m devtools serve-mirror DIR [--port N] [--latency-ms MS]``, ``python -m devtools bench``
+and ``python -m devtools bench-app [--db PATH] [--factor N]``."""
 
 from __future__ import annotations
 
@@ -30,15 +31,19 @@ def serve_mirror(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch to ``serve-mirror`` or ``bench``."""
+    """Dispatch to ``serve-mirror``, ``bench`` or ``bench-app``."""
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in ("serve-mirror", "bench"):
-        print("usage: python -m devtools {serve-mirror,bench} ...", file=sys.stderr)
+    if not argv or argv[0] not in ("serve-mirror", "bench", "bench-app"):
+        print("usage: python -m devtools {serve-mirror,bench,bench-app} ...", file=sys.stderr)
         return 2
     if argv[0] == "bench":
         from devtools import bench
 
         return bench.main(argv[1:])
+    if argv[0] == "bench-app":
+        from devtools import bench_app
+
+        return bench_app.main(argv[1:])
     return serve_mirror(argv[1:])
 
 

@@ -67,10 +67,13 @@ def free_port() -> int:
 
 
 class AppServer:
-    """``streamlit run app.py`` on a free loopback port, reading the catalog at ``db``."""
+    """``streamlit run app.py`` on a free loopback port, reading the catalog at ``db``; with
+    ``preload``, the way ``make app`` serves it (``python -m ui.serve``: modules loaded first)."""
 
-    def __init__(self, db: Path, *, root: Path = ROOT, env: dict[str, str] | None = None) -> None:
-        self.db, self.root, self.port = Path(db), root, free_port()
+    def __init__(
+        self, db: Path, *, root: Path = ROOT, env: dict[str, str] | None = None, preload: bool = False
+    ) -> None:
+        self.db, self.root, self.port, self.preload = Path(db), root, free_port(), preload
         self.env = {**os.environ, "INTERCONNECT_CATALOG_DB": str(self.db), **(env or {})}
         self.process: subprocess.Popen | None = None
         handle, name = tempfile.mkstemp(prefix="streamlit-", suffix=".log")
@@ -85,8 +88,15 @@ class AppServer:
 
     def start(self, timeout_s: float = 60) -> AppServer:
         """Start the server and wait until its health endpoint answers (``ready_s`` is how long)."""
-        command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port)]
-        command += ["--server.headless", "true", "--server.fileWatcherType", "none"]
+        command = [sys.executable, "-m", *(["ui.serve"] if self.preload else ["streamlit", "run", "app.py"])]
+        command += [
+            "--server.port",
+            str(self.port),
+            "--server.headless",
+            "true",
+            "--server.fileWatcherType",
+            "none",
+        ]
         started = time.perf_counter()
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(command, cwd=self.root, env=self.env, stdout=log, stderr=log)

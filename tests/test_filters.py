@@ -142,3 +142,20 @@ def test_sql_formats_numbers_like_python(number):
     with duckdb.connect() as con:
         formatted = con.execute(f"SELECT {fmt_sql('x')} FROM (SELECT CAST(? AS DOUBLE) AS x)", [number])
         assert formatted.fetchone()[0] == fmt(number)
+
+
+def test_the_app_benchmark_builds_a_larger_catalog_from_a_real_one(small_catalog_file, tmp_path):
+    """devtools.bench_app measures the app on a catalog 100x the shipped one, built like this."""
+    from devtools.bench_app import build_synthetic
+
+    big = tmp_path / "x3.duckdb"
+    assert build_synthetic(small_catalog_file, big, 3) == 15
+    with connect_readonly(big) as con:
+        names = sorted(queries.filtered_instances(con, Filters(search="p5.48xlarge"))["instance_type"])
+        claims = con.execute("SELECT count(*) FROM claims WHERE instance_type LIKE 'g5.xlarge%'").fetchone()[
+            0
+        ]
+        one = con.execute("SELECT count(*) FROM claims WHERE instance_type = 'g5.xlarge'").fetchone()[0]
+        ranked = scoring.ranking(con, Filters())
+    assert names == ["p5.48xlarge", "p5.48xlarge-x1", "p5.48xlarge-x2"]
+    assert claims == 3 * one and len(ranked) == 15

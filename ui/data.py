@@ -1,6 +1,10 @@
 """Where the app's data comes from: the catalog file, read-only, through one kept connection and
 cached query results.
 
+Results are cached as shared objects (``st.cache_resource``: no copy per read, which at 100x the
+shipped catalog cost more than the rerun's own work), so the views treat every frame they get as
+read-only: they derive new frames, never change one in place.
+
 A refresh replaces the catalog file atomically (a new inode), so the cache key is the file's path
 and version (mtime, inode, size): a refreshed catalog is read again at the next interaction, with
 no time-to-live, and the connection is reopened on the new file (``Reader``).
@@ -13,11 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 import streamlit as st
 
 from catalog.paths import default_db
 from catalog.read import conflicts, missing, queries, scoring, shape, status
 from catalog.read.connect import connect_readonly
+from catalog.read.filters import Filters
+from ui import tables
+from ui.units import Units
 
 #: The read-side questions the app asks, by name; those marked True take the catalog's shape.
 QUERIES = {
@@ -60,6 +68,10 @@ class Catalog:
         """A named query (``QUERIES``) on this catalog file, cached per file version and arguments."""
         return _load(query, str(self.path), self.version, *args)
 
+    def ranking_shown(self, filters: Filters, units: Units, priced: bool, order: str) -> pd.DataFrame:
+        """The ranking as the table shows it (``tables.ranking_frame``), cached like a query."""
+        return _ranking_shown(str(self.path), self.version, filters, units, priced, order)
+
 
 class Reader:
     """The one read-only connection to the catalog file now at a path, shared by every session.
@@ -93,7 +105,13 @@ def reader() -> Reader:
     return Reader()
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _ranking_shown(path: str, version: str, filters: Filters, units: Units, priced: bool, order: str):
+    ranked = _load("ranking", path, version, filters)
+    return tables.ranking_frame(ranked, units, filters.workload, priced, order)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
 def _load(query: str, path: str, version: str, *args):
     if query not in QUERIES:
         raise ValueError(f"unknown query {query!r}")

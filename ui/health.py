@@ -70,6 +70,7 @@ def _missing_items(items: pd.DataFrame) -> None:
         shown,
         hide_index=True,
         placeholder=tables.MISSING,
+        lazy=len(shown) > tables.LAZY_ROWS,
         column_config={
             "instance": st.column_config.TextColumn(width=180, pinned=True),
             "why": st.column_config.TextColumn(width=190),
@@ -112,6 +113,7 @@ def show_conflicts(load, filters: Filters) -> None:
         shown,
         hide_index=True,
         placeholder=tables.MISSING,
+        lazy=len(shown) > tables.LAZY_ROWS,
         column_config={
             "why": st.column_config.TextColumn(width="large"),
             "quote (the source's own words)": st.column_config.TextColumn(width="large"),

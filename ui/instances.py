@@ -18,6 +18,9 @@ from ui.text import field_label, link_or_none, show, when, yes_no_unknown
 from ui.units import Units, round_significant
 
 MAX_COMPARED = 4
+#: Options of the instance pickers (the first rows of the table); more would make every page
+#: update heavy on a large catalog.
+MAX_OPTIONS = 1_000
 VIEW_KEY = "view"
 
 
@@ -30,14 +33,31 @@ def _switch_to(view: str) -> None:
     st.session_state[VIEW_KEY] = view
 
 
+def _options(shown: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """Picker options: the first ``MAX_OPTIONS`` rows of the table, plus any instance the URL or
+    the session already holds (so a shared link keeps its picks however long the table is)."""
+    head = shown.head(MAX_OPTIONS)
+    pairs = {label(p, i): (p, i) for p, i in zip(head["provider"], head["instance"], strict=True)}
+    held = st.session_state.get("compare") or []
+    wanted = {*st.query_params.get_all("instance"), *st.query_params.get_all("compare"), *held}
+    wanted |= {st.session_state.get("instance")} - {None}
+    if wanted - pairs.keys():
+        labels = shown["instance"] + " (" + shown["provider"] + ")"
+        extra = shown[labels.isin(wanted - pairs.keys())]
+        pairs |= {label(p, i): (p, i) for p, i in zip(extra["provider"], extra["instance"], strict=True)}
+    return pairs
+
+
 def pickers(shown: pd.DataFrame) -> tuple[tuple[str, str] | None, list[tuple[str, str]]]:
     """The selected instance and the compared ones, chosen among the rows shown (in the URL too).
 
     Until the user picks, the instance is the first row of the table and the comparison its first
-    rows (up to ``MAX_COMPARED``). Picking switches to the tab that shows the pick.
+    rows (up to ``MAX_COMPARED``). Picking switches to the tab that shows the pick. The options are
+    the table's first ``MAX_OPTIONS`` rows: the search box reaches any other.
     """
-    pairs = {label(p, i): (p, i) for p, i in zip(shown["provider"], shown["instance"], strict=True)}
+    pairs = _options(shown)
     names = sorted(pairs, key=str.lower)
+    help_text = f"Among the first {MAX_OPTIONS:,} rows of the table; search to reach others."
     cols = st.columns([2, 3])
     picked = cols[0].selectbox(
         "Instance",
@@ -46,6 +66,7 @@ def pickers(shown: pd.DataFrame) -> tuple[tuple[str, str] | None, list[tuple[str
         placeholder="the first row of the table",
         key="instance",
         bind=BIND,
+        help=help_text if len(shown) > MAX_OPTIONS else None,
         on_change=_switch_to,
         args=("Instance",),
     )
@@ -56,12 +77,18 @@ def pickers(shown: pd.DataFrame) -> tuple[tuple[str, str] | None, list[tuple[str
         placeholder="the first rows of the table",
         key="compare",
         bind=BIND,
+        help=help_text if len(shown) > MAX_OPTIONS else None,
         on_change=_switch_to,
         args=("Compare",),
     )
-    first = list(pairs.values())
+    first = [
+        (p, i)
+        for p, i in zip(
+            shown["provider"].head(MAX_COMPARED), shown["instance"].head(MAX_COMPARED), strict=True
+        )
+    ]
     selected = pairs.get(picked) if picked else (first[0] if first else None)
-    chosen = [pairs[name] for name in compared if name in pairs] or first[:MAX_COMPARED]
+    chosen = [pairs[name] for name in compared if name in pairs] or first
     return selected, chosen
 
 

@@ -15,12 +15,10 @@ from catalog.read.scoring import SCORING, SCORING_SHORT
 from normalize.vocab import GPU_FABRICS
 from ui import tables
 from ui.sidebar import WORKLOAD_TITLES, Question
-from ui.text import yes_no_unknown
+from ui.text import show as show_text
 
 #: Rows of the "why, in full" expander (the downloads hold every row).
 WHY_ROWS = 50
-#: Above this many rows the table is sent to the browser in chunks as it scrolls.
-LAZY_ROWS = 1_000
 
 
 def tiles(ranked: pd.DataFrame, workload: str) -> list[tuple[str, str]]:
@@ -31,11 +29,11 @@ def tiles(ranked: pd.DataFrame, workload: str) -> list[tuple[str, str]]:
     intra_unknown = int((multi & ranked["intra_node_gbytes_per_s"].isna()).sum())
     fabric_unknown = int(ranked["fabric_gbytes_per_s_per_gpu"].isna().sum())
     if workload == "tensor":
-        reach = ranked["confined_to_one_node"].map(yes_no_unknown).value_counts()
+        confined = ranked["confined_to_one_node"].astype("boolean")
         return [
             ranked_rows,
-            ("TP spans instances (rack-scale NVLink)", str(int(reach.get("no", 0)))),
-            ("TP confined to one node", str(int(reach.get("yes", 0)))),
+            ("TP spans instances (rack-scale NVLink)", str(int((confined == False).sum()))),  # noqa: E712
+            ("TP confined to one node", str(int((confined == True).sum()))),  # noqa: E712
             ("GPU-to-GPU bandwidth not known", str(intra_unknown)),
         ]
     on_gpu_fabric = ranked["inter_node_fabric"].isin([str(f) for f in GPU_FABRICS])
@@ -77,11 +75,9 @@ def show(ranked: pd.DataFrame, shown: pd.DataFrame, question: Question, priced: 
         column_config=tables.column_config(units, workload, priced),
         height=460,
         placeholder=tables.MISSING,
-        lazy=len(shown) > LAZY_ROWS,
+        lazy=len(shown) > tables.LAZY_ROWS,
     )
     tables.downloads(shown, f"ranking-{workload}", "ranking")
     with st.expander(f"Why, in full (the first {min(WHY_ROWS, len(shown))} rows; the downloads hold all)"):
-        st.table(
-            shown.head(WHY_ROWS)[["instance", "provider", "why", "flags"]].fillna(tables.MISSING),
-            hide_index=True,
-        )
+        head = shown.head(WHY_ROWS)
+        show_text("\n".join(f"{i} — {why}" for i, why in zip(head["instance"], head["why"], strict=True)))

@@ -15,6 +15,8 @@ from ui.units import Units, round_significant
 
 #: What a missing figure looks like in a table cell (never "None").
 MISSING = "–"
+#: Above this many rows a table is sent to the browser in chunks as it scrolls, not all at once.
+LAZY_ROWS = 1_000
 #: Orders the ranking table can take: label → (column key of ``ranking_frame``, descending).
 ORDERS = {
     "rank for the workload": ("rank", False),

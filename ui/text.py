@@ -17,7 +17,7 @@ import pandas as pd
 KINDS = ("caption", "subheader", "warning", "info", "error")
 #: CSS for ``show``'s blocks; in both themes (text colour inherited, tinted backgrounds).
 STYLE = """
-.ic-text {overflow-wrap: anywhere; margin: 0 0 0.6rem 0; line-height: 1.5;}
+.ic-text {overflow-wrap: anywhere; white-space: pre-line; margin: 0 0 0.6rem 0; line-height: 1.5;}
 .ic-caption {font-size: 0.875rem; opacity: 0.72;}
 .ic-subheader {font-size: 1.5rem; font-weight: 600; line-height: 1.3; margin: 0.4rem 0 0.6rem 0;}
 .ic-warning, .ic-info, .ic-error {padding: 0.75rem 1rem; border-radius: 0.5rem;}
