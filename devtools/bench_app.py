@@ -8,8 +8,8 @@ from it (every row and claim replicated under a suffixed instance type, in SQL),
    query cached; served as ``make app`` serves it, modules preloaded) until the first table has
    rows; then a returning visit (same profile, cached assets, new session) and a second fresh
    profile on the now warm server. For scale, at 1x: the same cold start on ``streamlit run app.py``
-   (no preloading), and the floor: a Streamlit page holding one tiny table, on the same machine at
-   the same time.
+   (no preloading), and the floor: a Streamlit page holding one tiny table and one radio, on the
+   same machine at the same time (its cold start, and a click on the radio).
 3. Each interaction, from the click or key press to the end of the run it starts (median of
    ``--repeat``): switch workload, search, change units, open Compare, Instance, What's missing,
    Conflicts, back to Ranking.
@@ -37,8 +37,6 @@ import duckdb
 from devtools.browser import AppServer, chromium, missing_requirement, table_rows, timed_run, wait_idle
 
 TABLES_WITH_INSTANCES = ("instances", "claims", "prices", "measurements")
-#: Pause between two interactions, as a person's would be (not counted).
-SETTLE_MS = 300
 
 
 def build_synthetic(source: Path, target: Path, factor: int) -> int:
@@ -84,6 +82,7 @@ def _load(page, url: str) -> float:
     table_rows(page, timeout_ms=120_000)
     elapsed = time.perf_counter() - started
     wait_idle(page)
+    page.wait_for_timeout(1_000)  # the page settles (and may rerun once) before a person acts
     return elapsed
 
 
@@ -116,18 +115,25 @@ def _interactions(page) -> dict[str, Callable[[], object]]:
     }
 
 
-def _timings(page, repeat: int, label: str) -> dict[str, list[float]]:
+def _sample(page, action: Callable[[], object], label: str) -> float | None:
+    """Seconds of one interaction; None (and a note) if no run followed within 20 s."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    try:
+        return timed_run(page, action, timeout_ms=20_000)
+    except PlaywrightTimeout:
+        print(f"  {label}: no run seen within 20 s, sample dropped", file=sys.stderr)
+        return None
+
+
+def _timings(page, repeat: int, label: str) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {}
     for _ in range(repeat):
         for name, action in _interactions(page).items():
             print(f"  {label}: {name}", file=sys.stderr, flush=True)
-            try:
-                times.setdefault(name, []).append(timed_run(page, action, timeout_ms=20_000))
-            except PlaywrightTimeout:
-                print(f"  {label}: {name}: no run seen within 20 s, sample dropped", file=sys.stderr)
-            page.wait_for_timeout(SETTLE_MS)
+            seconds = _sample(page, action, f"{label}: {name}")
+            if seconds is not None:
+                times.setdefault(name, []).append(seconds)
     return times
 
 
@@ -137,21 +143,25 @@ def _bytes(context, url: str) -> tuple[int, dict[str, int]]:
     page = context.new_page()
     wire = Wire(page)
     _, load = wire.measure(lambda: _load(page, url))
-    return load, {
-        name: wire.measure(lambda a=action: timed_run(page, a))[1]
-        for name, action in _interactions(page).items()
-    }
+    sent = {}
+    for name, action in _interactions(page).items():
+        seconds, received = wire.measure(lambda a=action, n=name: _sample(page, a, f"bytes: {n}"))
+        if seconds is not None:
+            sent[name] = received
+    page.close()
+    return load, sent
 
 
 FLOOR_APP = """import streamlit as st
 
+choice = st.sidebar.radio("Workload", ["Tensor", "Pipeline"], key="workload")
 st.title("floor")
-st.dataframe({"instance": ["a", "b", "c"], "GB/s": [1.0, 2.0, 3.0]})
+st.dataframe({"instance": ["a", "b", "c"], "GB/s": [1.0, 2.0, 3.0], "choice": [choice] * 3})
 """
 
 
-def cold_start_floor() -> float:
-    """Seconds to the first table for a fresh profile on a Streamlit page holding one tiny table,
+def floor(repeat: int) -> tuple[float, float]:
+    """(cold start, median interaction) of a Streamlit page holding one tiny table and one radio,
     served on the same machine at the same time: what Streamlit and Chromium cost before any app."""
     from playwright.sync_api import sync_playwright
 
@@ -159,7 +169,15 @@ def cold_start_floor() -> float:
         (Path(scratch) / "app.py").write_text(FLOOR_APP)
         server = AppServer(Path(scratch) / "none.duckdb", root=Path(scratch))
         with server, sync_playwright() as playwright, chromium(playwright) as context:
-            return round(_load(context.new_page(), server.url), 3)
+            page = context.new_page()
+            cold = _load(page, server.url)
+            radio = page.locator(".st-key-workload")
+            clicks = [
+                _sample(page, lambda o=option: radio.get_by_text(o, exact=True).click(), "floor")
+                for _ in range(repeat)
+                for option in ("Pipeline", "Tensor")
+            ]
+            return round(cold, 3), round(statistics.median(c for c in clicks if c is not None), 3)
 
 
 def cold_start_without_preload(db: Path) -> float:
@@ -199,7 +217,7 @@ def run(db: Path, factor: int, repeat: int) -> dict:
     """Figures at 1x (``db``) and at ``factor``x (built from it in a temporary directory)."""
     results = {"1x": {"rows": _rows(db), **measure(db, repeat)}}
     results["1x"]["cold_first_table_streamlit_run_s"] = cold_start_without_preload(db)
-    results["1x"]["cold_first_table_floor_s"] = cold_start_floor()
+    results["1x"]["cold_first_table_floor_s"], results["1x"]["interaction_floor_s"] = floor(repeat)
     with tempfile.TemporaryDirectory(prefix="bench-app-") as scratch:
         big = Path(scratch) / f"catalog-x{factor}.duckdb"
         rows = build_synthetic(db, big, factor)
@@ -227,6 +245,7 @@ def table(results: dict) -> str:
         "cold_first_table_s",
         "cold_first_table_streamlit_run_s",
         "cold_first_table_floor_s",
+        "interaction_floor_s",
         "fresh_profile_warm_server_first_table_s",
         "returning_visit_first_table_s",
         "load_bytes",
@@ -234,13 +253,12 @@ def table(results: dict) -> str:
     ):
         row(key.replace("_", " "), [results[s].get(key, "") for s in sizes])
     for name in results[sizes[0]]["interactions_s"]:
-        row(
-            f"{name} (s / bytes)",
-            [
-                f"{results[s]['interactions_s'][name]} / {results[s]['interaction_bytes'][name]:,}"
-                for s in sizes
-            ],
-        )
+        cells = []
+        for size in sizes:
+            seconds = results[size]["interactions_s"].get(name, "–")
+            sent = results[size]["interaction_bytes"].get(name)
+            cells.append(f"{seconds} / {sent:,}" if sent is not None else f"{seconds} / –")
+        row(f"{name} (s / bytes)", cells)
     return "\n".join(lines)
 
 

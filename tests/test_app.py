@@ -4,7 +4,9 @@ built by the tests and on the real one. Health tabs and what reaches the page: t
 from __future__ import annotations
 
 import json
+import shutil
 
+import duckdb
 import pytest
 
 from tests.helpers import AWS_PAGE, SMALL, app_tab, build_mirror, cli_refresh, rendered, run_app, shown_texts
@@ -295,3 +297,26 @@ def test_question_one_8_gpu_nvswitch_boxes_by_fabric(real_catalog_file, monkeypa
     top = set(table.loc[fabric == 50, "instance"])
     assert {"p5.48xlarge", "Standard_ND96isr_H100_v5", "a3-ultragpu-8g", "BM.GPU.B200.8"} <= top
     assert "a3-highgpu-8g" in set(table["instance"]) and "a3-highgpu-8g" not in top
+
+
+def test_prices_appear_when_the_catalog_has_them(small_catalog_file, tmp_path, monkeypatch):
+    """No price column or filter without prices; with them, both, and an order by price."""
+    app = run_app(monkeypatch, small_catalog_file)
+    assert "USD/GPU-hour" not in ranking_table(app)
+    assert "max_price" not in [w.key for w in app.number_input]
+    db = tmp_path / "priced.duckdb"  # a new file, as a refresh writes one
+    shutil.copyfile(small_catalog_file, db)
+    with duckdb.connect(str(db)) as con:
+        for instance_type, usd in (("p5.48xlarge", 55.04), ("g5.12xlarge", 5.672)):
+            con.execute(
+                "INSERT INTO prices VALUES ('aws', ?, 'us-east-1', ?, NULL, ?, 'test', '', "
+                "'https://example.test/prices', now(), now(), NULL)",
+                [instance_type, usd, f"${usd}"],
+            )
+    app = run_app(monkeypatch, db, sort="price per GPU-hour, cheapest first")
+    assert "max_price" in [w.key for w in app.number_input]
+    table = ranking_table(app)
+    assert list(table["instance"])[:2] == [G5_12, P5]  # 1.42 then 6.88 USD per GPU-hour
+    assert list(table["USD/GPU-hour"])[:2] == [1.42, 6.88] and table["USD/GPU-hour"].isna().sum() == 3
+    app = run_app(monkeypatch, db, max_price="2")
+    assert list(ranking_table(app)["instance"]) == [G5_12]
