@@ -61,48 +61,48 @@ def cliff_data(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
     )
 
 
-def cliff_spec(data: pd.DataFrame, units: Units, theme: str | None = None) -> dict:
-    """A grouped bar chart of ``cliff_data`` on the fixed log axis of ``units``."""
-    floor, top = AXIS_RANGES[units]
-    instances = list(dict.fromkeys(data["instance"]))
-    scale = {"type": "log", "domain": [floor, top]}
-    x = {"field": "level", "type": "nominal", "sort": list(LEVEL_NAMES.values()), "title": None}
-    x_axis = {**x, "axis": {"labelAngle": 0, "labelLimit": 200}}
-    offset = {"field": "instance", "type": "nominal", "sort": instances}
-    basis = {"domain": list(BASIS_OPACITY), "range": list(BASIS_OPACITY.values())}
-    bars = {
+_TOOLTIP = [
+    {"field": "instance", "type": "nominal"},
+    {"field": "level", "type": "nominal"},
+    {"field": "basis", "type": "nominal"},
+    {"field": "link", "type": "nominal", "title": "carried by"},
+]
+_DASHES = {"domain": list(BASIS_OPACITY), "range": [[1, 0], [6, 4]]}
+
+
+def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units) -> dict:
+    opacity = {"domain": list(BASIS_OPACITY), "range": list(BASIS_OPACITY.values())}
+    return {
         "mark": {"type": "bar", "clip": True, "strokeWidth": 2},
         "transform": [{"filter": "isValid(datum.value)"}],
         "encoding": {
-            "x": x_axis,
+            "x": {**x, "axis": {"labelAngle": 0, "labelLimit": 200}},
             "xOffset": offset,
             "y": {"field": "value", "type": "quantitative", "scale": scale, "title": f"{units.label} (log)"},
             "y2": {"datum": floor},
             "color": {**offset, "title": None, "legend": {"orient": "top", "labelLimit": 400}},
             "stroke": {**offset, "legend": None},
-            "fillOpacity": {"field": "basis", "type": "nominal", "scale": basis, "title": "basis"},
-            "strokeDash": {
-                "field": "basis",
-                "type": "nominal",
-                "scale": {"domain": list(BASIS_OPACITY), "range": [[1, 0], [6, 4]]},
-                "legend": None,
-            },
+            "fillOpacity": {"field": "basis", "type": "nominal", "scale": opacity, "title": "basis"},
+            "strokeDash": {"field": "basis", "type": "nominal", "scale": _DASHES, "legend": None},
             "tooltip": [
-                {"field": "instance", "type": "nominal"},
-                {"field": "level", "type": "nominal"},
+                *_TOOLTIP[:2],
                 {"field": "label", "type": "nominal", "title": units.label},
-                {"field": "basis", "type": "nominal"},
-                {"field": "link", "type": "nominal", "title": "carried by"},
+                *_TOOLTIP[2:],
             ],
         },
     }
+
+
+def cliff_spec(data: pd.DataFrame, units: Units, theme: str | None = None) -> dict:
+    """A grouped bar chart of ``cliff_data`` on the fixed log axis of ``units``; label text in the
+    colour of the theme (``TEXT_COLORS``)."""
+    floor, top = AXIS_RANGES[units]
+    scale = {"type": "log", "domain": [floor, top]}
+    x = {"field": "level", "type": "nominal", "sort": list(LEVEL_NAMES.values()), "title": None}
+    offset = {"field": "instance", "type": "nominal", "sort": list(dict.fromkeys(data["instance"]))}
+    color = TEXT_COLORS.get(theme, TEXT_COLORS[None])
     labels = {
-        "mark": {
-            "type": "text",
-            "dy": -9,
-            "fontSize": 12,
-            "color": TEXT_COLORS.get(theme, TEXT_COLORS[None]),
-        },
+        "mark": {"type": "text", "dy": -9, "fontSize": 12, "color": color},
         "encoding": {
             "x": x,
             "xOffset": offset,
@@ -110,4 +110,4 @@ def cliff_spec(data: pd.DataFrame, units: Units, theme: str | None = None) -> di
             "text": {"field": "label", "type": "nominal"},
         },
     }
-    return {"height": 380, "layer": [bars, labels]}
+    return {"height": 380, "layer": [_bars(x, offset, scale, floor, units), labels]}

@@ -171,6 +171,19 @@ def show_status(load, path) -> None:
     show_changes(load)
 
 
+OUTCOME_HEADERS = {
+    "provider": "provider",
+    "outcome": "outcome",
+    "rows": "rows now",
+    "stale_rows": "stale rows",
+    "last_success_at": "last success",
+    "cause": "cause",
+    "refreshed_at": "refreshed at",
+    "mode": "mode",
+    "documents": "documents",
+}
+
+
 def _stale_and_outcomes(load) -> None:
     stale = load("stale_providers")
     if stale.empty:
@@ -189,30 +202,11 @@ def _stale_and_outcomes(load) -> None:
             f"{s.provider}: its pages could not be read, so its rows come from curated facts ({s.cause})",
             "info",
         )
+    shown = outcomes.assign(
+        last_success_at=outcomes["last_success_at"].map(when), refreshed_at=outcomes["refreshed_at"].map(when)
+    )
     st.dataframe(
-        outcomes.assign(
-            last_success_at=outcomes["last_success_at"].map(when),
-            refreshed_at=outcomes["refreshed_at"].map(when),
-        )[
-            [
-                "provider",
-                "outcome",
-                "rows",
-                "stale_rows",
-                "last_success_at",
-                "cause",
-                "refreshed_at",
-                "mode",
-                "documents",
-            ]
-        ].rename(
-            columns={
-                "rows": "rows now",
-                "stale_rows": "stale rows",
-                "last_success_at": "last success",
-                "refreshed_at": "refreshed at",
-            }
-        ),
+        shown[list(OUTCOME_HEADERS)].rename(columns=OUTCOME_HEADERS),
         hide_index=True,
         placeholder=tables.MISSING,
         column_config={"cause": st.column_config.TextColumn(width="large")},
