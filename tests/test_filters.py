@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import shutil
 from datetime import datetime
 
 import duckdb
@@ -159,3 +160,16 @@ def test_the_app_benchmark_builds_a_larger_catalog_from_a_real_one(small_catalog
         ranked = scoring.ranking(con, Filters())
     assert names == ["p5.48xlarge", "p5.48xlarge-x1", "p5.48xlarge-x2"]
     assert claims == 3 * one and len(ranked) == 15
+
+
+def test_a_paraphrased_figure_is_named_so_in_the_reason(small_catalog_file, tmp_path):
+    """Curated figures in our own words carry basis 'paraphrased' (issue 10); the reason says it."""
+    db = tmp_path / "c.duckdb"
+    shutil.copyfile(small_catalog_file, db)
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "UPDATE instances SET inter_node_basis = 'paraphrased' WHERE instance_type = 'p5.48xlarge'"
+        )
+    with connect_readonly(db) as con:
+        ranked = scoring.ranking(con, Filters(workload="pipeline", search="p5.48xlarge"))
+    assert ranked.loc[0, "reason"] == "fabric 50 GB/s per GPU over EFA: 3,200 Gb/s per node (paraphrased)"

@@ -26,7 +26,7 @@ AXIS_RANGES: dict[Units, tuple[float, float]] = {
 #: Label colour per Streamlit theme type; unknown (the first run of a session) is a grey that reads
 #: on both backgrounds.
 TEXT_COLORS = {"dark": "#fafafa", "light": "#31333f", None: "#808495"}
-BASIS_OPACITY = {"stated": 1.0, "inferred": 0.4}
+BASIS_OPACITY = {"stated": 1.0, "paraphrased": 1.0, "inferred": 0.4}
 #: The cliff's levels as the app names them (the unit, per GPU or per node, is on the axis).
 LEVEL_NAMES = dict(zip(CLIFF_LEVELS, ("GPU memory", "GPU-to-GPU", "fabric", "front-end"), strict=True))
 
@@ -67,7 +67,7 @@ _TOOLTIP = [
     {"field": "basis", "type": "nominal"},
     {"field": "link", "type": "nominal", "title": "carried by"},
 ]
-_DASHES = {"domain": list(BASIS_OPACITY), "range": [[1, 0], [6, 4]]}
+_DASHES = {"domain": list(BASIS_OPACITY), "range": [[1, 0], [1, 0], [6, 4]]}
 
 
 def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units) -> dict:

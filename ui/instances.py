@@ -216,6 +216,7 @@ CLAIM_HEADERS = {
     "quote": "quote (the source's own words)",
     "context": "where on the page",
     "source_url": "source",
+    "provenance": "what the quote is",  # catalogs whose claims record their evidence (issue 10)
     "qualifiers": "qualifiers",
     "unit_suspect": "unit corrected",
     "fetched_at": "read at (UTC)",
@@ -236,7 +237,7 @@ def claims_frame(claims: pd.DataFrame, history: bool) -> pd.DataFrame:
         source_url=claims["source_url"].map(link_or_none),
         unit_suspect=claims["unit_suspect"].map(yes_no_unknown),
     )
-    keep = [c for c in CLAIM_HEADERS if history or c not in ("valid_from", "valid_to")]
+    keep = [c for c in CLAIM_HEADERS if c in frame and (history or c not in ("valid_from", "valid_to"))]
     return frame[keep].rename(columns=CLAIM_HEADERS)
 
 

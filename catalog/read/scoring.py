@@ -63,8 +63,13 @@ _TIEBREAK = {
 }
 
 
+#: Bases a reason names in brackets ("(stated)"); 'paraphrased' is a curated figure in our words.
+NAMED_BASES = ("stated", "paraphrased", "inferred")
+
+
 def _basis(column: str) -> str:
-    return f"CASE WHEN {column} IN ('stated', 'inferred') THEN ' (' || {column} || ')' ELSE '' END"
+    named = ", ".join(f"'{b}'" for b in NAMED_BASES)
+    return f"CASE WHEN {column} IN ({named}) THEN ' (' || {column} || ')' ELSE '' END"
 
 
 def _not_stated(basis_column: str) -> str:
