@@ -6,7 +6,7 @@ DB     ?= data/catalog.duckdb
 SHARED ?= ../shared
 PYTEST_ARGS ?=
 
-.PHONY: install app seed test test-fast refresh reparse lint format snapshot bench attacks fuzz clean
+.PHONY: install app seed test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
 
 # Create .venv and install the pinned dependencies (again whenever pyproject/constraints change).
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -25,13 +25,31 @@ $(DB): | $(VENV)/.installed
 seed: install
 	$(PY) -m catalog seed --db $(DB) --force
 
-# Install, build the catalog if missing, and serve the Streamlit app on http://localhost:8501.
+# Install, build the catalog if missing, and serve the Streamlit app on http://localhost:8501
+# (streamlit run app.py, with the app's modules loaded before the first visitor: ui/serve.py).
 app: install $(DB)
-	INTERCONNECT_CATALOG_DB=$(DB) $(VENV)/bin/streamlit run app.py
+	INTERCONNECT_CATALOG_DB=$(DB) $(PY) -m ui.serve
 
 # Run the test suite (pytest exits 5, and so fails, if no test was collected).
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# What the end-to-end tests need: Debian's chromium (installed with apt-get when absent and root;
+# otherwise they skip with the reason) and Playwright in .venv (Playwright's own browser download
+# needs the internet; the tests drive /usr/bin/chromium instead).
+e2e-deps: install
+	@test -x /usr/bin/chromium || { if [ "$$(id -u)" = 0 ]; then \
+	  apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }; \
+	  else echo "make e2e: /usr/bin/chromium is missing and this is not root: the e2e tests will skip"; fi; }
+	$(PY) -m pip install --quiet -c constraints.txt playwright
+
+# Only the end-to-end tests: the app in Chromium (load, the three questions, URL, download, themes).
+e2e: e2e-deps
+	$(PY) -m pytest -m e2e $(PYTEST_ARGS)
+
+# Retake the README's screenshots (docs/screenshots/*.png) with the end-to-end tests.
+screenshots: e2e-deps
+	INTERCONNECT_SCREENSHOTS=docs/screenshots $(PY) -m pytest -m e2e -k "question or dark" $(PYTEST_ARGS)
 
 # The fast tier: parsers, records, queries and units (no refresh over HTTP, no app, no properties).
 test-fast: install
@@ -75,6 +93,11 @@ bench: install
 # refresh with the default budget: wall time and peak memory per case (about 3 minutes).
 attacks: install
 	$(PY) -m devtools attacks
+
+# The app in Chromium, timed: cold start, each interaction, bytes per render, on the shipped catalog
+# and on a 100x one built from it (devtools/bench_app.py).
+bench-app: e2e-deps $(DB)
+	$(PY) -m devtools bench-app --db $(DB)
 
 # Property tests at 10,000 examples each (the hypothesis "bench" profile; about 33 minutes).
 fuzz: install

@@ -192,11 +192,14 @@ CREATE OR REPLACE VIEW current_claims AS
 CREATE OR REPLACE VIEW current_prices AS
     SELECT * FROM prices WHERE valid_to IS NULL;
 
+-- One list element per claim, the three lists in the same order, so values[i] is quoted by quotes[i]
+-- at source_urls[i] (two claims may state the same value from different pages).
 CREATE OR REPLACE VIEW claim_conflicts AS
     SELECT provider, instance_type, field,
-           list(DISTINCT coalesce(CAST(value AS VARCHAR), value_text)) AS values,
-           list(quote) AS quotes,
-           list(DISTINCT source_url) AS source_urls
+           list(coalesce(CAST(value AS VARCHAR), value_text) ORDER BY value, value_text, quote, source_url)
+               AS values,
+           list(quote ORDER BY value, value_text, quote, source_url) AS quotes,
+           list(source_url ORDER BY value, value_text, quote, source_url) AS source_urls
     FROM current_claims
     GROUP BY provider, instance_type, field
     HAVING count(DISTINCT coalesce(CAST(round(value, 6) AS VARCHAR), value_text)) > 1;

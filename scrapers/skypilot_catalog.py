@@ -130,9 +130,7 @@ def _not_gpu_memory(per_gpu_gb: float, row: Row, family: str, count: float, desc
     host_gb = _host_gb(row)
     if host_gb is not None and math.isclose(per_gpu_gb * count, host_gb, rel_tol=1e-6):
         host = row.cell("MemoryGiB")
-        return (
-            f"TRAP: {described} is the host RAM per GPU (MemoryGiB {host} / {count:g} GPUs), not GPU memory"
-        )
+        return f"{described} is the host RAM per GPU (MemoryGiB {host} / {count:g} GPUs), not GPU memory"
     sizes = sorted({s.memory_gb for s in GPUS if s.family == family})
     if not any(memory_fits(per_gpu_gb, size) for size in sizes):
         return f"{described} fits no {family} part ({' or '.join(f'{s:g}' for s in sizes)} GB): not used"

@@ -49,6 +49,12 @@ def pytest_collection_modifyitems(config, items):
 def pytest_runtest_setup(item):
     if item.get_closest_marker("shared") is not None and not MIRROR.is_dir():
         pytest.skip(SHARED_MISSING)
+    if item.get_closest_marker("e2e") is not None:
+        from devtools.browser import missing_requirement
+
+        reason = missing_requirement()
+        if reason:
+            pytest.skip(f"end-to-end test needs a browser: {reason}")
 
 
 @shared_fixture(scope="module")

@@ -313,3 +313,50 @@ def assert_stale(db: Path, report: pipeline.RefreshReport, provider: str, cause:
     count, stale, scraped = provider_rows(db, provider)
     assert count > 0 and stale and scraped == T0
     assert_others_fresh(db, provider)
+
+
+# --- the app (AppTest) -----------------------------------------------------------------------------
+
+APP_TABS = ["Ranking", "Compare", "Instance", "What's missing", "Conflicts", "Catalog status"]
+
+
+def run_app(monkeypatch, db: Path, **query: str | list[str]):
+    """The app on the catalog ``db``, opened at a URL with ``query`` (e.g. ``view="Compare"``).
+
+    ``monkeypatch`` (pytest's) points $INTERCONNECT_CATALOG_DB at ``db`` for the test's duration.
+    """
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(db))
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for key, value in query.items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def app_tab(app, label: str):
+    """One tab of the app (only the open one has content: tabs run lazily)."""
+    return app.tabs[APP_TABS.index(label)]
+
+
+def rendered(markdown: str) -> str:
+    """What a reader sees of escaped markdown: backslash escapes removed, ** bold marks dropped."""
+    import re
+
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown.replace("**", ""))
+
+
+def shown_texts(container, kind: str | None = None) -> list[str]:
+    """The provider-text blocks (``ui.text.show``) in an AppTest container, as a reader sees them;
+    only those of ``kind`` (caption, subheader, warning, info, error) if given."""
+    import html
+    import re
+
+    texts = []
+    for element in container.get("html"):
+        found = re.fullmatch(r'<div class="ic-text ic-(\w+)">(.*)</div>', element.value, re.S)
+        if found and kind in (None, found.group(1)):
+            texts.append(html.unescape(found.group(2)))
+    return texts

@@ -1,233 +1,329 @@
-"""The Streamlit app (AppTest) against small catalogs built by the tests, and the real one."""
+"""The Streamlit app (AppTest): ranking, units, instance, compare and URL state, on small catalogs
+built by the tests and on the real one. Health tabs and what reaches the page: test_app_health.py."""
 
 from __future__ import annotations
 
 import json
+import shutil
 
+import duckdb
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from app import cliff_chart
-from catalog.read import queries
-from catalog.read.connect import connect_readonly
-from tests.helpers import AWS_PAGE, ROOT, SMALL, build_mirror, cli_refresh
+from catalog.pricing import fill_price_columns
+from tests.helpers import AWS_PAGE, SMALL, app_tab, build_mirror, cli_refresh, rendered, run_app, shown_texts
 
 pytestmark = pytest.mark.slow  # runs refreshes or the app: left out of `make test-fast`
 
-TABS = ["Ranking", "Bandwidth cliff", "Provenance", "What's missing", "Conflicts", "Catalog status"]
-
-
-refresh = cli_refresh
-
-
-@pytest.fixture
-def catalog_db(small_catalog, monkeypatch):
-    _, db = small_catalog
-    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(db))
-    return db
+P5, G5, G5_12, ND96, ND48 = (
+    "p5.48xlarge",
+    "g5.xlarge",
+    "g5.12xlarge",
+    "Standard_ND96isr_T9_v9",
+    "Standard_ND48is_T9_v9",
+)
 
 
 @pytest.fixture
-def stale_db(tmp_path, monkeypatch):
-    """The small catalog after a second refresh that could not fetch the AWS page."""
-    db, mirror = tmp_path / "c.duckdb", build_mirror(tmp_path / "m")
-    assert refresh(mirror, db, *SMALL) == 0
-    (mirror / AWS_PAGE).unlink()
-    assert refresh(mirror, db, *SMALL) == 1
-    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(db))
-    return db
+def db(small_catalog_file):
+    return small_catalog_file
 
 
 @pytest.fixture(scope="module")
 def first_view(small_catalog_file):
     """The app as it first renders the small catalog, shared by the tests that only read it."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("INTERCONNECT_CATALOG_DB", str(small_catalog_file))
-        yield run_app()
+        yield run_app(mp, small_catalog_file)
 
 
-def run_app() -> AppTest:
-    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30).run()
-    assert not app.exception
-    return app
+def ranking_table(app):
+    return app_tab(app, "Ranking").dataframe[0].value
 
 
-def tab(app: AppTest, label: str):
-    return app.tabs[TABS.index(label)]
-
-
-def test_app_lists_the_catalog(catalog_db):
-    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30).run()
-    assert not app.exception
-    frames = [df.value for df in app.dataframe]
-    assert any("p5.48xlarge" in set(frame["instance_type"]) for frame in frames)
+def spec_of(element) -> dict:
+    return json.loads(element.proto.spec)
 
 
 def test_app_says_when_there_is_no_catalog(tmp_path, monkeypatch):
-    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(tmp_path / "none.duckdb"))
-    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30).run()
-    assert not app.exception
-    assert "No catalog" in app.error[0].value
+    app = run_app(monkeypatch, tmp_path / "none.duckdb")
+    assert shown_texts(app, "error")[0].startswith(f"No catalog at {tmp_path / 'none.duckdb'}.")
 
 
-def test_ranking_tab_shows_scores_reasons_and_basis(first_view):
+def test_ranking_tab_shows_the_key_columns_first_in_the_chosen_units(first_view):
     app = first_view
-    assert [t.label for t in app.tabs] == TABS
-    ranking = tab(app, "Ranking")
+    assert [t.label for t in app.tabs] == [
+        "Ranking",
+        "Compare",
+        "Instance",
+        "What's missing",
+        "Conflicts",
+        "Catalog status",
+    ]
+    ranking = app_tab(app, "Ranking")
     assert ranking.subheader[0].value == "Tensor parallelism (inside the NVLink domain)"
     table = ranking.dataframe[0].value
-    assert list(table["instance_type"]) == [
-        "p5.48xlarge",
-        "Standard_ND96isr_T9_v9",
-        "Standard_ND48is_T9_v9",
-        "g5.12xlarge",
-        "g5.xlarge",
+    assert list(table.columns[:10]) == [
+        "instance",
+        "rank",
+        "provider",
+        "GPUs",
+        "GPU",
+        "GPU-GPU link",
+        "GPU-GPU GB/s/GPU",
+        "fabric",
+        "fabric GB/s/GPU",
+        "USD/GPU-hour",  # the small mirror's price tables price every row
     ]
+    assert list(table["instance"]) == [P5, ND96, ND48, G5_12, G5]
     first = table.iloc[0]
-    assert first["reason"] == "NVSwitch 900 GB/s per GPU (inferred), 8-GPU domain: TP up to 8"
-    assert (first["intra_node_basis"], first["tp_confined_to_one_node"]) == ("inferred", "yes")
+    assert first["why"] == "NVSwitch 900 GB/s per GPU (inferred), 8-GPU domain: TP up to 8"
+    assert (first["GPU-GPU basis"], first["TP confined to one node"]) == ("inferred", "yes")
+    assert (first["GPU-GPU GB/s/GPU"], first["fabric GB/s/GPU"], first["fabric"]) == (900, 50, "EFA")
     assert table.loc[1, "flags"] == "unit corrected"  # ND96isr: "200 GB/s ... HDR InfiniBand"
-    assert "score_weighted_gbytes_per_s" in table and "fabric_gbytes_per_s_per_gpu" in table
-    metrics = {m.label: m.value for m in ranking.metric}
-    assert metrics["rows scored"] == "5 of 5" and metrics["TP confined to one node"] == "5"
+    assert table.loc[3, "why"] == (
+        "PCIe only: TP crosses PCIe at 64 GB/s (inferred), 4 GPUs per host: 64 × log2(4) = 128"
+    )
+    assert table.loc[3, "tensor index"] == 128  # the sentence and the number agree (issue 14)
 
 
-def test_switching_the_workload_reranks(catalog_db):
-    app = run_app()
-    app.radio(key="workload").set_value("pipeline").run()
+def test_key_columns_fit_beside_the_sidebar_at_1280_pixels(first_view):
+    """The key columns' widths add up to what the main area holds at 1280x800 (measured in Chromium:
+    see test_e2e.py); the instance column is pinned so it stays while the rest scrolls."""
+    config = json.loads(app_tab(first_view, "Ranking").dataframe[0].proto.columns)
+    key = ["instance", "rank", "provider", "GPUs", "GPU", "GPU-GPU link", "GPU-GPU GB/s/GPU", "fabric"]
+    widths = [config[c]["width"] for c in [*key, "fabric GB/s/GPU"]]
+    assert all(isinstance(w, int) for w in widths) and sum(widths) <= 900
+    assert config["instance"]["pinned"] is True
+
+
+def test_units_apply_to_every_bandwidth_column(db, monkeypatch):
+    app = run_app(monkeypatch, db, unit="Gb/s", per="node")
+    table = ranking_table(app).set_index("instance")
+    assert table.loc[P5, "fabric Gb/s/node"] == 3200  # as AWS states it
+    assert table.loc[P5, "GPU-GPU Gb/s/node"] == 900 * 8 * 8
+    assert table.loc[G5, "front-end Gb/s/node"] == 2.5
+    assert table.loc[P5, "GPU memory Gb/s/node"] == 3350 * 8 * 8
+    app = run_app(monkeypatch, db, unit="GB/s", per="node")
+    assert ranking_table(app).set_index("instance").loc[ND96, "fabric GB/s/node"] == 200
+
+
+def test_switching_the_workload_reranks_and_retitles_the_tiles(db, monkeypatch):
+    """Defect (issue 14): the TP tiles kept their labels and numbers whatever the workload."""
+    app = run_app(monkeypatch, db)
+    tiles = rendered(app_tab(app, "Ranking").caption[1].value)
+    assert tiles == (
+        "rows ranked: 5 of 5 · TP spans instances (rack-scale NVLink): 0 · TP confined to one node: 5 · "
+        "GPU-to-GPU bandwidth not known: 0"
+    )
+    app.radio(key="workload").set_value("Pipeline").run()
     assert not app.exception
-    ranking = tab(app, "Ranking")
+    ranking = app_tab(app, "Ranking")
     assert ranking.subheader[0].value == "Pipeline parallelism (across nodes)"
     table = ranking.dataframe[0].value
-    assert list(table["instance_type"])[2:4] == ["g5.12xlarge", "Standard_ND48is_T9_v9"]
-    assert table.loc[0, "reason"] == "fabric 50 GB/s per GPU over EFA: 3,200 Gb/s per node (stated)"
-    app.radio(key="workload").set_value("expert").run()
-    assert tab(app, "Ranking").dataframe[0].value.loc[0, "score_weighted_gbytes_per_s"] == pytest.approx(
-        212.132, abs=1e-3
+    assert list(table["instance"])[2:4] == [G5_12, ND48]
+    assert table.loc[0, "why"] == "fabric 50 GB/s per GPU over EFA: 3,200 Gb/s per node (stated)"
+    assert rendered(ranking.caption[1].value) == (
+        "rows ranked: 5 of 5 · on a GPU fabric (InfiniBand, EFA, RoCE, TCPX): 3 · Ethernet only: 2 · "
+        "fabric bandwidth not known: 0"
+    )
+    app.radio(key="workload").set_value("Expert").run()
+    assert ranking_table(app).loc[0, "expert index"] == pytest.approx(212.1, abs=0.05)
+
+
+def test_the_inferred_toggle_changes_the_tiles(db, monkeypatch):
+    """Defect (issue 14): the tiles did not move when inferred values were excluded."""
+    app = run_app(monkeypatch, db, inferred="false")
+    assert rendered(app_tab(app, "Ranking").caption[1].value) == (
+        "rows ranked: 1 of 5 · TP spans instances (rack-scale NVLink): 0 · TP confined to one node: 5 · "
+        "GPU-to-GPU bandwidth not known: 4"
     )
 
 
-def test_the_top_ranked_instance_is_shown_until_another_is_selected(catalog_db):
-    app = run_app()
-    assert app.selectbox(key="instance").value == "p5.48xlarge (aws)"
-    cliff = tab(app, "Bandwidth cliff")
-    assert cliff.subheader[0].value == "p5.48xlarge (aws)"
-    assert list(cliff.dataframe[0].value["gbytes_per_s"]) == [3350.0, 900.0, 50.0, 50.0]
-    spec = json.loads(cliff.get("vega_lite_chart")[0].proto.spec)
-    assert spec["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
-
-    app.selectbox(key="instance").select("g5.xlarge (aws)").run()
-    assert not app.exception
-    cliff = tab(app, "Bandwidth cliff")
-    assert cliff.subheader[0].value == "g5.xlarge (aws)"
-    levels = cliff.dataframe[0].value
-    assert list(levels["basis"]) == ["inferred", "not-applicable", "stated", "stated"]
-    assert levels.loc[2, "gbytes_per_s"] == 0.3125
-    provenance = tab(app, "Provenance")
-    assert provenance.subheader[0].value == "Claims behind g5.xlarge (aws)"
-    claims = provenance.dataframe[0].value.set_index("field")
-    assert claims.loc["gpu_count", "quote"] == "1 x NVIDIA A10G GPU"
-    assert claims.loc["gpu_count", "source_url"] == f"https://{AWS_PAGE}"
+def test_the_caption_counts_the_providers_shown(db, monkeypatch):
+    """Defect (issue 14): the caption counted the catalog's providers, not those selected."""
+    app = run_app(monkeypatch, db, provider=["azure"])
+    assert rendered(app.caption[0].value).startswith(
+        "2 instance types from 1 provider shown, of 5 from 2 in the catalog."
+    )
 
 
-def test_provenance_tab_shows_quotes_and_history_toggle(catalog_db):
-    app = run_app()
-    app.selectbox(key="instance").select("Standard_ND96isr_T9_v9 (azure)").run()
-    claims = tab(app, "Provenance").dataframe[0].value
-    fabric = claims[claims["field"] == "inter_node_gbits_per_s"]
-    assert fabric["unit_suspect"].all() and set(fabric["value"]) == {1600.0}
-    app.toggle(key="claim_history").set_value(True).run()
-    assert not app.exception
-    assert "valid_to" in tab(app, "Provenance").dataframe[0].value
+def test_filters_that_match_nothing_say_so(db, monkeypatch):
+    app = run_app(monkeypatch, db, q="no such gpu")
+    assert app_tab(app, "Ranking").info[0].value.startswith("No instance matches the filters")
+    app = run_app(monkeypatch, db, q="no such gpu", view="Instance")
+    assert app_tab(app, "Instance").info[0].value.startswith("No instance matches the filters")
+    app = run_app(monkeypatch, db, gpus=["8"], link=["NVSwitch"], sort="fabric, fastest first")
+    assert list(ranking_table(app)["instance"]) == [P5, ND96]
 
 
-def test_missing_conflicts_and_status_tabs_on_a_healthy_catalog(first_view):
-    app = first_view
-    missing = tab(app, "What's missing").dataframe[0].value.set_index("provider")
-    assert missing.loc["aws", "rows"] == 3 and missing.loc["azure", "unit_suspect_rows"] == 1
-    assert tab(app, "Conflicts").success[0].value == "No field has current claims that disagree."
-    status = tab(app, "Catalog status")
-    metrics = {m.label: m.value for m in status.metric}
-    assert (metrics["mode"], metrics["exit code"]) == ("mirror", "0")
-    assert status.success[0].value.startswith("No stale rows")
-    assert list(status.dataframe[0].value["outcome"]) == ["ok", "ok"]
+def test_the_first_row_is_the_instance_until_another_is_picked(db, monkeypatch):
+    app = run_app(monkeypatch, db, view="Instance")
+    instance = app_tab(app, "Instance")
+    assert shown_texts(instance, "subheader") == [f"{P5} (aws)"]
+    levels = instance.dataframe[0].value
+    assert list(levels["level"]) == ["GPU memory", "GPU-to-GPU", "fabric", "front-end"]
+    assert list(levels["GB/s per GPU"]) == [3350.0, 900.0, 50.0, 50.0]
+    assert levels.loc[2, "quote"] == "3200 Gigabit"
+    app.selectbox(key="instance").select(f"{G5} (aws)").run()
+    instance = app_tab(app, "Instance")
+    assert shown_texts(instance, "subheader") == [f"{G5} (aws)"]
+    assert list(instance.dataframe[0].value["basis"]) == ["inferred", "not-applicable", "stated", "stated"]
+    claims = instance.dataframe[1].value.set_index("figure")
+    assert claims.loc["GPUs per instance", "quote (the source's own words)"] == "1 x NVIDIA A10G GPU"
+    assert claims.loc["GPUs per instance", "source"] == f"https://{AWS_PAGE}"
 
 
-def test_a_stale_provider_is_marked_everywhere(stale_db):
-    app = run_app()
-    table = tab(app, "Ranking").dataframe[0].value
-    assert set(table.loc[table["provider"] == "aws", "flags"]) == {"stale"}
-    status = tab(app, "Catalog status")
-    assert {m.label: m.value for m in status.metric}["exit code"] == "1"
-    warning = status.warning[0].value
-    assert warning.startswith("aws: 3 rows stale since") and "HTTP 404" in warning
-    assert "Stale since" in tab(app, "Bandwidth cliff").warning[0].value  # p5.48xlarge, stale, ranks first
-    app.toggle(key="include_stale").set_value(False).run()
-    assert set(tab(app, "Ranking").dataframe[0].value["provider"]) == {"azure"}
+def test_claims_name_figures_in_words_and_round_values(db, monkeypatch):
+    """Defect (issue 14): raw column names and unrounded values (85.89934592) in Provenance."""
+    app = run_app(monkeypatch, db, view="Instance", instance=f"{P5} (aws)")
+    claims = app_tab(app, "Instance").dataframe[1].value
+    assert "gpu_memory_gb" not in set(claims["figure"]) and "inter_node_gbits_per_s" not in set(
+        claims["figure"]
+    )
+    memory = claims[claims["figure"] == "GPU memory per GPU"].iloc[0]
+    assert memory["value"] == "85.9 GB"  # "640 GiB (8 x 80 GiB)" = 85.89934592 GB per GPU
+    fabric = claims[claims["figure"] == "fabric bandwidth per node"].iloc[0]
+    assert fabric["value"] == "3,200 Gbit/s"
+    assert not any(c.startswith(("value_", "source_url", "unit_suspect")) for c in claims.columns)
 
 
-def test_filters_that_match_nothing_say_so(catalog_db):
-    app = run_app()
-    app.text_input(key="gpu_search").input("no such gpu").run()
-    assert not app.exception
-    assert tab(app, "Ranking").info[0].value.startswith("No instance matches the filters")
-    assert tab(app, "Bandwidth cliff").info[0].value.startswith("No instance matches the filters")
-    app.text_input(key="gpu_search").input("").run()
-    app.number_input(key="min_gpus").set_value(8).run()
-    table = tab(app, "Ranking").dataframe[0].value
-    assert sorted(table["instance_type"]) == ["Standard_ND96isr_T9_v9", "p5.48xlarge"]
+def test_compare_two_instances_in_the_same_units_on_one_axis(db, monkeypatch):
+    app = run_app(monkeypatch, db, view="Compare", compare=[f"{P5} (aws)", f"{ND96} (azure)"], per="node")
+    compare = app_tab(app, "Compare")
+    table = compare.dataframe[0].value.set_index("level (GB/s per node)")
+    assert list(table.index) == ["GPU memory", "GPU-to-GPU", "fabric", "front-end"]
+    assert list(table.columns) == [
+        f"{P5} (aws)",
+        f"{P5} (aws) source",
+        f"{ND96} (azure)",
+        f"{ND96} (azure) source",
+    ]
+    assert table.loc["fabric", f"{P5} (aws)"] == "400 · stated · EFA"
+    assert table.loc["fabric", f"{ND96} (azure)"] == "200 · stated · InfiniBand"
+    assert table.loc["GPU-to-GPU", f"{P5} (aws)"] == "7,200 · inferred · NVSwitch"
+    assert table.loc["fabric", f"{P5} (aws) source"] == f"https://{AWS_PAGE}"
+    spec = spec_of(compare.get("vega_lite_chart")[0])
+    assert spec["layer"][0]["encoding"]["xOffset"]["sort"] == [f"{P5} (aws)", f"{ND96} (azure)"]
+    assert spec["layer"][0]["encoding"]["y"]["scale"] == {"type": "log", "domain": [0.1, 1_000_000.0]}
 
 
-def test_a_refreshed_catalog_shows_up_without_a_restart(catalog_db, tmp_path):
-    app = run_app()
-    assert tab(app, "Catalog status").success[0].value.startswith("No stale rows")
-    mirror = tmp_path / "m"
+def test_compare_defaults_to_the_first_rows_of_the_table(db, monkeypatch):
+    app = run_app(monkeypatch, db, view="Compare", q=f"{P5}, {G5}")
+    compare = app_tab(app, "Compare")
+    assert "Showing the first 2 rows of the table" in compare.caption[0].value
+    assert list(compare.dataframe[0].value.columns[1::2]) == [f"{P5} (aws)", f"{G5} (aws)"]
+
+
+def test_the_cliff_axis_is_the_same_for_every_instance(db, monkeypatch):
+    """Defect (issue 14): the axis rescaled per instance (10-10,000, 1-10,000, 0.1-100)."""
+    domains = set()
+    for name in (f"{P5} (aws)", f"{G5} (aws)", f"{ND48} (azure)"):
+        app = run_app(monkeypatch, db, view="Instance", instance=name)
+        spec = spec_of(app_tab(app, "Instance").get("vega_lite_chart")[0])
+        domains.add(tuple(spec["layer"][0]["encoding"]["y"]["scale"]["domain"]))
+    assert domains == {(0.1, 10_000.0)}
+
+
+def test_a_shared_url_reproduces_the_view(db, monkeypatch):
+    """Every filter, the workload, the units, the comparison, the instance and the tab come from the URL."""
+    query = {
+        "workload": "Pipeline",
+        "q": "aws",
+        "gpus": ["1", "4"],
+        "unit": "Gb/s",
+        "stale": "false",
+        "sort": "fabric, fastest first",
+        "instance": f"{G5_12} (aws)",
+        "compare": [f"{G5_12} (aws)", f"{G5} (aws)"],
+    }
+    app = run_app(monkeypatch, db, **query)
+    assert app.radio(key="workload").value == "Pipeline"
+    assert app.text_input(key="q").value == "aws"
+    assert app.multiselect(key="gpus").value == ["1", "4"]
+    assert app.toggle(key="stale").value is False
+    assert app.selectbox(key="instance").value == f"{G5_12} (aws)"
+    assert app.multiselect(key="compare").value == [f"{G5_12} (aws)", f"{G5} (aws)"]
+    table = ranking_table(app)
+    assert list(table["instance"]) == [G5_12, G5] and "fabric Gb/s/GPU" in table
+    app = run_app(monkeypatch, db, **query, view="Instance")
+    assert shown_texts(app_tab(app, "Instance"), "subheader") == [f"{G5_12} (aws)"]
+
+
+def test_a_stale_provider_is_marked_everywhere(tmp_path, monkeypatch):
+    db, mirror = tmp_path / "c.duckdb", build_mirror(tmp_path / "m")
+    assert cli_refresh(mirror, db, *SMALL) == 0
     (mirror / AWS_PAGE).unlink()
-    assert refresh(mirror, catalog_db, *SMALL) == 1  # replaces the file the app reads
+    assert cli_refresh(mirror, db, *SMALL) == 1
+    app = run_app(monkeypatch, db)
+    table = ranking_table(app)
+    assert set(table.loc[table["provider"] == "aws", "flags"]) == {"stale"}
+    app = run_app(monkeypatch, db, view="Instance")
+    (warning,) = shown_texts(app_tab(app, "Instance"), "warning")
+    assert warning.startswith("Stale since") and "HTTP 404" in warning
+    app = run_app(monkeypatch, db, stale="false")
+    assert set(ranking_table(app)["provider"]) == {"azure"}
+
+
+def test_a_refreshed_catalog_shows_up_without_a_restart(small_catalog, monkeypatch):
+    mirror, db = small_catalog
+    app = run_app(monkeypatch, db, view="Catalog status")
+    assert app_tab(app, "Catalog status").success[0].value.startswith("No stale rows")
+    (mirror / AWS_PAGE).unlink()
+    assert cli_refresh(mirror, db, *SMALL) == 1  # replaces the file the app reads
     app.run()
     assert not app.exception
-    assert tab(app, "Catalog status").warning[0].value.startswith("aws: 3 rows stale since")
+    assert shown_texts(app_tab(app, "Catalog status"), "warning")[0].startswith("aws: 3 rows stale since")
 
 
-def test_cliff_chart_labels_missing_and_inferred_levels(catalog_db):
-    with connect_readonly(catalog_db) as con:
-        cliff = queries.cliff(con, "aws", "g5.xlarge")
-    spec = cliff_chart(cliff).to_dict()
-    rows = next(iter(spec["datasets"].values()))
-    assert [r["label"] for r in rows] == [
-        "600 GB/s (inferred)",
-        "not applicable",
-        "0.312 GB/s (stated)",
-        "0.312 GB/s (stated)",
-    ]
-    bars, _ = spec["layer"]
-    assert bars["encoding"]["y"]["scale"] == {"type": "log", "domain": [0.1, 1800.0]}
-    assert bars["encoding"]["strokeDash"]["scale"]["domain"] == ["stated", "inferred"]
-
-
+@pytest.mark.shared
 def test_the_real_catalog_answers_the_question(real_catalog_file, monkeypatch):
-    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(real_catalog_file))
-    app = run_app()
-    table = tab(app, "Ranking").dataframe[0].value
+    app = run_app(monkeypatch, real_catalog_file)
+    table = ranking_table(app)
     top = table.iloc[0]
-    assert top["gpu_model"].startswith(("GB200", "GB300")) and top["tp_confined_to_one_node"] == "no"
+    assert top["GPU"].startswith(("GB200", "GB300")) and top["TP confined to one node"] == "no"
     assert table["rank"].isna().any() and table["rank"].dropna().is_monotonic_increasing
-    assert "a3-highgpu-8g" in set(tab(app, "Conflicts").dataframe[0].value["instance_type"])
+    pcie = table[table["instance"] == "g6e.48xlarge"].iloc[0]
+    assert pcie["tensor index"] == 192 and pcie["why"].endswith("8 GPUs per host: 64 × log2(8) = 192")
 
 
-def test_status_tab_lists_what_changed_between_refreshes(tmp_path, monkeypatch):
-    db, mirror = tmp_path / "c.duckdb", build_mirror(tmp_path / "m")
-    assert refresh(mirror, db, *SMALL) == 0
-    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(db))
-    assert tab(run_app(), "Catalog status").info[-1].value.startswith("No figure has changed")
-    page = mirror / AWS_PAGE
-    page.write_text(page.read_text().replace("3200 Gigabit", "6400 Gigabit"))
-    assert refresh(mirror, db, *SMALL) == 0
-    changed = tab(run_app(), "Catalog status").dataframe[-1].value
-    row = changed[changed["field"] == "inter_node_gbits_per_s"].iloc[0]
-    assert (row["instance_type"], row["before"], row["after"], row["unit"]) == (
-        "p5.48xlarge",
-        "3200.0",
-        "6400.0",
-        "Gbit/s",
-    )
+@pytest.mark.shared
+def test_question_one_8_gpu_nvswitch_boxes_by_fabric(real_catalog_file, monkeypatch):
+    """'Which 8-GPU NVSwitch instances have the fastest fabric?': a search and an order (2 steps)."""
+    app = run_app(monkeypatch, real_catalog_file, q="8-GPU NVSwitch", sort="fabric, fastest first")
+    table = ranking_table(app)
+    assert set(table["GPUs"]) == {8} and set(table["GPU-GPU link"]) == {"NVSwitch"}
+    fabric = table["fabric GB/s/GPU"]
+    assert fabric.notna().tolist() == sorted(fabric.notna(), reverse=True)  # unknown fabrics last
+    known = fabric.dropna().tolist()
+    assert known == sorted(known, reverse=True) and known[0] == 100  # p6-b300: 6,400 Gb/s over 8 GPUs
+    top = set(table.loc[fabric == 50, "instance"])  # 3,200 Gb/s over 8 GPUs
+    assert {"p5.48xlarge", "Standard_ND96isr_H100_v5", "a3-ultragpu-8g", "BM.GPU.B200.8"} <= top
+    assert "a3-highgpu-8g" in set(table["instance"]) and "a3-highgpu-8g" not in top
+
+
+def test_prices_appear_when_the_catalog_has_them(small_catalog_file, tmp_path, monkeypatch):
+    """No price column or filter without prices; with them, both, and an order by price."""
+    unpriced = tmp_path / "unpriced.duckdb"
+    shutil.copyfile(small_catalog_file, unpriced)
+    with duckdb.connect(str(unpriced)) as con:
+        con.execute("DELETE FROM prices")
+        fill_price_columns(con)
+    app = run_app(monkeypatch, unpriced)
+    assert "USD/GPU-hour" not in ranking_table(app)
+    assert "max_price" not in [w.key for w in app.number_input]
+    db = tmp_path / "priced.duckdb"  # a new file, as a refresh writes one
+    shutil.copyfile(unpriced, db)
+    with duckdb.connect(str(db)) as con:
+        for instance_type, usd in (("p5.48xlarge", 55.04), ("g5.12xlarge", 5.672)):
+            con.execute(
+                "INSERT INTO prices VALUES ('aws', ?, 'us-east-1', ?, NULL, ?, 'test', '', "
+                "'https://example.test/prices', now(), now(), NULL)",
+                [instance_type, usd, f"${usd}"],
+            )
+        fill_price_columns(con)
+    app = run_app(monkeypatch, db, sort="price per GPU-hour, cheapest first")
+    assert "max_price" in [w.key for w in app.number_input]
+    table = ranking_table(app)
+    assert list(table["instance"])[:2] == [G5_12, P5]  # 1.42 then 6.88 USD per GPU-hour
+    assert list(table["USD/GPU-hour"])[:2] == [1.42, 6.88] and table["USD/GPU-hour"].isna().sum() == 3
+    app = run_app(monkeypatch, db, max_price="2")
+    assert list(ranking_table(app)["instance"]) == [G5_12]

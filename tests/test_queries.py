@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from catalog.read import queries, scoring
+from catalog.read import conflicts, missing, queries, scoring, status
 from catalog.read.connect import connect_readonly
-from catalog.read.queries import Filters
+from catalog.read.filters import Filters
 from normalize.vocab import GPU_FABRICS, NVLINK_CLASS_LINKS
 from scrapers import REGISTRY
 from scrapers.azure import SIZES
@@ -74,7 +74,9 @@ def test_tensor_ranking_puts_nvswitch_above_pcie_above_a_single_gpu(small):
     assert (
         reasons["Standard_ND48is_T9_v9"] == "NVSwitch 900 GB/s per GPU (inferred), 4-GPU domain: TP up to 4"
     )
-    assert reasons["g5.12xlarge"] == "PCIe only: TP crosses PCIe at 64 GB/s (inferred), 4 GPUs per host"
+    assert reasons["g5.12xlarge"] == (
+        "PCIe only: TP crosses PCIe at 64 GB/s (inferred), 4 GPUs per host: 64 × log2(4) = 128"
+    )
     assert reasons["g5.xlarge"] == "single GPU: no tensor parallelism inside the instance"
 
 
@@ -155,19 +157,36 @@ def test_filters_select_providers_gpu_counts_and_models(small):
         return sorted(queries.filtered_instances(small, Filters(**kw))["instance_type"])
 
     assert types(providers=("azure",)) == ["Standard_ND48is_T9_v9", "Standard_ND96isr_T9_v9"]
-    assert types(min_gpus=8) == ["Standard_ND96isr_T9_v9", "p5.48xlarge"]
-    assert types(gpu_search="a10g") == ["g5.12xlarge", "g5.xlarge"]
-    assert types(gpu_search="ND48") == ["Standard_ND48is_T9_v9"]
-    empty = scoring.ranking(small, Filters(gpu_search="no such gpu"))
+    assert types(gpu_counts=(8,)) == ["Standard_ND96isr_T9_v9", "p5.48xlarge"]
+    assert types(gpu_counts=(1, 4)) == ["Standard_ND48is_T9_v9", "g5.12xlarge", "g5.xlarge"]
+    assert types(search="a10g") == ["g5.12xlarge", "g5.xlarge"]
+    assert types(search="ND48") == ["Standard_ND48is_T9_v9"]
+    empty = scoring.ranking(small, Filters(search="no such gpu"))
     assert empty.empty and {"rank", "reason", "score_weighted_gbytes_per_s"} <= set(empty.columns)
 
 
 def test_instances_sql_binds_every_user_value():
     sql, params = queries.instances_sql(
-        Filters(providers=("aws",), min_gpus=2, gpu_search=" H100' ", include_curated=False)
+        Filters(
+            providers=("aws",),
+            gpu_counts=(2,),
+            intra_links=("nvswitch",),
+            min_fabric_gbits_per_s_per_node=400,
+            search=" H100' 8x, ND96 ",
+            include_curated=False,
+        )
     )
-    assert params == {"inferred": True, "providers": ["aws"], "min_gpus": 2.0, "search": "h100'"}
-    assert "H100" not in sql and "source_kind <> 'curated'" in sql
+    assert params == {
+        "inferred": True,
+        "providers": ["aws"],
+        "gpu_counts": [2.0],
+        "intra_links": ["nvswitch"],
+        "min_fabric_node": 400.0,
+        "term_0_0": "h100'",
+        "term_0_1": 8.0,
+        "term_1_0": "nd96",
+    }
+    assert "H100" not in sql and "ND96" not in sql and "source_kind <> 'curated'" in sql
 
 
 def test_cliff_of_p5_goes_memory_intra_fabric_frontend(small):
@@ -211,29 +230,29 @@ def test_claims_show_the_quote_and_the_unit_correction(small):
 
 
 def test_missing_summary_counts_rows_per_provider(small):
-    summary = queries.missing_summary(small).set_index("provider")
+    summary = missing.missing_summary(small).set_index("provider")
     assert summary.loc["aws", "rows"] == 3 and summary.loc["azure", "rows"] == 2
     assert summary.loc["azure", "unit_suspect_rows"] == 1  # ND96isr: "200 GB/s ... HDR"
     assert summary.loc["aws", "inferred_intra_bw_rows"] == 2  # p5 and g5.12xlarge
     assert summary[["missing_intra_bw_rows", "missing_inter_bw_rows", "stale_rows"]].sum().sum() == 0
-    assert queries.missing_rows(small).empty
-    assert queries.conflicts(small).empty
+    assert missing.missing_items(small).empty
+    assert conflicts.conflicts(small).empty
 
 
 def test_status_of_a_healthy_catalog(small):
-    latest = queries.latest_refresh(small)
+    latest = status.latest_refresh(small)
     assert (latest.loc[0, "mode"], latest.loc[0, "exit_code"]) == ("mirror", 0)
-    status = queries.provider_status(small).set_index("provider")
-    assert list(status["outcome"]) == ["ok", "ok"] and list(status["rows"]) == [3, 2]
-    assert queries.stale_providers(small).empty
+    outcomes = status.provider_status(small).set_index("provider")
+    assert list(outcomes["outcome"]) == ["ok", "ok"] and list(outcomes["rows"]) == [3, 2]
+    assert status.stale_providers(small).empty
     assert queries.providers(small) == ["aws", "azure"]
 
 
 def test_a_failed_refresh_shows_stale_rows_with_cause_and_last_success(stale_db):
     with connect_readonly(stale_db) as con:
-        stale = queries.stale_providers(con)
-        status = queries.provider_status(con).set_index("provider")
-        latest = queries.latest_refresh(con)
+        stale = status.stale_providers(con)
+        outcomes = status.provider_status(con).set_index("provider")
+        latest = status.latest_refresh(con)
         ranked = scoring.ranking(con, Filters())
         fresh_only = scoring.ranking(con, Filters(include_stale=False))
         first_success = con.execute("SELECT min(finished_at) FROM refreshes WHERE exit_code = 0").fetchone()[
@@ -242,17 +261,16 @@ def test_a_failed_refresh_shows_stale_rows_with_cause_and_last_success(stale_db)
     assert list(stale["provider"]) == ["aws"] and stale.loc[0, "stale_rows"] == 3
     assert "HTTP 404" in stale.loc[0, "stale_cause"]
     assert stale.loc[0, "last_success_at"] <= first_success
-    assert status.loc["aws", "outcome"] == "stale" and status.loc["azure", "outcome"] == "ok"
-    assert status.loc["aws", "stale_rows"] == 3
+    assert outcomes.loc["aws", "outcome"] == "stale" and outcomes.loc["azure", "outcome"] == "ok"
+    assert outcomes.loc["aws", "stale_rows"] == 3
     assert latest.loc[0, "exit_code"] == 1
     assert ranked.loc[ranked["instance_type"] == "p5.48xlarge", "flags"].item() == "stale"
     assert set(fresh_only["provider"]) == {"azure"}
 
 
 def test_unknown_workload_is_refused(small):
-    row = queries.filtered_instances(small).iloc[0]
     with pytest.raises(ValueError, match="unknown workload 'data'"):
-        scoring.assess(row, "data")
+        scoring.ranking(small, Filters(workload="data"))
 
 
 # --- the real catalog (../shared/mirror) ---------------------------------------------------------
@@ -282,7 +300,9 @@ def test_real_pcie_and_single_gpu_rows_rank_below_every_scale_up_row(real):
     assert len(scale_up) > 20 and len(slow) > 20
     assert scale_up["rank"].max() < slow["rank"].min()
     g5 = ranked[ranked["instance_type"] == "g5.48xlarge"].iloc[0]
-    assert g5["reason"] == "PCIe only: TP crosses PCIe at 64 GB/s (inferred), 8 GPUs per host"
+    assert g5["reason"] == (
+        "PCIe only: TP crosses PCIe at 64 GB/s (inferred), 8 GPUs per host: 64 × log2(8) = 192"
+    )
     assert ranked[ranked["intra_node_link"] == "single-gpu"]["score_weighted_gbytes_per_s"].eq(0).all()
 
 
@@ -324,16 +344,35 @@ def test_real_pipeline_top_rows_have_the_most_fabric_per_gpu(real):
 
 @pytest.mark.shared
 def test_real_catalog_health(real):
-    conflicts = queries.conflicts(real)
-    a3 = conflicts[conflicts["instance_type"] == "a3-highgpu-8g"].iloc[0]
-    assert a3["field"] == "inter_node_gbits_per_s"
-    assert set(a3["claimed_values"].split(" ‖ ")) == {"1000.0", "1600.0"}
-    summary = queries.missing_summary(real).set_index("provider")
+    found = conflicts.conflicts(real)
+    a3 = found[found["instance_type"] == "a3-highgpu-8g"]
+    assert set(a3["field"]) == {"inter_node_gbits_per_s"}
+    assert sorted(a3["value"]) == [1000.0, 1600.0]
+    summary = missing.missing_summary(real).set_index("provider")
     assert set(summary.index) == set(REGISTRY) and len(REGISTRY) >= 15
     assert summary.loc["coreweave", "curated_rows"] == summary.loc["coreweave", "rows"]
     assert (summary["missing_intra_bw_rows"] <= summary["rows"]).all()
-    status = queries.provider_status(real).set_index("provider")
-    assert status.loc["gcp", "outcome"] == "curated" and "404" in status.loc["gcp", "cause"]
-    assert queries.stale_providers(real).empty
+    outcomes = status.provider_status(real).set_index("provider")
+    assert outcomes.loc["gcp", "outcome"] == "curated" and "404" in outcomes.loc["gcp", "cause"]
+    assert status.stale_providers(real).empty
     scraped = queries.filtered_instances(real, Filters(include_curated=False))
     assert (scraped["source_kind"] == "scraped").all() and "coreweave" not in set(scraped["provider"])
+
+
+@pytest.mark.shared
+def test_real_claim_conflicts_view_pairs_each_value_with_its_own_quote(real):
+    """Defect (issue 14): the view listed values DISTINCT and unordered beside quotes in another order."""
+    rows = real.execute(
+        "SELECT values, quotes, source_urls FROM claim_conflicts WHERE instance_type = 'a3-highgpu-8g'"
+    ).fetchall()
+    values, quotes, urls = rows[0]
+    assert len(values) == len(quotes) == len(urls) == 2
+    paired = dict(zip(values, zip(quotes, urls, strict=True), strict=True))
+    assert paired["1000.0"] == (
+        "| A3 High | NVIDIA H100 80GB | 1,000 Gbps | GPUDirect-TCPX |",
+        "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth",
+    )
+    assert paired["1600.0"][0] == (
+        "A3 High VMs feature 8 NVIDIA H100 GPUs and 200 Gbps of networking throughput per GPU"
+    )
+    assert paired["1600.0"][1].endswith("examples/gke-a3-highgpu/README.md")

@@ -191,3 +191,11 @@ def test_memory_gb_converts_through_pint(value, symbol, gb):
     assert memory_gb(value, symbol) == gb
     with pytest.raises(ParseError, match="unknown memory unit 'Mb'"):
         memory_gb(value, "Mb")
+
+
+def test_the_read_sides_factors_agree_with_the_registry():
+    """normalize.factors serves code that never loads pint; each factor is what the registry says."""
+    from normalize.factors import BITS_PER_BYTE
+
+    assert gbytes_to_gbits(1.0) == BITS_PER_BYTE
+    assert gbits_to_gbytes(BITS_PER_BYTE) == 1.0

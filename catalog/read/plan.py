@@ -15,7 +15,6 @@ import pandas as pd
 
 from catalog.read.plan_inputs import cheapest_prices, measurements_by_instance, node_from_row
 from catalog.read.queries import Filters, filtered_instances
-from catalog.read.scoring import flags
 from planner.conversions import bytes_to_gb
 from planner.models import ModelSpec
 from planner.plan import plan
@@ -68,7 +67,7 @@ def _row(row: dict, result: Plan | str) -> dict:
         "instance_type": row["instance_type"],
         "gpu_model": row["gpu_model"],
         "gpus_per_node": row["gpu_count"],
-        "flags": flags(row),
+        "flags": row["flags"],
     }
     if isinstance(result, str):
         return out | {"reason": result, "verdict": f"Not planned: {result}."}
@@ -174,7 +173,7 @@ def instance_plans(
 ) -> list[tuple[str, Plan | str]]:
     """(provider, plan or the reason it has none) for every provider's ``instance_type``."""
     found = plan_rows(
-        con, model, workload, nodes=nodes, options=options, filters=Filters(gpu_search=instance_type)
+        con, model, workload, nodes=nodes, options=options, filters=Filters(search=instance_type)
     )
     return [(row["provider"], result) for row, result in found if row["instance_type"] == instance_type]
 

@@ -3,53 +3,38 @@
 Every function takes an open DuckDB connection (``catalog.read.connect.connect_readonly``) and
 nothing from Streamlit, so it can be tested on a catalog built by the tests. Derived columns carry
 their unit in their name, like the catalog's own columns: ``_gbytes_per_s`` is 10^9 bytes per
-second, ``_gbits_per_s`` 10^9 bits per second, ``_gpus`` a number of GPUs. How rows are ranked for
-a workload is ``catalog.read.scoring``.
+second, ``_gbits_per_s`` 10^9 bits per second, ``_gpus`` a number of GPUs, ``_usd_per_gpu_hour``
+US dollars per GPU-hour. How rows rank for a workload is ``catalog.read.scoring``; the catalog's
+health (missing values, conflicts, refresh status) has its own modules.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import duckdb
 import pandas as pd
 
-from catalog.read.changes import changes
-from catalog.read.text import fmt, known
-from normalize.vocab import (
-    FABRIC_LABELS,
-    LINK_LABELS,
-    NVLINK_CLASS_LINKS,
-    Fabric,
-    Link,
-    sql_list,
-)
+from catalog.read.filters import NO_FILTERS, WORKLOADS, Filters, where_sql
+from catalog.read.shape import Shape, shape
+from catalog.read.text import fmt_sql, label_sql
+from normalize.factors import BITS_PER_BYTE
+from normalize.vocab import FABRIC_LABELS, LINK_LABELS, NVLINK_CLASS_LINKS, sql_list
 
-WORKLOADS = ("tensor", "pipeline", "expert")
+__all__ = ["WORKLOADS", "Filters", "filtered_instances", "instances_sql"]
 
-
-@dataclass(frozen=True)
-class Filters:
-    """What the user asked for. Empty ``providers`` means every provider.
-
-    ``min_gpus`` > 0 drops rows whose GPU count is not stated (they cannot be shown to meet it).
-    ``include_inferred`` False treats datasheet-inferred bandwidths as not stated, so only the
-    providers' own figures score.
-    """
-
-    workload: str = "tensor"
-    providers: tuple[str, ...] = ()
-    min_gpus: float = 0
-    gpu_search: str = ""
-    include_stale: bool = True
-    include_curated: bool = True
-    include_inferred: bool = True
+NVLINK_CLASS_SQL = sql_list(NVLINK_CLASS_LINKS)
+LINK_LABEL_SQL = label_sql("intra_node_link", LINK_LABELS)
+FABRIC_LABEL_SQL = label_sql("inter_node_fabric", FABRIC_LABELS)
+_PRICE_JOIN = """LEFT JOIN (
+        SELECT provider, instance_type, min(usd_per_hour) AS min_usd_per_hour
+        FROM current_prices GROUP BY provider, instance_type
+    ) USING (provider, instance_type)"""
 
 
-_SCALE_UP_SQL = sql_list(NVLINK_CLASS_LINKS)
-
-# Derived columns on top of ``instances``; ``$inferred`` False blanks inferred bandwidths.
-_DERIVED = f"""
+def _derived_sql(catalog: Shape | None) -> str:
+    """Derived columns on top of ``instances``; ``$inferred`` False blanks inferred bandwidths."""
+    join_prices = catalog is not None and catalog.priced and not catalog.prices_in_instances
+    price_columns = "min_usd_per_hour / greatest(gpu_count, 1) AS usd_per_gpu_hour," if join_prices else ""
+    return f"""
 WITH base AS (
     SELECT * REPLACE (
         CASE WHEN $inferred OR intra_node_basis <> 'inferred'
@@ -59,32 +44,38 @@ WITH base AS (
         CASE WHEN $inferred OR inter_node_basis <> 'inferred'
              THEN inter_node_gbytes_per_s END AS inter_node_gbytes_per_s
     )
-    FROM instances
+    FROM instances {_PRICE_JOIN if join_prices else ""}
 ), derived AS (
     SELECT *,
         CASE WHEN gpu_count > 0 THEN inter_node_gbytes_per_s / greatest(gpu_count, 1)
         END AS fabric_gbytes_per_s_per_gpu,
-        CASE WHEN gpu_count > 0 THEN frontend_gbits_per_s / 8 / greatest(gpu_count, 1)
+        CASE WHEN gpu_count > 0 THEN frontend_gbits_per_s / {BITS_PER_BYTE} / greatest(gpu_count, 1)
         END AS frontend_gbytes_per_s_per_gpu,
-        CASE WHEN intra_node_link IN {_SCALE_UP_SQL} THEN scale_up_domain_gpus
+        CASE WHEN intra_node_link IN {NVLINK_CLASS_SQL} THEN scale_up_domain_gpus
              WHEN intra_node_link = 'pcie' AND gpu_count IS NOT NULL
                   THEN CAST(greatest(floor(gpu_count), 1) AS INTEGER)
              WHEN intra_node_link = 'single-gpu' THEN 1
         END AS max_tp_degree_gpus,
         CASE WHEN intra_node_link IN ('pcie', 'single-gpu') THEN true
-             WHEN intra_node_link IN {_SCALE_UP_SQL} THEN scale_up_domain_gpus <= gpu_count
-        END AS confined_to_one_node
+             WHEN intra_node_link IN {NVLINK_CLASS_SQL} THEN scale_up_domain_gpus <= gpu_count
+        END AS confined_to_one_node,
+        {price_columns}
+        lower(concat_ws(' ', provider, instance_type, gpu_model, {LINK_LABEL_SQL}, intra_node_link,
+                        {FABRIC_LABEL_SQL}, inter_node_fabric)) AS search_text
     FROM base
-)
-SELECT *,
-    CASE WHEN intra_node_link IN {_SCALE_UP_SQL} AND fabric_gbytes_per_s_per_gpu > 0
-         THEN intra_node_gbytes_per_s / fabric_gbytes_per_s_per_gpu
-    END AS nvlink_to_fabric_ratio
-FROM derived
-"""
+), rows AS (
+    SELECT *,
+        CASE WHEN intra_node_link IN {NVLINK_CLASS_SQL} AND fabric_gbytes_per_s_per_gpu > 0
+             THEN intra_node_gbytes_per_s / fabric_gbytes_per_s_per_gpu
+        END AS nvlink_to_fabric_ratio,
+        concat_ws(', ', CASE WHEN stale THEN 'stale' END, CASE WHEN conflict THEN 'conflict' END,
+                  CASE WHEN unit_suspect THEN 'unit corrected' END,
+                  CASE WHEN source_kind = 'curated' THEN 'curated' END) AS flags
+    FROM derived
+)"""
 
 
-def instances_sql(filters: Filters = Filters()) -> tuple[str, dict]:
+def instances_sql(filters: Filters = NO_FILTERS, catalog: Shape | None = None) -> tuple[str, dict]:
     """The SQL and parameters of ``filtered_instances`` (every ``instances`` column plus derived ones).
 
     Derived columns:
@@ -101,82 +92,144 @@ def instances_sql(filters: Filters = Filters()) -> tuple[str, dict]:
       NULL when unknown.
     - ``nvlink_to_fabric_ratio``: intra-node GB/s per GPU / fabric GB/s per GPU for scale-up
       links: how much slower the step off the NVLink domain is.
+    - ``flags``: what a reader must know before trusting the row: stale, conflict, unit corrected,
+      curated (comma-separated; empty when none).
+    - ``usd_per_gpu_hour`` (only when ``catalog`` has prices): the cheapest on-demand price of the
+      instance divided by its GPUs.
     """
-    where, params = [], {"inferred": filters.include_inferred}
-    if filters.providers:
-        where.append("list_contains($providers, provider)")
-        params["providers"] = list(filters.providers)
-    if filters.min_gpus and filters.min_gpus > 0:
-        where.append("gpu_count >= $min_gpus")
-        params["min_gpus"] = float(filters.min_gpus)
-    if filters.gpu_search.strip():
-        where.append(
-            "(contains(lower(coalesce(gpu_model, '')), $search) OR contains(lower(instance_type), $search))"
-        )
-        params["search"] = filters.gpu_search.strip().lower()
-    if not filters.include_stale:
-        where.append("NOT stale")
-    if not filters.include_curated:
-        where.append("source_kind <> 'curated'")
-    sql = _DERIVED + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY provider, instance_type"
+    priced = catalog is not None and catalog.priced
+    where, params = where_sql(filters, nvlink_class_sql=NVLINK_CLASS_SQL, priced=priced)
+    params["inferred"] = filters.include_inferred
+    sql = (
+        _derived_sql(catalog)
+        + "\nSELECT * EXCLUDE (search_text) FROM rows"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + " ORDER BY provider, instance_type"
+    )
     return sql, params
 
 
-def filtered_instances(con: duckdb.DuckDBPyConnection, filters: Filters = Filters()) -> pd.DataFrame:
+def filtered_instances(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, catalog: Shape | None = None
+) -> pd.DataFrame:
     """Catalog rows matching ``filters``, with the derived columns of ``instances_sql``."""
-    sql, params = instances_sql(filters)
+    sql, params = instances_sql(filters, catalog or shape(con))
     return con.execute(sql, params).df()
 
 
 def instance(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str) -> pd.DataFrame:
     """One catalog row with its derived columns (inferred values kept); empty if there is none."""
-    sql = _DERIVED + " WHERE provider = $provider AND instance_type = $instance_type"
+    sql = _derived_sql(None) + (
+        "\nSELECT * EXCLUDE (search_text) FROM rows "
+        "WHERE provider = $provider AND instance_type = $instance_type"
+    )
     return con.execute(sql, {"inferred": True, "provider": provider, "instance_type": instance_type}).df()
 
 
 # ---------------------------------------------------------------------------------------------
-# One instance: its bandwidth cliff and its claims
+# Instances side by side: their bandwidth cliffs and their claims
 
 CLIFF_LEVELS = ("GPU memory", "intra-node per GPU", "fabric per GPU", "front-end per GPU")
+CLIFF_COLUMNS = ["level", "gbytes_per_s", "basis", "link", "detail"]
+_PER_GPUS = f"CASE WHEN gpu_count IS NOT NULL THEN ' / ' || {fmt_sql('gpu_count')} || ' GPUs' ELSE '' END"
+
+
+def _node_detail_sql(column: str) -> str:
+    """How a per-GPU figure comes from a per-node Gb/s column: '3,200 Gb/s per node / 8 / 8 GPUs'."""
+    return (
+        f"CASE WHEN {column} IS NULL THEN 'not stated' ELSE "
+        f"{fmt_sql(column)} || ' Gb/s per node / {BITS_PER_BYTE}' || {_PER_GPUS} END"
+    )
+
+
+def _level_sql(order: int, field: str, value: str, basis: str, link: str, detail: str) -> str:
+    """One level of the cliff for every chosen row: value per GPU, basis, what carries it, how."""
+    return f"""SELECT position, provider, instance_type, {order} AS level_order,
+        '{CLIFF_LEVELS[order]}' AS level,
+        CASE WHEN {basis} = 'not-applicable' THEN NULL ELSE {value} END AS gbytes_per_s,
+        CASE WHEN {basis} = 'not-applicable' THEN {basis}
+             WHEN {value} IS NULL THEN 'missing' ELSE {basis} END AS basis,
+        {link} AS link, {detail} AS detail, '{field}' AS field, {field} AS field_value, gpu_count
+    FROM chosen"""
+
+
+_CLIFFS_SQL = (
+    _derived_sql(None)
+    + """, chosen AS (
+    SELECT rows.*, k.position FROM rows JOIN (
+        SELECT unnest($providers) AS provider, unnest($types) AS instance_type,
+               generate_subscripts($providers, 1) AS position
+    ) k USING (provider, instance_type)
+), levels AS ("""
+    + "\nUNION ALL\n".join(
+        (
+            _level_sql(
+                0,
+                "gpu_memory_gbytes_per_s",
+                "gpu_memory_gbytes_per_s",
+                "gpu_memory_bw_basis",
+                "coalesce(gpu_model, '')",
+                "'per GPU'",
+            ),
+            _level_sql(
+                1,
+                "intra_node_gbytes_per_s",
+                "intra_node_gbytes_per_s",
+                "intra_node_basis",
+                LINK_LABEL_SQL,
+                "'per GPU'",
+            ),
+            _level_sql(
+                2,
+                "inter_node_gbits_per_s",
+                "fabric_gbytes_per_s_per_gpu",
+                "inter_node_basis",
+                FABRIC_LABEL_SQL,
+                _node_detail_sql("inter_node_gbits_per_s")
+                + " || CASE WHEN inter_node_gbits_per_s IS NOT NULL AND gpu_count IS NULL "
+                "THEN '; GPUs per instance not stated' ELSE '' END",
+            ),
+            _level_sql(
+                3,
+                "frontend_gbits_per_s",
+                "frontend_gbytes_per_s_per_gpu",
+                "'stated'",
+                "'front-end network'",
+                _node_detail_sql("frontend_gbits_per_s")
+                + " || CASE WHEN fabric_shares_frontend THEN '; one allowance shared with the fabric' "
+                "ELSE '' END",
+            ),
+        )
+    )
+    + """), sources AS (
+    SELECT provider, instance_type, field, value, min(source_url) AS source_url, min(quote) AS quote
+    FROM current_claims GROUP BY ALL
+)
+SELECT l.* EXCLUDE (field_value, level_order, position), s.source_url, s.quote
+FROM levels l LEFT JOIN sources s
+  ON s.provider = l.provider AND s.instance_type = l.instance_type AND s.field = l.field
+ AND abs(s.value - l.field_value) <= 1e-6 * abs(l.field_value)
+ORDER BY l.position, l.level_order"""
+)
+
+
+def cliffs(con: duckdb.DuckDBPyConnection, chosen: list[tuple[str, str]]) -> pd.DataFrame:
+    """The bandwidth cliffs of the ``(provider, instance_type)`` pairs, in their order, in one query.
+
+    One row per instance and level of ``CLIFF_LEVELS``: ``gbytes_per_s`` per GPU (NaN when not
+    known), ``basis`` (stated, inferred, missing, not-applicable), ``link`` (what carries it),
+    ``detail`` (how the per-GPU figure is derived), ``field`` (the ``instances`` column behind it),
+    ``gpu_count``, and the ``source_url`` and ``quote`` of the claim the row's value comes from.
+    Fabric and front-end are per GPU: the node's Gb/s / 8 / GPUs. Unknown pairs have no rows.
+    """
+    params = {"inferred": True, "providers": [p for p, _ in chosen], "types": [t for _, t in chosen]}
+    return con.execute(_CLIFFS_SQL, params).df()
 
 
 def cliff(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str) -> pd.DataFrame:
-    """The bandwidth cliff of one instance: one row per level of ``CLIFF_LEVELS``, in GB/s.
-
-    Columns: ``level``, ``gbytes_per_s`` (NaN when not known), ``basis`` (stated, inferred,
-    missing, not-applicable), ``link`` (what carries it), ``detail`` (how the figure was derived).
-    Fabric and front-end are per GPU: the node's Gb/s / 8 / GPUs. Empty if there is no such row.
-    """
-    found = instance(con, provider, instance_type)
-    if found.empty:
-        return pd.DataFrame(columns=["level", "gbytes_per_s", "basis", "link", "detail"])
-    row = found.iloc[0].to_dict()
-    gpus = row["gpu_count"]
-    per = f" / {fmt(gpus)} GPUs" if known(gpus) else ""
-
-    def value_or_missing(value, basis):
-        if basis == "not-applicable":
-            return float("nan"), basis
-        return (float(value), basis) if known(value) else (float("nan"), "missing")
-
-    memory = value_or_missing(row["gpu_memory_gbytes_per_s"], row["gpu_memory_bw_basis"])
-    intra = value_or_missing(row["intra_node_gbytes_per_s"], row["intra_node_basis"])
-    fabric = value_or_missing(row["fabric_gbytes_per_s_per_gpu"], row["inter_node_basis"])
-    frontend = value_or_missing(row["frontend_gbytes_per_s_per_gpu"], "stated")
-    gbits, front_gbits = row["inter_node_gbits_per_s"], row["frontend_gbits_per_s"]
-    fabric_detail = f"{fmt(gbits)} Gb/s per node / 8{per}" if known(gbits) else "not stated"
-    if known(gbits) and not known(gpus):
-        fabric_detail += "; GPUs per instance not stated"
-    front_detail = f"{fmt(front_gbits)} Gb/s per node / 8{per}" if known(front_gbits) else "not stated"
-    if row["fabric_shares_frontend"]:
-        front_detail += "; one allowance shared with the fabric"
-    rows = [
-        (CLIFF_LEVELS[0], *memory, row["gpu_model"] or "", "per GPU"),
-        (CLIFF_LEVELS[1], *intra, LINK_LABELS[Link(row["intra_node_link"])], "per GPU"),
-        (CLIFF_LEVELS[2], *fabric, FABRIC_LABELS[Fabric(row["inter_node_fabric"])], fabric_detail),
-        (CLIFF_LEVELS[3], *frontend, "front-end network", front_detail),
-    ]
-    return pd.DataFrame(rows, columns=["level", "gbytes_per_s", "basis", "link", "detail"])
+    """The bandwidth cliff of one instance (``cliffs`` for one pair, without its key columns)."""
+    found = cliffs(con, [(provider, instance_type)])
+    return found.drop(columns=["provider", "instance_type"]).reset_index(drop=True)
 
 
 def claims(
@@ -207,96 +260,7 @@ def claims(
 
 
 # ---------------------------------------------------------------------------------------------
-# Catalog health
-
-
-def missing_summary(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Per provider, how many rows lack or qualify a value (all counts are rows)."""
-    return con.execute(
-        """SELECT provider,
-                  count(*) AS rows,
-                  count(*) FILTER (missing_intra_bw) AS missing_intra_bw_rows,
-                  count(*) FILTER (missing_inter_bw) AS missing_inter_bw_rows,
-                  count(*) FILTER (intra_node_link = 'unknown') AS unknown_intra_link_rows,
-                  count(*) FILTER (inter_node_fabric = 'unknown') AS unknown_fabric_rows,
-                  count(*) FILTER (gpu_count IS NULL) AS missing_gpu_count_rows,
-                  count(*) FILTER (intra_node_basis = 'inferred') AS inferred_intra_bw_rows,
-                  count(*) FILTER (unit_suspect) AS unit_suspect_rows,
-                  count(*) FILTER (conflict) AS conflict_rows,
-                  count(*) FILTER (stale) AS stale_rows,
-                  count(*) FILTER (source_kind = 'curated') AS curated_rows
-           FROM instances GROUP BY provider ORDER BY provider"""
-    ).df()
-
-
-def missing_rows(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Rows missing a bandwidth, a link/fabric type or a GPU count, with what is missing."""
-    return con.execute(
-        """SELECT provider, instance_type, gpu_model,
-                  concat_ws(', ',
-                      CASE WHEN intra_node_link = 'unknown' THEN 'intra-node link' END,
-                      CASE WHEN missing_intra_bw THEN 'intra-node GB/s' END,
-                      CASE WHEN inter_node_fabric = 'unknown' THEN 'fabric type' END,
-                      CASE WHEN missing_inter_bw THEN 'fabric Gb/s' END,
-                      CASE WHEN gpu_count IS NULL THEN 'GPU count' END) AS missing,
-                  source_kind, source_url
-           FROM instances
-           WHERE missing_intra_bw OR missing_inter_bw OR gpu_count IS NULL
-              OR intra_node_link = 'unknown' OR inter_node_fabric = 'unknown'
-           ORDER BY provider, instance_type"""
-    ).df()
-
-
-def conflicts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Fields whose current claims disagree (``claim_conflicts``), lists joined by " ‖ " for display."""
-    return con.execute(
-        """SELECT provider, instance_type, field,
-                  array_to_string(values, ' ‖ ') AS claimed_values,
-                  array_to_string(quotes, ' ‖ ') AS quotes,
-                  array_to_string(source_urls, ' ') AS source_urls
-           FROM claim_conflicts ORDER BY provider, instance_type, field"""
-    ).df()
-
-
-def latest_refresh(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """The last refresh run (one row, or none): id, start, end, mode, exit code."""
-    return con.execute(
-        "SELECT refresh_id, started_at, finished_at, mode, exit_code FROM refreshes "
-        "ORDER BY finished_at DESC LIMIT 1"
-    ).df()
-
-
-def provider_status(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Each provider's outcome in its latest refresh, with the cause, last success and stale rows."""
-    return con.execute(
-        """WITH latest AS (
-               SELECT p.*, r.finished_at AS refreshed_at, r.mode
-               FROM provider_refreshes p JOIN refreshes r USING (refresh_id)
-               QUALIFY row_number() OVER (PARTITION BY p.provider ORDER BY r.finished_at DESC) = 1
-           ), rows AS (
-               SELECT provider, count(*) AS rows, count(*) FILTER (stale) AS stale_rows
-               FROM instances GROUP BY provider
-           )
-           SELECT provider, l.outcome, l.cause, l.last_success_at, l.refreshed_at, l.mode,
-                  l.documents, l.rows_before, l.rows_after,
-                  coalesce(r.rows, 0) AS rows, coalesce(r.stale_rows, 0) AS stale_rows
-           FROM latest l FULL JOIN rows r USING (provider)
-           ORDER BY provider"""
-    ).df()
-
-
-def stale_providers(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Providers whose rows are stale: since when, why, and their last successful refresh."""
-    return con.execute(
-        """WITH last_ok AS (
-               SELECT provider, max(last_success_at) AS last_success_at
-               FROM provider_refreshes GROUP BY provider
-           )
-           SELECT provider, count(*) AS stale_rows, min(stale_since) AS stale_since,
-                  any_value(stale_cause) AS stale_cause, any_value(l.last_success_at) AS last_success_at
-           FROM instances LEFT JOIN last_ok l USING (provider)
-           WHERE stale GROUP BY provider ORDER BY provider"""
-    ).df()
+# What the filters can choose from
 
 
 def providers(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -304,9 +268,20 @@ def providers(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [p for (p,) in con.execute("SELECT DISTINCT provider FROM instances ORDER BY 1").fetchall()]
 
 
-def recent_changes(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """What changed between refreshes (``catalog.changes``), newest first, before/after as text."""
-    frame = changes(con)
-    for column in ("before", "after"):
-        frame[column] = [", ".join(values) if len(values) else "(gone)" for values in frame[column]]
-    return frame
+def facets(con: duckdb.DuckDBPyConnection) -> dict:
+    """The values each list filter can take in this catalog: providers, GPU counts (stated ones),
+    intra-node links, fabrics and NVLink-class domain sizes, each sorted; and ``rows``, the number
+    of rows in the catalog."""
+    row = con.execute(
+        f"""SELECT count(*),
+                   list(DISTINCT provider ORDER BY provider),
+                   list(DISTINCT gpu_count ORDER BY gpu_count) FILTER (gpu_count IS NOT NULL),
+                   list(DISTINCT intra_node_link ORDER BY intra_node_link),
+                   list(DISTINCT inter_node_fabric ORDER BY inter_node_fabric),
+                   list(DISTINCT scale_up_domain_gpus ORDER BY scale_up_domain_gpus)
+                       FILTER (intra_node_link IN {NVLINK_CLASS_SQL} AND scale_up_domain_gpus IS NOT NULL)
+            FROM instances"""
+    ).fetchone()
+    names = ("providers", "gpu_counts", "intra_links", "fabrics", "domain_gpus")
+    found: dict = {name: list(values or []) for name, values in zip(names, row[1:], strict=True)}
+    return found | {"rows": int(row[0])}

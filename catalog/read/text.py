@@ -1,6 +1,10 @@
-"""How numbers read in a sentence or a table cell: the read side's one formatting rule."""
+"""How numbers read in a sentence or a table cell: the read side's one formatting rule, in Python and
+in SQL (``fmt_sql`` writes the same rule as a DuckDB expression, so a sentence built in a query reads
+like one built here)."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -12,6 +16,25 @@ def fmt(number: float) -> str:
     return f"{number:.3g}"
 
 
+def fmt_sql(expression: str) -> str:
+    """``fmt`` as a DuckDB expression over ``expression`` (NULL stays NULL)."""
+    return (
+        f"CASE WHEN ({expression}) >= 100 THEN format('{{:,.0f}}', ({expression})) "
+        f"ELSE format('{{:.3g}}', ({expression})) END"
+    )
+
+
 def known(value: object) -> bool:
     """Whether a cell holds a value (not None, NaN or NA)."""
     return value is not None and not pd.isna(value)
+
+
+def sql_text(text: str) -> str:
+    """A constant of ours (never user input) as a SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def label_sql(column: str, labels: Mapping[str, str]) -> str:
+    """A CASE expression naming each vocabulary value of ``column`` the way ``labels`` does."""
+    cases = " ".join(f"WHEN {sql_text(str(k))} THEN {sql_text(v)}" for k, v in labels.items())
+    return f"CASE {column} {cases} ELSE {column} END"

@@ -1,0 +1,121 @@
+"""What the user asked for (``Filters``) and the SQL WHERE clause it becomes.
+
+Every user value is bound as a parameter, never spliced into the SQL. The clause reads the columns of
+``catalog.read.queries.instances_sql`` (the catalog's own plus the derived ones), so a filter on
+"fabric GB/s per GPU" and the column a user sees are the same number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+WORKLOADS = ("tensor", "pipeline", "expert")
+
+# A search term that names a GPU count: "8x", "8-GPU", "8gpus", "8-gpus".
+_COUNT_TERM = re.compile(r"^(\d+(?:\.\d+)?)(?:x|-?gpus?)$")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The question: which rows to show and how to rank them. Empty or zero means "no filter".
+
+    - ``providers``, ``gpu_counts`` (exact GPUs per instance), ``intra_links`` (``Link`` values),
+      ``fabrics`` (``Fabric`` values): a row matches one of the listed values.
+    - ``min_scale_up_domain_gpus``: the row's NVLink-class domain (NVSwitch, NVLink, NVLink bridge,
+      Infinity Fabric) holds at least this many GPUs; PCIe and single-GPU rows never match.
+    - ``min_fabric_gbits_per_s_per_node`` / ``min_fabric_gbytes_per_s_per_gpu``: at least this fabric
+      bandwidth; a row whose figure is unknown does not match.
+    - ``max_usd_per_gpu_hour``: cheapest on-demand price per GPU-hour at most this (rows with no
+      price do not match); only meaningful when the catalog has prices.
+    - ``search``: see ``parse_search``.
+    - ``include_inferred`` False treats datasheet-inferred bandwidths as not stated, so only the
+      providers' own figures count (in scores and in the bandwidth filters alike).
+    """
+
+    workload: str = "tensor"
+    providers: tuple[str, ...] = ()
+    gpu_counts: tuple[float, ...] = ()
+    intra_links: tuple[str, ...] = ()
+    fabrics: tuple[str, ...] = ()
+    min_scale_up_domain_gpus: int = 0
+    min_fabric_gbits_per_s_per_node: float = 0
+    min_fabric_gbytes_per_s_per_gpu: float = 0
+    max_usd_per_gpu_hour: float | None = None
+    search: str = ""
+    include_stale: bool = True
+    include_curated: bool = True
+    include_inferred: bool = True
+
+
+#: Every row, ranked for tensor parallelism: the default question.
+NO_FILTERS = Filters()
+
+
+def parse_search(text: str) -> tuple[tuple[str, ...], ...]:
+    """The search box: alternatives separated by commas, each a list of terms that must all match.
+
+    ``"H100 SXM, B200"`` is (H100 and SXM) or B200; ``"p5.48xlarge, a3-highgpu-8g"`` names two
+    instances. Terms are lower-cased; empty alternatives are dropped.
+    """
+    alternatives = (tuple(part.lower().split()) for part in text.split(","))
+    return tuple(terms for terms in alternatives if terms)
+
+
+def _term_sql(term: str, name: str, params: dict) -> str:
+    count = _COUNT_TERM.match(term)
+    if count:
+        params[name] = float(count.group(1))
+        return f"gpu_count = ${name}"
+    params[name] = term
+    return f"contains(search_text, ${name})"
+
+
+def _search_sql(text: str, params: dict) -> str | None:
+    alternatives = []
+    for i, terms in enumerate(parse_search(text)):
+        conditions = [_term_sql(term, f"term_{i}_{j}", params) for j, term in enumerate(terms)]
+        alternatives.append("(" + " AND ".join(conditions) + ")")
+    return "(" + " OR ".join(alternatives) + ")" if alternatives else None
+
+
+def where_sql(filters: Filters, *, nvlink_class_sql: str, priced: bool) -> tuple[list[str], dict]:
+    """The WHERE conditions of ``filters`` and their bound parameters.
+
+    ``nvlink_class_sql`` is the SQL list of NVLink-class links; ``priced`` says whether the rows carry
+    ``usd_per_gpu_hour`` (without prices the price filter cannot apply and is ignored).
+    """
+    where: list[str] = []
+    params: dict = {}
+    lists = (
+        ("provider", "providers", filters.providers),
+        ("gpu_count", "gpu_counts", tuple(float(c) for c in filters.gpu_counts)),
+        ("intra_node_link", "intra_links", filters.intra_links),
+        ("inter_node_fabric", "fabrics", filters.fabrics),
+    )
+    for column, name, values in lists:
+        if values:
+            where.append(f"list_contains(${name}, {column})")
+            params[name] = list(values)
+    minimums = (
+        ("scale_up_domain_gpus", "min_domain", filters.min_scale_up_domain_gpus),
+        ("inter_node_gbits_per_s", "min_fabric_node", filters.min_fabric_gbits_per_s_per_node),
+        ("fabric_gbytes_per_s_per_gpu", "min_fabric_gpu", filters.min_fabric_gbytes_per_s_per_gpu),
+    )
+    for column, name, minimum in minimums:
+        if minimum and minimum > 0:
+            where.append(f"{column} >= ${name}")
+            params[name] = float(minimum)
+    if filters.min_scale_up_domain_gpus and filters.min_scale_up_domain_gpus > 0:
+        where.append(f"intra_node_link IN {nvlink_class_sql}")
+    if priced and filters.max_usd_per_gpu_hour is not None:
+        where.append("usd_per_gpu_hour <= $max_price")
+        params["max_price"] = float(filters.max_usd_per_gpu_hour)
+    search = _search_sql(filters.search, params)
+    if search:
+        where.append(search)
+    if not filters.include_stale:
+        where.append("NOT stale")
+    if not filters.include_curated:
+        where.append("source_kind <> 'curated'")
+    return where, params

@@ -1,0 +1,113 @@
+"""The bandwidth cliff as a Vega-Lite spec: memory > GPU-to-GPU > fabric > front-end, one bar per
+instance and level, on a log axis that is the same for every instance (``AXIS_RANGES``), so bars can
+be compared between instances and between views.
+
+The spec is a plain dict for ``st.vega_lite_chart`` (no Altair import: the app starts faster). Text
+drawn on the chart takes its colour from the theme, so it reads on a dark background too.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from catalog.read.queries import CLIFF_LEVELS
+from catalog.read.text import fmt
+from ui.units import Units
+
+#: The log axis per unit, (floor, top): a decade below the slowest front-end share of a fractional
+#: GPU (0.3 GB/s per GPU) to a decade above the fastest HBM (8,000 GB/s per GPU on B200), and the
+#: same widened for Gb/s (x 8) and per node (up to 16 GPUs). Bars beyond it are clipped.
+AXIS_RANGES: dict[Units, tuple[float, float]] = {
+    Units(bits=False, per_node=False): (0.1, 10_000.0),
+    Units(bits=True, per_node=False): (1.0, 100_000.0),
+    Units(bits=False, per_node=True): (0.1, 1_000_000.0),
+    Units(bits=True, per_node=True): (1.0, 10_000_000.0),
+}
+#: Label colour per Streamlit theme type; unknown (the first run of a session) is a grey that reads
+#: on both backgrounds.
+TEXT_COLORS = {"dark": "#fafafa", "light": "#31333f", None: "#808495"}
+BASIS_OPACITY = {"stated": 1.0, "paraphrased": 1.0, "inferred": 0.4}
+#: The cliff's levels as the app names them (the unit, per GPU or per node, is on the axis).
+LEVEL_NAMES = dict(zip(CLIFF_LEVELS, ("GPU memory", "GPU-to-GPU", "fabric", "front-end"), strict=True))
+
+
+def _label(value: float, basis: str, unit: str, single: bool) -> str:
+    if basis == "not-applicable":
+        return "not applicable" if single else "n/a"
+    if pd.isna(value):
+        return "missing"
+    if single:
+        return f"{fmt(value)} {unit} ({basis})"
+    return fmt(value) + (" (inferred)" if basis == "inferred" else "")
+
+
+def cliff_data(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
+    """The rows the chart draws: one per instance and level, with the value in ``units`` and a label."""
+    floor = AXIS_RANGES[units][0]
+    value = units.convert(cliffs["gbytes_per_s"], cliffs["gpu_count"])
+    instance = cliffs["instance_type"] + " (" + cliffs["provider"] + ")"
+    single = instance.nunique() == 1
+    labels = [_label(v, b, units.label, single) for v, b in zip(value, cliffs["basis"], strict=True)]
+    return pd.DataFrame(
+        {
+            "instance": instance,
+            "level": cliffs["level"].map(LEVEL_NAMES),
+            "value": value,
+            "basis": cliffs["basis"],
+            "link": cliffs["link"],
+            "label": labels,
+            "label_y": value.where(value.notna(), floor * 1.6),
+        }
+    )
+
+
+_TOOLTIP = [
+    {"field": "instance", "type": "nominal"},
+    {"field": "level", "type": "nominal"},
+    {"field": "basis", "type": "nominal"},
+    {"field": "link", "type": "nominal", "title": "carried by"},
+]
+_DASHES = {"domain": list(BASIS_OPACITY), "range": [[1, 0], [1, 0], [6, 4]]}
+
+
+def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units) -> dict:
+    opacity = {"domain": list(BASIS_OPACITY), "range": list(BASIS_OPACITY.values())}
+    return {
+        "mark": {"type": "bar", "clip": True, "strokeWidth": 2},
+        "transform": [{"filter": "isValid(datum.value)"}],
+        "encoding": {
+            "x": {**x, "axis": {"labelAngle": 0, "labelLimit": 200}},
+            "xOffset": offset,
+            "y": {"field": "value", "type": "quantitative", "scale": scale, "title": f"{units.label} (log)"},
+            "y2": {"datum": floor},
+            "color": {**offset, "title": None, "legend": {"orient": "top", "labelLimit": 400}},
+            "stroke": {**offset, "legend": None},
+            "fillOpacity": {"field": "basis", "type": "nominal", "scale": opacity, "title": "basis"},
+            "strokeDash": {"field": "basis", "type": "nominal", "scale": _DASHES, "legend": None},
+            "tooltip": [
+                *_TOOLTIP[:2],
+                {"field": "label", "type": "nominal", "title": units.label},
+                *_TOOLTIP[2:],
+            ],
+        },
+    }
+
+
+def cliff_spec(data: pd.DataFrame, units: Units, theme: str | None = None) -> dict:
+    """A grouped bar chart of ``cliff_data`` on the fixed log axis of ``units``; label text in the
+    colour of the theme (``TEXT_COLORS``)."""
+    floor, top = AXIS_RANGES[units]
+    scale = {"type": "log", "domain": [floor, top]}
+    x = {"field": "level", "type": "nominal", "sort": list(LEVEL_NAMES.values()), "title": None}
+    offset = {"field": "instance", "type": "nominal", "sort": list(dict.fromkeys(data["instance"]))}
+    color = TEXT_COLORS.get(theme, TEXT_COLORS[None])
+    labels = {
+        "mark": {"type": "text", "dy": -9, "fontSize": 12, "color": color},
+        "encoding": {
+            "x": x,
+            "xOffset": offset,
+            "y": {"field": "label_y", "type": "quantitative", "scale": scale},
+            "text": {"field": "label", "type": "nominal"},
+        },
+    }
+    return {"height": 380, "layer": [_bars(x, offset, scale, floor, units), labels]}

@@ -1,0 +1,120 @@
+"""Where the app's data comes from: the catalog file, read-only, through one kept connection and
+cached query results.
+
+Results are cached as shared objects (``st.cache_resource``: no copy per read, which at 100x the
+shipped catalog cost more than the rerun's own work), so the views treat every frame they get as
+read-only: they derive new frames, never change one in place.
+
+A refresh replaces the catalog file atomically (a new inode), so the cache key is the file's path
+and version (mtime, inode, size): a refreshed catalog is read again at the next interaction, with
+no time-to-live, and the connection is reopened on the new file (``Reader``).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import streamlit as st
+
+from catalog.paths import default_db
+from catalog.read import conflicts, missing, queries, scoring, shape, status
+from catalog.read.connect import connect_readonly
+from catalog.read.filters import Filters
+from ui import tables
+from ui.units import Units
+
+#: The read-side questions the app asks, by name; those marked True take the catalog's shape.
+QUERIES = {
+    "shape": (shape.shape, False),
+    "providers": (queries.providers, False),
+    "facets": (queries.facets, False),
+    "ranking": (scoring.ranking, True),
+    "cliffs": (queries.cliffs, False),
+    "claims": (queries.claims, False),
+    "missing_summary": (missing.missing_summary, True),
+    "missing_items": (missing.missing_items, True),
+    "conflicts": (conflicts.conflicts, True),
+    "latest_refresh": (status.latest_refresh, False),
+    "data_as_of": (status.data_as_of, False),
+    "provider_status": (status.provider_status, False),
+    "stale_providers": (status.stale_providers, False),
+    "recent_changes": (status.recent_changes, False),
+}
+
+
+def db_path() -> Path:
+    """The catalog the app shows: $INTERCONNECT_CATALOG_DB, else the default catalog.duckdb."""
+    return default_db()
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Where the catalog is, and which file is there now (a refresh replaces it with a new one)."""
+
+    path: Path
+    version: str
+
+    @classmethod
+    def at(cls, path: Path) -> Catalog:
+        """The catalog file now at ``path``; its version changes whenever a refresh replaces it."""
+        stat = path.stat()
+        return cls(path, f"{stat.st_mtime_ns}-{stat.st_ino}-{stat.st_size}")
+
+    def load(self, query: str, *args):
+        """A named query (``QUERIES``) on this catalog file, cached per file version and arguments."""
+        return _load(query, str(self.path), self.version, *args)
+
+    def ranking_shown(self, filters: Filters, units: Units, priced: bool, order: str) -> pd.DataFrame:
+        """The ranking as the table shows it (``tables.ranking_frame``), cached like a query."""
+        return _ranking_shown(str(self.path), self.version, filters, units, priced, order)
+
+
+class Reader:
+    """The one read-only connection to the catalog file now at a path, shared by every session.
+
+    Opening the file costs about 0.1 s, so the connection is kept. DuckDB keeps one database per
+    path in a process, so a new file at the same path is only read once the old connection is
+    closed: on a new version the reader closes it and opens the new file. Queries run one at a time
+    under a lock, so no query runs on a connection being closed.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple[str, str] | None = None
+        self._con: duckdb.DuckDBPyConnection | None = None
+
+    def run(self, path: str, version: str, function, *args):
+        """``function(connection, *args)`` on the file version ``version`` at ``path``."""
+        with self._lock:
+            if self._key != (path, version):
+                if self._con is not None:
+                    self._con.close()
+                    self._con = None
+                self._con = connect_readonly(Path(path))
+                self._key = (path, version)
+            return function(self._con, *args)
+
+
+@st.cache_resource(show_spinner=False)
+def reader() -> Reader:
+    """The process's one ``Reader``."""
+    return Reader()
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _ranking_shown(path: str, version: str, filters: Filters, units: Units, priced: bool, order: str):
+    ranked = _load("ranking", path, version, filters)
+    return tables.ranking_frame(ranked, units, filters.workload, priced, order)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _load(query: str, path: str, version: str, *args):
+    if query not in QUERIES:
+        raise ValueError(f"unknown query {query!r}")
+    function, takes_shape = QUERIES[query]
+    extra = (_load("shape", path, version),) if takes_shape else ()
+    return reader().run(path, version, function, *args, *extra)

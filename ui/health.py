@@ -1,0 +1,237 @@
+"""The catalog's health tabs, each following the sidebar's filters: what is missing and why, which
+claims conflict (one line per claim, with the value the row kept), and the catalog's status (when
+the file was built, how old its data is, each provider's last outcome, what changed)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from catalog.read.filters import Filters
+from ui import tables
+from ui.instances import figure
+from ui.text import day, field_label, link_or_none, plural, show, when
+
+SUMMARY_HEADERS = {
+    "provider": "provider",
+    "rows": "rows shown",
+    "missing_intra_bw_rows": "GPU-to-GPU bandwidth missing",
+    "missing_inter_bw_rows": "fabric bandwidth missing",
+    "unknown_intra_link_rows": "GPU-to-GPU link unknown",
+    "unknown_fabric_rows": "fabric type unknown",
+    "missing_gpu_count_rows": "GPU count missing",
+    "inferred_intra_bw_rows": "GPU-to-GPU inferred",
+    "unit_suspect_rows": "unit corrected",
+    "conflict_rows": "conflicting claims",
+    "stale_rows": "stale",
+    "curated_rows": "curated",
+}
+SOURCE_LINK = st.column_config.LinkColumn("source", display_text=r"https?://([^/]+)/.*")
+
+
+def show_missing(load, filters: Filters) -> None:
+    """The What's missing tab: one line per missing item with its reason, then counts per provider."""
+    st.subheader("What's missing, and why")
+    summary = load("missing_summary", filters)
+    if summary.empty:
+        st.info("No instance matches the filters.")
+        return
+    st.caption(
+        "Missing is a finding: nothing here is filled in or guessed. One line per missing figure of the "
+        "rows the filters show, with why the catalog does not have it and the page it was looked for in."
+    )
+    items = load("missing_items", filters)
+    if items.empty:
+        st.success("Every row shown states its GPU count, links, fabric and bandwidths.")
+    else:
+        _missing_items(items)
+    st.markdown(
+        "**Per provider** (counts of rows shown; inferred rows take the GPU-to-GPU figure from the "
+        "GPU datasheet, not from the provider)"
+    )
+    st.dataframe(summary.rename(columns=SUMMARY_HEADERS), hide_index=True)
+
+
+def _missing_items(items: pd.DataFrame) -> None:
+    shown = pd.DataFrame(
+        {
+            "instance": items["instance_type"],
+            "provider": items["provider"],
+            "missing": items["missing"],
+            "why": items["why"],
+            "in detail": items["detail"],
+            "GPU": items["gpu_model"],
+            "row notes": items["notes"].replace("", None),
+            "source": items["source_url"].map(link_or_none),
+        }
+    )
+    st.caption(f"{plural(len(shown), 'missing item')} in {plural(items['instance_type'].nunique(), 'row')}.")
+    st.dataframe(
+        shown,
+        hide_index=True,
+        placeholder=tables.MISSING,
+        lazy=len(shown) > tables.LAZY_ROWS,
+        column_config={
+            "instance": st.column_config.TextColumn(width=180, pinned=True),
+            "why": st.column_config.TextColumn(width=190),
+            "in detail": st.column_config.TextColumn(width="large"),
+            "row notes": st.column_config.TextColumn(width="large"),
+            "source": SOURCE_LINK,
+        },
+    )
+    tables.downloads(shown, "missing", "missing")
+
+
+def show_conflicts(load, filters: Filters) -> None:
+    """The Conflicts tab: every claim of a field whose claims disagree, and which value the row kept."""
+    st.subheader("Conflicting claims")
+    found = load("conflicts", filters)
+    if found.empty:
+        st.success("No field of the rows shown has current claims that disagree.")
+        return
+    st.caption(
+        "One line per claim. The row keeps one value per field (a stated figure before an inferred one, "
+        "then the first read) and is flagged 'conflict'; the other claims stay on record."
+    )
+    values = [
+        figure(v, u) if pd.notna(v) else t
+        for v, u, t in zip(found["value"], found["unit"], found["value_text"], strict=True)
+    ]
+    shown = pd.DataFrame(
+        {
+            "instance": found["instance_type"],
+            "provider": found["provider"],
+            "figure": found["field"].map(field_label),
+            "value": values,
+            "kept by the row": found["kept"].map({True: "yes", False: "no"}),
+            "why": found["why"],
+            "quote (the source's own words)": found["quote"],
+            "source": found["source_url"].map(link_or_none),
+        }
+    )
+    st.dataframe(
+        shown,
+        hide_index=True,
+        placeholder=tables.MISSING,
+        lazy=len(shown) > tables.LAZY_ROWS,
+        column_config={
+            "why": st.column_config.TextColumn(width="large"),
+            "quote (the source's own words)": st.column_config.TextColumn(width="large"),
+            "source": SOURCE_LINK,
+        },
+    )
+    tables.downloads(shown, "conflicts", "conflicts")
+
+
+def data_as_of_text(as_of: pd.DataFrame) -> str:
+    """'2026-12-02' or '2026-11-30 to 2026-12-02': the days the providers' figures were read."""
+    stamps = [*as_of["first_fetched_at"], *as_of["last_fetched_at"], *as_of["read_on"]]
+    days = sorted({day(t) for t in stamps} - {"unknown"})
+    if not days:
+        return "unknown"
+    return days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+
+
+def built_text(latest: pd.DataFrame) -> str:
+    """When and how the catalog file itself was built."""
+    if latest.empty:
+        return "no refresh recorded"
+    r = latest.iloc[0]
+    how = "from the shipped snapshot" if r["mode"] == "snapshot" else f"by a {r['mode']} refresh"
+    return f"{when(r['finished_at'])} {how}"
+
+
+def show_status(load, path) -> None:
+    """The status tab: when the file was built and how old its data is, stale providers, outcomes."""
+    st.subheader("Catalog status")
+    show(f"Catalog file: {path}")
+    latest, as_of = load("latest_refresh"), load("data_as_of")
+    exit_code = str(latest.iloc[0]["exit_code"]) if not latest.empty else tables.MISSING
+    st.markdown(
+        f"**Data as of** {data_as_of_text(as_of)} (when the providers' pages were read)  \n"
+        f"**File built** {built_text(latest)}, exit code {exit_code}"
+    )
+    st.caption("Each provider's figures were read as below.")
+    st.dataframe(
+        as_of.assign(
+            first_fetched_at=as_of["first_fetched_at"].map(when),
+            last_fetched_at=as_of["last_fetched_at"].map(when),
+            read_on=as_of["read_on"].map(lambda t: day(t) if pd.notna(t) else tables.MISSING),
+        ).rename(
+            columns={
+                "first_fetched_at": "first page read",
+                "last_fetched_at": "last page read",
+                "read_on": "curated facts read on",
+                "claims": "claims",
+            }
+        ),
+        hide_index=True,
+    )
+    _stale_and_outcomes(load)
+    show_changes(load)
+
+
+OUTCOME_HEADERS = {
+    "provider": "provider",
+    "outcome": "outcome",
+    "rows": "rows now",
+    "stale_rows": "stale rows",
+    "last_success_at": "last success",
+    "cause": "cause",
+    "refreshed_at": "refreshed at",
+    "mode": "mode",
+    "documents": "documents",
+}
+
+
+def _stale_and_outcomes(load) -> None:
+    stale = load("stale_providers")
+    if stale.empty:
+        st.success("No stale rows: no provider's last refresh failed.")
+    for s in stale.itertuples():
+        show(
+            f"{s.provider}: {plural(s.stale_rows, 'row')} stale since {when(s.stale_since)} "
+            f"(last success {when(s.last_success_at)}). Cause: {s.stale_cause}",
+            "warning",
+        )
+    outcomes = load("provider_status")
+    if outcomes["outcome"].isna().all():
+        st.info("No per-provider refresh outcome recorded (a catalog seeded from the shipped snapshot).")
+    for s in outcomes[outcomes["outcome"] == "curated"].itertuples():
+        show(
+            f"{s.provider}: its pages could not be read, so its rows come from curated facts ({s.cause})",
+            "info",
+        )
+    shown = outcomes.assign(
+        last_success_at=outcomes["last_success_at"].map(when), refreshed_at=outcomes["refreshed_at"].map(when)
+    )
+    st.dataframe(
+        shown[list(OUTCOME_HEADERS)].rename(columns=OUTCOME_HEADERS),
+        hide_index=True,
+        placeholder=tables.MISSING,
+        column_config={"cause": st.column_config.TextColumn(width="large")},
+    )
+
+
+def show_changes(load) -> None:
+    """The figures that changed between the refreshes recorded in the catalog."""
+    st.markdown("**Changes between refreshes**")
+    changed = load("recent_changes")
+    if changed.empty:
+        st.info("No figure has changed between the refreshes recorded in this catalog.")
+        return
+    st.dataframe(
+        changed.assign(changed_at=changed["changed_at"].map(when), field=changed["field"].map(field_label))[
+            ["changed_at", "provider", "instance_type", "field", "before", "after", "unit", "quote"]
+        ].rename(
+            columns={
+                "changed_at": "changed at",
+                "instance_type": "instance",
+                "field": "figure",
+                "quote": "now quoted as",
+            }
+        ),
+        hide_index=True,
+        placeholder=tables.MISSING,
+        column_config={"now quoted as": st.column_config.TextColumn(width="large")},
+    )

@@ -1,0 +1,266 @@
+"""The instance picker, the Instance tab (one instance's cliff and every claim behind it) and the
+Compare tab (2-4 instances side by side, one line per level, in the same units, on one axis).
+
+Measured-vs-claimed figures (issue 12) are meant to join here as extra lines per level and extra
+marks on the chart, beside the claims they test.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from catalog.read.queries import CLIFF_LEVELS
+from normalize.vocab import FABRIC_LABELS, LINK_LABELS, Fabric, Link
+from ui import charts, tables
+from ui.sidebar import BIND
+from ui.text import field_label, link_or_none, show, when, yes_no_unknown
+from ui.units import Units, round_significant
+
+MAX_COMPARED = 4
+#: Options of the instance pickers (the first rows of the table); more would make every page
+#: update heavy on a large catalog.
+MAX_OPTIONS = 1_000
+VIEW_KEY = "view"
+
+
+def label(provider: str, instance_type: str) -> str:
+    """How the pickers (and the URL) name an instance."""
+    return f"{instance_type} ({provider})"
+
+
+def _switch_to(view: str) -> None:
+    st.session_state[VIEW_KEY] = view
+
+
+def _options(shown: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """Picker options: the first ``MAX_OPTIONS`` rows of the table, plus any instance the URL or
+    the session already holds (so a shared link keeps its picks however long the table is)."""
+    head = shown.head(MAX_OPTIONS)
+    pairs = {label(p, i): (p, i) for p, i in zip(head["provider"], head["instance"], strict=True)}
+    held = st.session_state.get("compare") or []
+    wanted = {*st.query_params.get_all("instance"), *st.query_params.get_all("compare"), *held}
+    wanted |= {st.session_state.get("instance")} - {None}
+    if wanted - pairs.keys():
+        labels = shown["instance"] + " (" + shown["provider"] + ")"
+        extra = shown[labels.isin(wanted - pairs.keys())]
+        pairs |= {label(p, i): (p, i) for p, i in zip(extra["provider"], extra["instance"], strict=True)}
+    return pairs
+
+
+def pickers(shown: pd.DataFrame) -> tuple[tuple[str, str] | None, list[tuple[str, str]]]:
+    """The selected instance and the compared ones, chosen among the rows shown (in the URL too).
+
+    Until the user picks, the instance is the first row of the table and the comparison its first
+    rows (up to ``MAX_COMPARED``). Picking switches to the tab that shows the pick. The options are
+    the table's first ``MAX_OPTIONS`` rows: the search box reaches any other.
+    """
+    pairs = _options(shown)
+    names = sorted(pairs, key=str.lower)
+    help_text = f"Among the first {MAX_OPTIONS:,} rows of the table; search to reach others."
+    cols = st.columns([2, 3])
+    picked = cols[0].selectbox(
+        "Instance",
+        names,
+        index=None,
+        placeholder="the first row of the table",
+        key="instance",
+        bind=BIND,
+        help=help_text if len(shown) > MAX_OPTIONS else None,
+        on_change=_switch_to,
+        args=("Instance",),
+    )
+    compared = cols[1].multiselect(
+        f"Compare (2 to {MAX_COMPARED})",
+        names,
+        max_selections=MAX_COMPARED,
+        placeholder="the first rows of the table",
+        key="compare",
+        bind=BIND,
+        help=help_text if len(shown) > MAX_OPTIONS else None,
+        on_change=_switch_to,
+        args=("Compare",),
+    )
+    first = [
+        (p, i)
+        for p, i in zip(
+            shown["provider"].head(MAX_COMPARED), shown["instance"].head(MAX_COMPARED), strict=True
+        )
+    ]
+    selected = pairs.get(picked) if picked else (first[0] if first else None)
+    chosen = [pairs[name] for name in compared if name in pairs] or first
+    return selected, chosen
+
+
+def figure(value: object, unit: object = None) -> str:
+    """A claimed figure as text: 4 significant digits, thousands separated, with its unit."""
+    if value is None or pd.isna(value):
+        return tables.MISSING
+    text = format(float(round_significant([float(value)])[0]), ",.10g")
+    return f"{text} {unit}" if isinstance(unit, str) and unit else text
+
+
+def levels_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
+    """One instance's levels as shown: value in ``units``, basis, what carries it, how, source."""
+    return pd.DataFrame(
+        {
+            "level": cliffs["level"].map(charts.LEVEL_NAMES),
+            units.label: units.convert(cliffs["gbytes_per_s"], cliffs["gpu_count"]),
+            "basis": cliffs["basis"],
+            "carried by": cliffs["link"],
+            "how (per GPU)": cliffs["detail"],
+            "quote": cliffs["quote"],
+            "source": cliffs["source_url"].map(link_or_none),
+        }
+    )
+
+
+def compare_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
+    """One line per level; per instance a cell with its value in ``units``, basis and carrier
+    ("50 · stated · EFA"), and its source."""
+    data = cliffs.assign(shown=units.convert(cliffs["gbytes_per_s"], cliffs["gpu_count"]))
+    level = f"level ({units.label})"
+    frame = pd.DataFrame({level: [charts.LEVEL_NAMES[name] for name in CLIFF_LEVELS]})
+    for (provider, instance_type), rows in data.groupby(["provider", "instance_type"], sort=False):
+        rows = rows.set_index("level").reindex(list(CLIFF_LEVELS))
+        name = label(provider, instance_type)
+        frame[name] = [
+            f"{figure(value)} · {basis} · {link}"
+            for value, basis, link in zip(rows["shown"], rows["basis"], rows["link"].fillna(""), strict=True)
+        ]
+        frame[f"{name} source"] = rows["source_url"].map(link_or_none).to_numpy()
+    return frame
+
+
+def _chart(cliffs: pd.DataFrame, units: Units) -> None:
+    data = charts.cliff_data(cliffs, units)
+    spec = charts.cliff_spec(data, units, st.context.theme.type)
+    st.vega_lite_chart(data, spec, width="stretch")
+
+
+def _link_columns(frame: pd.DataFrame) -> dict:
+    return {
+        c: st.column_config.LinkColumn(c, width=130, display_text=r"https?://([^/]+)/.*")
+        for c in frame.columns
+        if c == "source" or c.endswith(" source")
+    }
+
+
+def show_compare(load, chosen: list[tuple[str, str]], units: Units, picked: bool) -> None:
+    """The Compare tab."""
+    st.subheader("Side by side")
+    if not chosen:
+        st.info("No instance matches the filters, so there is nothing to compare.")
+        return
+    if not picked:
+        st.caption(
+            f"Showing the first {len(chosen)} rows of the table. Pick 2 to {MAX_COMPARED} instances above "
+            "to compare others (or search for them by name, separated by commas)."
+        )
+    cliffs = load("cliffs", chosen)
+    frame = compare_frame(cliffs, units)
+    widths = {c: st.column_config.TextColumn(width=210) for c in frame.columns[1::2]}
+    st.dataframe(
+        frame, hide_index=True, column_config=widths | _link_columns(frame), placeholder=tables.MISSING
+    )
+    tables.downloads(frame, "compare", "compare")
+    _chart(cliffs, units)
+    st.caption(
+        f"Every level in {units.label} on the same log axis for every instance. Pale dashed bars are "
+        "inferred from the GPU datasheet; 'missing' means the provider states no figure and none could "
+        "be inferred."
+    )
+
+
+def _summary(row: pd.Series) -> str:
+    count = figure(row["gpu_count"]) if pd.notna(row["gpu_count"]) else "? (not stated)"
+    gpu = row["gpu_model"] if isinstance(row["gpu_model"], str) else "unknown GPU"
+    domain = (
+        f" {int(row['scale_up_domain_gpus'])}-GPU domain" if pd.notna(row["scale_up_domain_gpus"]) else ""
+    )
+    link = LINK_LABELS.get(Link(row["intra_node_link"]), row["intra_node_link"])
+    fabric = FABRIC_LABELS.get(Fabric(row["inter_node_fabric"]), row["inter_node_fabric"])
+    return (
+        f"{count} × {gpu} · GPU-to-GPU {link}{domain} · fabric {fabric} · "
+        f"TP confined to one node: {yes_no_unknown(row['confined_to_one_node'])}"
+    )
+
+
+def show_instance(load, selected: tuple[str, str] | None, ranked: pd.DataFrame, units: Units) -> None:
+    """The Instance tab: the selected instance's cliff, its levels with sources, and its claims."""
+    if selected is None:
+        st.info("No instance matches the filters, so there is no instance to show.")
+        return
+    provider, instance_type = selected
+    show(label(provider, instance_type), "subheader")
+    row = ranked[(ranked["provider"] == provider) & (ranked["instance_type"] == instance_type)].iloc[0]
+    show(_summary(row))
+    if row["stale"]:
+        show(f"Stale since {when(row['stale_since'])}: {row['stale_cause']}", "warning")
+    if row["flags"]:
+        show(f"Flags: {row['flags']}. See the claims below and the Conflicts tab.")
+    show(f"Why it ranks where it does: {row['reason']}")
+    cliffs = load("cliffs", [selected])
+    _chart(cliffs, units)
+    levels = levels_frame(cliffs, units)
+    st.dataframe(levels, hide_index=True, column_config=_link_columns(levels), placeholder=tables.MISSING)
+    if row["notes"]:
+        show(f"Notes: {row['notes']}")
+    show_claims(load, provider, instance_type)
+
+
+CLAIM_HEADERS = {
+    "field": "figure",
+    "value": "value",
+    "basis": "basis",
+    "quote": "quote (the source's own words)",
+    "context": "where on the page",
+    "source_url": "source",
+    "provenance": "what the quote is",  # catalogs whose claims record their evidence (issue 10)
+    "qualifiers": "qualifiers",
+    "unit_suspect": "unit corrected",
+    "fetched_at": "read at (UTC)",
+    "valid_from": "valid from (UTC)",
+    "valid_to": "valid to (UTC)",
+}
+
+
+def claims_frame(claims: pd.DataFrame, history: bool) -> pd.DataFrame:
+    """Claims as shown: figure names in words, values rounded with their unit, links checked."""
+    values = [
+        figure(v, u) if pd.notna(v) else (t if isinstance(t, str) else tables.MISSING)
+        for v, u, t in zip(claims["value"], claims["unit"], claims["value_text"], strict=True)
+    ]
+    frame = claims.assign(
+        field=claims["field"].map(field_label),
+        value=values,
+        source_url=claims["source_url"].map(link_or_none),
+        unit_suspect=claims["unit_suspect"].map(yes_no_unknown),
+    )
+    keep = [c for c in CLAIM_HEADERS if c in frame and (history or c not in ("valid_from", "valid_to"))]
+    return frame[keep].rename(columns=CLAIM_HEADERS)
+
+
+def show_claims(load, provider: str, instance_type: str) -> None:
+    """Every claim behind one instance, with its quote and source, and its history on request."""
+    st.markdown("**Claims behind it**")
+    history = st.toggle("include closed claims (history)", key="claim_history")
+    claims = load("claims", provider, instance_type, history)
+    if claims.empty:
+        st.info("No claims recorded for this row.")
+        return
+    st.caption(
+        "Every figure with the exact text it came from. Inferred claims quote the GPU datasheet line; "
+        "a unit-corrected claim says why in its qualifiers."
+    )
+    frame = claims_frame(claims, history)
+    st.dataframe(
+        frame,
+        hide_index=True,
+        placeholder=tables.MISSING,
+        column_config={
+            CLAIM_HEADERS["quote"]: st.column_config.TextColumn(width="large"),
+            CLAIM_HEADERS["source_url"]: st.column_config.LinkColumn(display_text=r"https?://([^/]+)/.*"),
+        },
+    )
+    tables.downloads(frame, f"claims-{provider}-{instance_type}", "claims")

@@ -1,0 +1,160 @@
+"""The tables as shown: readable column names with their units, figures in the chosen units and
+rounded, "yes/no/unknown" for nullable booleans, links only for http(s) URLs. The download buttons
+write exactly these frames (same rows, order, columns, units)."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import streamlit as st
+
+from normalize.vocab import FABRIC_LABELS, LINK_LABELS
+from ui.text import link_or_none, yes_no_unknown
+from ui.units import Units, round_significant
+
+#: What a missing figure looks like in a table cell (never "None").
+MISSING = "–"
+#: Above this many rows a table is sent to the browser in chunks as it scrolls, not all at once.
+LAZY_ROWS = 1_000
+#: Orders the ranking table can take: label → (column key of ``ranking_frame``, descending).
+ORDERS = {
+    "rank for the workload": ("rank", False),
+    "fabric, fastest first": ("fabric", True),
+    "GPU-to-GPU, fastest first": ("intra", True),
+    "GPU memory bandwidth, fastest first": ("memory", True),
+    "GPUs per instance, most first": ("gpus", True),
+    "instance name": ("instance", False),
+}
+PRICE_ORDER = "price per GPU-hour, cheapest first"
+
+
+def _labels(values: pd.Series, labels: dict) -> pd.Series:
+    names = {str(k): v for k, v in labels.items()}
+    return values.map(lambda v: names.get(v, v))
+
+
+def ranking_columns(units: Units, workload: str, priced: bool) -> dict[str, str]:
+    """Key of each shown column → its header (with the unit); the first ones fit at 1280x800."""
+    columns = {
+        "instance": "instance",
+        "rank": "rank",
+        "provider": "provider",
+        "gpus": "GPUs",
+        "gpu": "GPU",
+        "intra_link": "GPU-GPU link",
+        "intra": f"GPU-GPU {units.short}",
+        "fabric_name": "fabric",
+        "fabric": f"fabric {units.short}",
+    }
+    if priced:
+        columns["price"] = "USD/GPU-hour"
+    return columns | {
+        "score": f"{workload} index",
+        "flags": "flags",
+        "why": "why",
+        "domain": "NVLink domain (GPUs)",
+        "tp": "largest TP group (GPUs)",
+        "confined": "TP confined to one node",
+        "memory": f"GPU memory {units.short}",
+        "frontend": f"front-end {units.short}",
+        "ratio": "GPU-GPU ÷ fabric (x)",
+        "intra_basis": "GPU-GPU basis",
+        "fabric_basis": "fabric basis",
+        "source": "source",
+    }
+
+
+def ranking_frame(
+    ranked: pd.DataFrame, units: Units, workload: str, priced: bool, order: str
+) -> pd.DataFrame:
+    """The ranking as shown: ``ranking_columns`` headers, figures in ``units``, in the chosen order."""
+    count = ranked["gpu_count"]
+    values = {
+        "rank": ranked["rank"],
+        "instance": ranked["instance_type"],
+        "provider": ranked["provider"],
+        "gpus": pd.Series(round_significant(count.to_numpy()), index=ranked.index),
+        "gpu": ranked["gpu_model"],
+        "intra_link": _labels(ranked["intra_node_link"], LINK_LABELS),
+        "intra": units.convert(ranked["intra_node_gbytes_per_s"], count),
+        "fabric_name": _labels(ranked["inter_node_fabric"], FABRIC_LABELS),
+        "fabric": units.convert(ranked["fabric_gbytes_per_s_per_gpu"], count),
+        "price": ranked["usd_per_gpu_hour"].round(2) if priced else None,
+        "score": pd.Series(
+            round_significant(ranked["score_weighted_gbytes_per_s"].to_numpy()), index=ranked.index
+        ),
+        "flags": ranked["flags"],
+        "why": ranked["reason"],
+        "domain": ranked["scale_up_domain_gpus"],
+        "tp": ranked["max_tp_degree_gpus"],
+        "confined": ranked["confined_to_one_node"].map(yes_no_unknown),
+        "memory": units.convert(ranked["gpu_memory_gbytes_per_s"], count),
+        "frontend": units.convert(ranked["frontend_gbytes_per_s_per_gpu"], count),
+        "ratio": pd.Series(
+            round_significant(ranked["nvlink_to_fabric_ratio"].to_numpy(), 3), index=ranked.index
+        ),
+        "intra_basis": ranked["intra_node_basis"],
+        "fabric_basis": ranked["inter_node_basis"],
+        "source": ranked["source_url"].map(link_or_none),
+    }
+    headers = ranking_columns(units, workload, priced)
+    frame = pd.DataFrame({headers[key]: values[key] for key in headers})
+    key, descending = ORDERS.get(order, ("price", False) if order == PRICE_ORDER else ("rank", False))
+    if key != "rank":
+        frame = frame.sort_values(headers[key], ascending=not descending, na_position="last", kind="stable")
+    return frame.reset_index(drop=True)
+
+
+def column_config(units: Units, workload: str, priced: bool) -> dict:
+    """Streamlit column settings for ``ranking_frame``: widths that fit the key columns, formats."""
+    h = ranking_columns(units, workload, priced)
+    number = st.column_config.NumberColumn
+    text = st.column_config.TextColumn
+    return {
+        h["instance"]: text(width=190, pinned=True),
+        h["rank"]: number(width=44, format="%d"),
+        h["provider"]: text(width=70),
+        h["gpus"]: number(width=48, format="localized"),
+        h["gpu"]: text(width=125),
+        h["intra_link"]: text(width=90, help="How the GPUs inside one instance talk to each other"),
+        h["intra"]: number(width=92, format="localized", help=f"GPU-to-GPU bandwidth, {units.label}"),
+        h["fabric_name"]: text(width=92, help="The network between instances (not the front-end)"),
+        h["fabric"]: number(width=92, format="localized", help=f"Fabric bandwidth, {units.label}"),
+        **({h["price"]: number(width=90, format="dollar")} if priced else {}),
+        h["score"]: number(format="localized", help="The workload's link index: see the rule above."),
+        h["why"]: text(width="large"),
+        h["domain"]: number(format="%d"),
+        h["tp"]: number(format="%d"),
+        h["memory"]: number(format="localized"),
+        h["frontend"]: number(format="localized"),
+        h["ratio"]: number(format="localized"),
+        h["source"]: st.column_config.LinkColumn(display_text=r"https?://([^/]+)/.*"),
+    }
+
+
+def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
+    """CSV and Parquet buttons for exactly ``frame`` (built when clicked)."""
+    row = st.container(horizontal=True)
+    row.download_button(
+        "Download CSV",
+        data=lambda: frame.to_csv(index=False).encode("utf-8"),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
+        on_click="ignore",
+    )
+    row.download_button(
+        "Download Parquet",
+        data=lambda: _parquet(frame),
+        file_name=f"{name}.parquet",
+        mime="application/vnd.apache.parquet",
+        key=f"{key}_parquet",
+        on_click="ignore",
+    )
+
+
+def _parquet(frame: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()

@@ -1,0 +1,96 @@
+"""How text reaches the page. Everything read from a document or the catalog (quotes, notes,
+instance and GPU names, error causes, URLs, regions) is shown as the characters it is, never as
+markdown or HTML: in a table cell (which renders text), or through ``show``, which HTML-escapes it
+into a styled block. Streamlit's markdown would not do even escaped: it turns any URL in the text
+into a live link. Links are made only from ``http``/``https`` URLs in link columns
+(``link_or_none``); only the app's own wording goes to markdown."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping
+
+import pandas as pd
+
+#: The looks ``show`` can give a block of text (classes styled by ``STYLE``).
+KINDS = ("caption", "subheader", "warning", "info", "error")
+#: CSS for ``show``'s blocks; in both themes (text colour inherited, tinted backgrounds).
+STYLE = """
+.ic-text {overflow-wrap: anywhere; white-space: pre-line; margin: 0 0 0.6rem 0; line-height: 1.5;}
+.ic-caption {font-size: 0.875rem; opacity: 0.72;}
+.ic-subheader {font-size: 1.5rem; font-weight: 600; line-height: 1.3; margin: 0.4rem 0 0.6rem 0;}
+.ic-warning, .ic-info, .ic-error {padding: 0.75rem 1rem; border-radius: 0.5rem;}
+.ic-warning {background: rgba(255, 189, 69, 0.2);}
+.ic-info {background: rgba(28, 131, 225, 0.12);}
+.ic-error {background: rgba(255, 43, 43, 0.12);}
+"""
+
+
+#: How the app names each ``instances`` column a claim feeds (never the raw column name).
+FIELD_LABELS: Mapping[str, str] = {
+    "gpu_model": "GPU model",
+    "gpu_count": "GPUs per instance",
+    "gpu_memory_gb": "GPU memory per GPU",
+    "gpu_memory_gbytes_per_s": "GPU memory bandwidth per GPU",
+    "intra_node_link": "GPU-to-GPU link",
+    "intra_node_gbytes_per_s": "GPU-to-GPU bandwidth per GPU",
+    "scale_up_domain_gpus": "NVLink domain (GPUs)",
+    "inter_node_fabric": "fabric",
+    "inter_node_gbits_per_s": "fabric bandwidth per node",
+    "nic_count": "fabric NICs",
+    "frontend_gbits_per_s": "front-end bandwidth per node",
+    "frontend_nic_count": "front-end NICs",
+}
+
+
+def text_html(text: object, kind: str = "caption") -> str:
+    """``text`` as an HTML block of ``kind`` (``KINDS``), every character escaped."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
+    return f'<div class="ic-text ic-{kind}">{html.escape(str(text))}</div>'
+
+
+def show(text: object, kind: str = "caption") -> None:
+    """Put ``text`` on the page as the characters it is (no markdown, no HTML, no autolinks)."""
+    import streamlit as st
+
+    st.html(text_html(text, kind))
+
+
+def link_or_none(url: object) -> str | None:
+    """``url`` when it is an http(s) URL a link column may open, else None (shown as no link)."""
+    if isinstance(url, str) and re.match(r"(?i)^https?://[^\s]+$", url):
+        return url
+    return None
+
+
+def field_label(field: str) -> str:
+    """The words for an ``instances`` column (``inter_node_gbits_per_s`` → fabric bandwidth per node)."""
+    return FIELD_LABELS.get(field, field.replace("_", " "))
+
+
+def when(timestamp: object) -> str:
+    """A UTC timestamp to the minute, or "unknown"."""
+    if timestamp is None or pd.isna(timestamp):
+        return "unknown"
+    return f"{pd.Timestamp(timestamp):%Y-%m-%d %H:%M} UTC"
+
+
+def day(timestamp: object) -> str:
+    """A UTC timestamp or date as its day, or "unknown"."""
+    if timestamp is None or pd.isna(timestamp):
+        return "unknown"
+    return f"{pd.Timestamp(timestamp):%Y-%m-%d}"
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 provider``, ``2 providers``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def yes_no_unknown(value: object) -> str:
+    """A nullable boolean as "yes", "no" or "unknown"."""
+    if value is None or pd.isna(value):
+        return "unknown"
+    return "yes" if value else "no"
