@@ -72,8 +72,14 @@ class Basis(StrEnum):
 
     STATED = "stated"  # the provider's document says it
     INFERRED = "inferred"  # derived from the GPU model's datasheet or a named standard
+    EXPECTED = "expected"  # the provider's own health check or topology file expects it (not its pages)
+    MEASURED = "measured"  # a tool measured it on a real instance (never stated by the provider)
     MISSING = "missing"  # nobody states it; stored as NULL and flagged
     NOT_APPLICABLE = "not-applicable"  # e.g. GPU-to-GPU bandwidth of a single-GPU instance
+
+
+#: Bases that carry a value: a figure with one of these is a number, with any other it is NULL.
+VALUED_BASES = frozenset({Basis.STATED, Basis.INFERRED, Basis.EXPECTED, Basis.MEASURED})
 
 
 # Scale-up links, most specific first: "NVLink via NVSwitch" is nvswitch, "NVLink bridge" a bridge.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from normalize.errors import InvalidOffer
-from normalize.vocab import Basis, Fabric, Link
+from normalize.vocab import VALUED_BASES, Basis, Fabric, Link
 
 FIELD_UNITS: dict[str, str | None] = {
     "gpu_model": None,
@@ -131,7 +131,7 @@ class InstanceOffer:
             ("gpu_memory_gbytes_per_s", self.gpu_memory_gbytes_per_s, self.gpu_memory_bw_basis),
         ):
             has_value = value is not None
-            if has_value != (basis in (Basis.STATED, Basis.INFERRED)):
+            if has_value != (basis in VALUED_BASES):
                 yield f"{name}={value} disagrees with its basis {basis}"
             if has_value and value <= 0:
                 yield f"{name} must be positive, got {value}"

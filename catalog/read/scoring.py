@@ -49,7 +49,7 @@ SCORING = {
 
 def _basis(row, column: str) -> str:
     basis = row.get(column)
-    return f" ({basis})" if basis in ("stated", "inferred") else ""
+    return f" ({basis})" if basis in ("stated", "inferred", "expected", "measured") else ""
 
 
 def _not_stated(row, basis_column: str, include_inferred: bool) -> str:
