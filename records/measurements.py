@@ -29,8 +29,11 @@ METRICS: dict[str, str] = {
         "GPU-to-GPU bandwidth of ONE direction while both directions copy (nvbandwidth v0.5 reports its "
         "bidirectional tests this way; v0.8 reports the total, stored as gpu_to_gpu two-way)"
     ),
-    "host_to_gpu_gbytes_per_s": "host memory to GPU copy bandwidth, one-way",
-    "gpu_to_host_gbytes_per_s": "GPU to host memory copy bandwidth, one-way",
+    "host_to_gpu_gbytes_per_s": (
+        "host memory to GPU copy bandwidth: one-way (only this direction copies) or two-way (this "
+        "direction's bandwidth while both directions copy)"
+    ),
+    "gpu_to_host_gbytes_per_s": "GPU to host memory copy bandwidth, one-way or two-way as host_to_gpu",
     "nccl_allreduce_busbw_gbytes_per_s": "nccl-tests all_reduce bus bandwidth (nodes, gpus, message_bytes)",
     "nccl_allgather_busbw_gbytes_per_s": "nccl-tests all_gather bus bandwidth",
     "nccl_reducescatter_busbw_gbytes_per_s": "nccl-tests reduce_scatter bus bandwidth",
