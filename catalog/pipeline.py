@@ -103,7 +103,7 @@ def _cause(exc: BaseException) -> str:
 
 async def _fetch(scraper: Scraper, fetcher: Fetcher) -> tuple[list[Document], Exception | None]:
     """One provider's documents, and what stopped its fetch (or None)."""
-    bound = fetcher.for_provider(scraper.name, scraper.url_prefixes)
+    bound = fetcher.for_provider(scraper.name, scraper.url_prefixes, max_documents=scraper.max_documents)
     try:
         await scraper.fetch(bound)
     except (ProviderError, httpx.HTTPError) as exc:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from normalize.errors import ParseError
+from normalize.errors import InvalidOffer, ParseError
 from normalize.units import Quantity, to_number
 from records.measurements import Measurement
 
@@ -110,7 +110,15 @@ def spread_note(values: list[float], what: str) -> str:
 def measurement(
     origin: Origin, metric: str, value: float | None, *, locator: str, quote: str, **details
 ) -> Measurement:
-    """One reading of ``origin``'s document; ``details`` are Measurement's optional fields."""
+    """One reading of ``origin``'s document; ``details`` are Measurement's optional fields. A figure
+    no real link has (past Measurement's bounds) is a ParseError naming where it stands."""
+    try:
+        return _measurement(origin, metric, value, locator=locator, quote=quote, **details)
+    except InvalidOffer as exc:
+        raise ParseError(f"{locator}: {exc}") from None
+
+
+def _measurement(origin: Origin, metric: str, value: float | None, *, locator: str, quote: str, **details):
     return Measurement(
         provider=origin.provider,
         instance_type=origin.instance_type,

@@ -38,6 +38,8 @@ class Scraper(ABC):
     kind: ClassVar[str] = "provider"
     source_kind: ClassVar[str] = "scraped"
     url_prefixes: ClassVar[tuple[str, ...]] = ()
+    # The most documents one refresh may fetch for it (a bound on a runaway fetch).
+    max_documents: ClassVar[int] = 200
     # What the parser expects of each live page (URL → header texts), recorded in the catalog's
     # source_layouts table so a layout change can be checked against it.
     expected_layout: ClassVar[dict[str, str]] = {}

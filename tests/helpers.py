@@ -40,7 +40,9 @@ def fetch_from_mirror(scraper) -> list:
 
     async def fetch() -> list:
         async with make_client(mirror=MIRROR) as client:
-            fetcher = Fetcher(client).for_provider(scraper.name, scraper.url_prefixes)
+            fetcher = Fetcher(client).for_provider(
+                scraper.name, scraper.url_prefixes, max_documents=scraper.max_documents
+            )
             await scraper.fetch(fetcher)
         return fetcher.documents
 
