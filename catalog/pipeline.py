@@ -19,6 +19,7 @@ from pathlib import Path
 
 import httpx
 
+from catalog import expectations
 from catalog.offers import build_offer
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check
@@ -259,6 +260,7 @@ async def refresh(
         for result in results:
             _store(writer, refresh_id, result, started, replay=replay)
         writer.keep_untouched([s.name for s in scrapers if s.name not in untouched])
+        expectations.apply(writer.con, started)  # measurements' claims, fills and conflicts
         writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
         report = RefreshReport(refresh_id, mode, started, now(), [r.outcome for r in results])
         writer.write_refresh(
