@@ -136,8 +136,18 @@ def _collective(table: Table, given: str | None) -> tuple[str, str]:
             raise ParseError(f"{where}: the log says {named}_perf ran, not {given}")
         return named, "named in the log"
     if given:
+        _refuse_contradiction(table, given, where)
         return given, "collective given by the user (the log does not name it)" + _misfit(table, given)
     return _inferred(table, where)
+
+
+def _refuse_contradiction(table: Table, given: str, where: str) -> None:
+    best = max(table.rows, key=lambda row: row.algbw)
+    if given != "all_reduce" and best.algbw > 0 and best.busbw > best.algbw * _ALLREDUCE_RATIO:
+        raise ParseError(
+            f"{where}: busbw/algbw = {best.busbw / best.algbw:.3f} > 1 (line {best.line.number}) can only "
+            f"be an all_reduce, not {given}"
+        )
 
 
 def _misfit(table: Table, given: str) -> str:

@@ -51,6 +51,8 @@ def parse_torch_bench(output: Output, origin: Origin, collective: str | None = N
             "all_reduce",
             "collective inferred: busbw > algbw, only all_reduce's factor exceeds 1",
         )
+    elif busbw > algbw * 1.05 and collective != "all_reduce":
+        raise ParseError(f"{where}: busbw > algbw can only be an all_reduce, not {collective}")
     else:
         how = "collective given by the user"
     world = next((int(m.group("n")) for _, m in output.find(_WORLD)), None)

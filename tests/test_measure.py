@@ -9,6 +9,7 @@ import pytest
 
 from measure import detect, parse_output
 from measure.common import Origin, Output, binary_size_bytes, clean
+from measure.instances import find_instance
 from normalize.errors import ParseError
 from records.measurements import METRICS
 from tests.helpers import SHARED
@@ -314,3 +315,32 @@ def test_cleaning_and_sizes():
     with pytest.raises(ParseError, match="x: not a message size"):
         binary_size_bytes("16 G", "x")
     assert [line.number for line in Output("a\r\nb\n")] == [1, 2]
+
+
+@pytest.mark.shared
+def test_real_a_collective_the_figures_contradict_is_refused():
+    with pytest.raises(
+        ParseError, match=r"busbw/algbw = 1\.875 > 1 .* can only be an all_reduce, not all_gather"
+    ):
+        parse_output(
+            real("nccl-tests/aws-p5-48xlarge-2node-efa-allreduce.txt"), ORIGIN, collective="all_gather"
+        )
+    torch = "nccl-tests/gcp-a3-h100-2node-socket-eth0-torch-allreduce-hypercomputer-deepdive.txt"
+    with pytest.raises(ParseError, match="busbw > algbw can only be an all_reduce, not alltoall"):
+        parse_output(real(torch), ORIGIN, collective="alltoall")
+
+
+def test_the_instance_a_file_names_whole_and_never_a_gpu_name():
+    known = {("gcp", "a3-highgpu-8g"), ("gcp", "a3-highgpu-8g-nolssd"), ("runpod", "NVIDIA H100 80GB HBM3")}
+    found = find_instance(
+        "# cluster: 2x a3-highgpu-8g (H100-80GB)\n#  Rank 0 ... NVIDIA H100 80GB HBM3", known
+    )
+    assert (found.provider, found.instance_type, found.how) == (
+        "gcp",
+        "a3-highgpu-8g",
+        "the file names a3-highgpu-8g",
+    )
+    assert find_instance("a3-highgpu-8g-nolssd", known).instance_type == "a3-highgpu-8g-nolssd"
+    several = find_instance("a3-highgpu-8g vs a3-highgpu-8g-nolssd", known)
+    assert several.instance_type is None and "several catalog instances" in several.how
+    assert find_instance("NVIDIA H100 80GB HBM3", known).how == "the file names no catalog instance"

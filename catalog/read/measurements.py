@@ -72,9 +72,7 @@ def comparisons(
         ):
             continue  # not set against a claim: shown by side_by_side only
         row.update(_claim_for(level, row), **ports.get((row["provider"], row["instance_type"]), {}))
-        row["floor"] = floors.get(
-            (row["provider"], row["instance_type"], row["metric"], _known_int(row["nodes"]))
-        )
+        row["floor"], row["floor_nodes"] = _floor(floors, row)
         ratio, verdict = judge(row)
         out.append({**row, "level": level, "ratio": ratio, "verdict": verdict, "unit": _unit(row["metric"])})
     frame = pd.DataFrame(out, columns=COLUMNS)
@@ -109,13 +107,28 @@ def _port_rates(rows: list[dict]) -> dict[tuple[str, str], dict]:
     return rates
 
 
-def _floors(rows: list[dict]) -> dict[tuple, float]:
-    """Expected NCCL floors by (provider, instance type, metric, nodes)."""
-    return {
-        (r["provider"], r["instance_type"], r["metric"], _known_int(r["nodes"])): r["value"]
-        for r in rows
-        if r["kind"] == "expected" and r["metric"].startswith("nccl_") and known(r["value"])
-    }
+def _floors(rows: list[dict]) -> dict[tuple, list[tuple[int | None, float]]]:
+    """Expected NCCL floors by (provider, instance type, metric): (nodes, GB/s) each."""
+    floors: dict[tuple, list[tuple[int | None, float]]] = {}
+    for r in rows:
+        if r["kind"] == "expected" and r["metric"].startswith("nccl_") and known(r["value"]):
+            floors.setdefault((r["provider"], r["instance_type"], r["metric"]), []).append(
+                (_known_int(r["nodes"]), r["value"])
+            )
+    return floors
+
+
+def _floor(floors: dict, row: dict) -> tuple[float | None, int | None]:
+    """The floor for a reading's test: same node count; when the reading does not say its node
+    count, the one floor there is (the verdict says so)."""
+    found = floors.get((row["provider"], row["instance_type"], row["metric"]), [])
+    nodes = _known_int(row["nodes"])
+    same = [value for n, value in found if n == nodes]
+    if same:
+        return same[0], nodes
+    if nodes is None and len(found) == 1:
+        return found[0][1], found[0][0]
+    return None, None
 
 
 def side_by_side(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str) -> pd.DataFrame:
@@ -227,7 +240,8 @@ def counts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         """SELECT m.source, m.kind, count(*) AS readings,
                   count(i.provider) AS matched, count(*) - count(i.provider) AS unmatched,
                   count(DISTINCT (m.provider, m.instance_type)) AS instances,
-                  count(DISTINCT (i.provider, i.instance_type)) AS matched_instances
+                  count(DISTINCT CASE WHEN i.provider IS NOT NULL THEN (m.provider, m.instance_type) END)
+                      AS matched_instances
            FROM measurements m LEFT JOIN instances i USING (provider, instance_type)
            GROUP BY ALL ORDER BY m.source, m.kind"""
     ).df()

@@ -132,6 +132,12 @@ def collective(row: dict) -> tuple[float | None, str]:
     if not known(floor):
         return None, f"{what}; no expected floor for this test; {caveat}"
     ratio = row["value"] / floor
+    floor_nodes = row.get("floor_nodes")
+    if count is None and known(floor_nodes):
+        return ratio, (
+            f"{what} vs the provider's floor {figure(floor)} GB/s for {int(floor_nodes)} nodes "
+            f"(the log does not say its node count): {percent(ratio)}"
+        )
     return ratio, f"{what} vs the provider's floor {figure(floor)} GB/s: {percent(ratio)}"
 
 
