@@ -56,11 +56,6 @@ def _gpu_readings(origin, gpu, links, elided) -> list[Measurement]:
     _, head = gpu
     name = f"GPU {head.group('gpu')} ({head.group('name')})"
     inactive = [line for link, line in links if link < 0 or _INACTIVE.search(line.text)]
-    by_rate: dict[float, list[tuple[int, Line]]] = defaultdict(list)
-    for link, line in links:
-        if link >= 0 and not _INACTIVE.search(line.text):
-            rate = parse_bandwidth(_LINK.match(line.text).group("rate")).gbytes_per_s
-            by_rate[rate].append((link, line))
     readings = [
         measurement(
             origin,
@@ -74,13 +69,9 @@ def _gpu_readings(origin, gpu, links, elided) -> list[Measurement]:
         )
         for line in inactive[:1]
     ]
-    for rate, found in by_rate.items():
+    for rate, found in _by_rate(links).items():
         count = max(link for link, _ in found) + 1 if elided else len(found)
-        how = (
-            f"{count} links (links elided: count from the highest link number)"
-            if elided
-            else f"{count} links"
-        )
+        how = f"{count} links" + (" (links elided: count from the highest link number)" if elided else "")
         readings.append(
             measurement(
                 origin,
@@ -96,3 +87,17 @@ def _gpu_readings(origin, gpu, links, elided) -> list[Measurement]:
             )
         )
     return readings
+
+
+def _by_rate(links: list[tuple[int, Line]]) -> dict[float, list[tuple[int, Line]]]:
+    """Active links grouped by their rate (GB/s per direction); ParseError naming a bad rate's line."""
+    by_rate: dict[float, list[tuple[int, Line]]] = defaultdict(list)
+    for link, line in links:
+        if link < 0 or _INACTIVE.search(line.text):
+            continue
+        try:
+            rate = parse_bandwidth(_LINK.match(line.text).group("rate")).gbytes_per_s
+        except ParseError as exc:
+            raise ParseError(f"line {line.number}: {exc}") from None
+        by_rate[rate].append((link, line))
+    return by_rate

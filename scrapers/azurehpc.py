@@ -116,7 +116,7 @@ def conf_readings(text: str, origin: Origin) -> list[Measurement]:
     count = nhc.first(found, "check_gpu_count")
     gpus = int(to_number(count.args[0])) if count and count.args else None
     rocm = bool(count and "rocm" in count.args)
-    readings = [_ports(origin, group) for group in nhc.port_groups(found)]
+    readings = [_ports(origin, group) for group in nhc.port_groups(found, text)]
     for check in found:
         reader = _READERS.get(check.name)
         if reader is not None and not (rocm and check.name == "check_gpu_bw"):

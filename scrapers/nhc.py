@@ -31,22 +31,16 @@ class Check:
     args: tuple[str, ...]
     shapes: tuple[str, ...] = ()
     conditions: tuple[str, ...] = ()
+    span: tuple[int, int] = (0, 0)  # where the line stands in the document (without its line ending)
 
 
 @dataclass(frozen=True)
 class PortGroup:
-    """The check_hw_ib lines of one rate: how many ports, and the text that says so."""
+    """The check_hw_ib lines of one rate: how many ports, and the document's text that says so."""
 
     gbits_per_s: float
     checks: tuple[Check, ...]
-
-    @property
-    def quote(self) -> str:
-        """The lines verbatim when they stand together (they do in every real file), else the first."""
-        numbers = [c.number for c in self.checks]
-        if numbers == list(range(numbers[0], numbers[0] + len(numbers))):
-            return "\n".join(c.text for c in self.checks)
-        return self.checks[0].text
+    quote: str
 
     @property
     def locator(self) -> str:
@@ -61,26 +55,21 @@ def checks(text: str) -> list[Check]:
     found = []
     offset = 0
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
-        match = _CHECK.match(line.rstrip("\r\n"))
+        bare = line.rstrip("\r\n")
+        match = _CHECK.match(bare)
         if match and not line.lstrip().startswith("#"):
             shapes, conditions = _branch_at(frames, offset)
-            found.append(
-                Check(
-                    number,
-                    line.rstrip("\r\n"),
-                    match.group("check"),
-                    tuple(match.group("args").split()),
-                    shapes,
-                    conditions,
-                )
-            )
+            args = tuple(match.group("args").split())
+            span = (offset, offset + len(bare))
+            found.append(Check(number, bare, match.group("check"), args, shapes, conditions, span))
         offset += len(line)
     return found
 
 
-def port_groups(found: list[Check]) -> list[PortGroup]:
-    """check_hw_ib lines grouped by rate, most ports first. ParseError naming a line whose rate is
-    not a number."""
+def port_groups(found: list[Check], text: str) -> list[PortGroup]:
+    """check_hw_ib lines grouped by rate, most ports first, each quoting ``text``: its lines verbatim
+    where they stand together (they do in every real file), else the first. ParseError naming a line
+    whose rate is not a number."""
     by_rate: dict[float, list[Check]] = defaultdict(list)
     for check in found:
         if check.name != "check_hw_ib":
@@ -96,8 +85,15 @@ def port_groups(found: list[Check]) -> list[PortGroup]:
         if rate <= 0:
             raise ParseError(f"line {check.number}: check_hw_ib rate {rate:g} is not a rate")
         by_rate[rate].append(check)
-    groups = [PortGroup(rate, tuple(found)) for rate, found in by_rate.items()]
+    groups = [PortGroup(rate, tuple(found), _quote(found, text)) for rate, found in by_rate.items()]
     return sorted(groups, key=lambda g: (-len(g.checks), -g.gbits_per_s))
+
+
+def _quote(found: list[Check], text: str) -> str:
+    numbers = [c.number for c in found]
+    if numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+        return text[found[0].span[0] : found[-1].span[1]]
+    return found[0].text
 
 
 def first(found: list[Check], name: str) -> Check | None:

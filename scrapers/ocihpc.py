@@ -55,7 +55,7 @@ def template_readings(text: str, url: str, source: str) -> list[Measurement]:
     for (shape, conditions), found in branches.items():
         origin = Origin(source, url, "expected", "oci", shape)
         when = f"{CONDITIONAL}{' and '.join(conditions)}; " if conditions else ""
-        for group in nhc.port_groups(found):
+        for group in nhc.port_groups(found, text):
             readings.append(
                 measurement(
                     origin,

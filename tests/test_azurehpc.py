@@ -92,3 +92,10 @@ def test_fixture_missing_documents_leave_no_reading_and_an_empty_set_is_a_layout
     assert (only.instance_type, only.value, only.port_count) == ("Standard_ND128isr_NDR_GB200_v6", 200.0, 1)
     with pytest.raises(ParseError, match="no Azure health-check conf"):
         AzureHpc().parse_measurements(DocumentSet([]))
+
+
+def test_fixture_crlf_lines_are_quoted_as_they_stand():
+    text = "# conf\r\n * || check_hw_ib 200 mlx5_ib0:1\r\n * || check_hw_ib 200 mlx5_ib1:1\r\n"
+    (ports,) = conf_readings(text, ORIGIN)
+    assert ports.quote == " * || check_hw_ib 200 mlx5_ib0:1\r\n * || check_hw_ib 200 mlx5_ib1:1"
+    assert ports.quote in text and (ports.port_count, ports.locator) == (2, "lines 2-3 (2 check_hw_ib)")

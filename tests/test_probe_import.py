@@ -18,7 +18,7 @@ from catalog.cli import main
 from catalog.read.measurements import comparisons
 from scrapers import http
 from tests.conftest import shared_fixture
-from tests.helpers import SHARED, query
+from tests.helpers import COLLECTIVE_NEEDED, NO_RESULT, SHARED, query
 
 OUTPUTS = SHARED / "reference" / "measurements"
 A3_RUN = SHARED / "mirror/raw.githubusercontent.com/SpareCores/sc-inspector-data/main/data/gcp/a3-highgpu-8g"
@@ -192,3 +192,25 @@ def test_import_needs_a_catalog_and_a_readable_file(tmp_path, capsys):
         main(["measurements", "import", str(tmp_path / "x.txt"), "--db", str(tmp_path / "none.duckdb")]) == 1
     )
     assert "no catalog at" in capsys.readouterr().err
+
+
+def test_real_the_importer_reads_all_120_outputs_and_refuses_only_the_failed_run(real_catalog_file):
+    from catalog import importer
+
+    known = importer.known_instances(real_catalog_file)
+    paths = sorted(OUTPUTS.rglob("*.txt"))
+    plain = [p for p in paths if p.relative_to(OUTPUTS).as_posix() not in COLLECTIVE_NEEDED]
+    results, errors = importer.read_files(plain, known)
+    (failed,) = NO_RESULT
+    (error,) = errors
+    assert error.startswith(f"{OUTPUTS / failed}: line 4: nvbandwidth reported an error, no result: ")
+    assert error.endswith(
+        "[CUDA_ERROR_SYSTEM_NOT_READY] system not yet initialized in expression cuInit(0) in "
+        "int main(int, char**)() : /tmp/nvbandwidth/nvbandwidth.cpp:270"
+    )
+    for name, collective in COLLECTIVE_NEEDED.items():
+        more, none = importer.read_files([OUTPUTS / name], known, collective=collective)
+        assert none == [] and more[0].readings
+        results += more
+    assert len(results) == 119 and all(r.readings for r in results)
+    assert sum(len(r.readings) for r in results) == 466
