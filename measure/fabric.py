@@ -23,7 +23,7 @@ _FI_VERSION = re.compile(r"^\s*version: (?P<v>\S+)\s*$")
 _SPEED = re.compile(r"^(?P<iface>\S+) speed=(?P<speed>-?\d+|NA) mtu=\d+ (?i:driver)=(?P<driver>\S+)")
 _HCA = re.compile(r"^hca_id:\s*(?P<hca>\S+)")
 _PORT = re.compile(r"^\s*port:\s*(?P<port>\d+)")
-_KEY = re.compile(r"^\s*(?P<key>state|active_width|active_speed|link_layer):\s*(?P<value>.+?)\s*$")
+_KEY = re.compile(r"^\s*(?P<key>state|active_width|active_speed|link_layer):\s*(?P<value>.*\S)\s*$")
 _WIDTH = re.compile(r"^(?P<lanes>\d+)X")
 _LANE = re.compile(r"^(?P<rate>[\d.]+) Gbps")
 

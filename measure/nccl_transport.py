@@ -15,9 +15,9 @@ from collections import Counter
 from measure.common import Line, Origin, Output, measurement
 from records.measurements import Measurement
 
-_USING = re.compile(r"NCCL INFO Using network (?P<net>[A-Za-z][\w ]*?)\s*$")
-_VIA_NET = re.compile(r"NCCL INFO .*\bvia NET/(?P<net>[A-Za-z][\w ]*?)/\d+(?P<gdr>/GDRDMA)?")
-_VIA_LOCAL = re.compile(r"NCCL INFO .*\bvia (?P<kind>P2P/[A-Za-z ]+?|SHM)(?:/[\w/]+)?\s*$")
+_USING = re.compile(r"NCCL INFO Using network (?P<net>[A-Za-z]\w*(?: \w+)*)\s*$")
+_VIA_NET = re.compile(r"NCCL INFO .*\bvia NET/(?P<net>[A-Za-z]\w*(?: \w+)*)/\d+(?P<gdr>/GDRDMA)?")
+_VIA_LOCAL = re.compile(r"NCCL INFO .*\bvia (?P<kind>P2P/[A-Za-z]+(?: [A-Za-z]+)*|SHM)(?:/[\w/]+)?\s*$")
 _NCCL_VERSION = re.compile(r"NCCL INFO NCCL version (?P<v>\S+)|^NCCL version (?P<v2>\S+)")
 _NO_IB = re.compile(r"NET/IB : No device found")
 _OFI = re.compile(r"NET/OFI Selected Provider is (?P<p>\S+)")

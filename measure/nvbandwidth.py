@@ -43,7 +43,8 @@ _LINKS = {
 _TEST = re.compile(r"^(?P<multinode>multinode_)?(?P<base>\w+?)_(?P<engine>ce|sm)$")
 _RUNNING = re.compile(r"^Running (?P<test>\w+)\.\s*$")
 _DESCRIPTION = re.compile(r"bandwidth \(GB/s\)\s*$")
-_ROW = re.compile(r"^\s*(?P<row>\d+)\s+(?P<cells>(?:(?:[\d.]+|N/A)\s*)+)$")
+# Each cell after mandatory whitespace: no two ways to split a run of digits (no backtracking blow-up).
+_ROW = re.compile(r"^\s*(?P<row>\d+)(?P<cells>(?:\s+(?:[\d.]+|N/A))+)\s*$")
 _VERSION = re.compile(r"nvbandwidth Version: (?P<v>\S+)")
 _PROCESS = re.compile(r"^Process \d+ \((?P<host>[^)]+)\): device \d+:")
 

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -16,8 +17,7 @@ from dataclasses import dataclass
 from normalize.errors import ParseError
 from normalize.units import to_number
 
-_CHECK = re.compile(r"^\s*[^#|]*\|\|\s*(?P<check>check_\w+)(?P<args>[^\n]*?)\s*$")
-_TAG = re.compile(r"\{%-?\s*(?P<body>.*?)\s*-?%\}", re.S)
+_CHECK = re.compile(r"^\s*[^#|]*\|\|\s*(?P<check>check_\w+)(?P<args>(?:.*\S)?)\s*$")
 _SHAPE = re.compile(r"'(?P<shape>[^']+)'\s+in\s+nhc_node_shape")
 
 
@@ -101,24 +101,35 @@ def first(found: list[Check], name: str) -> Check | None:
     return next((c for c in found if c.name == name), None)
 
 
+def _tags(text: str):
+    """(end offset, body) of each ``{% ... %}`` tag, found in one pass (no regex backtracking)."""
+    start = text.find("{%")
+    while start >= 0:
+        end = text.find("%}", start + 2)
+        if end < 0:
+            return
+        yield end + 2, " ".join(text[start + 2 : end].strip("-").split())
+        start = text.find("{%", end + 2)
+
+
 def _frames(text: str) -> list[tuple[int, list[tuple[str, str]]]]:
     """(offset, condition stack) after each Jinja tag: the stack holds (kind, condition) frames."""
     stack: list[tuple[str, str]] = []
-    frames = [(0, [])]
-    for tag in _TAG.finditer(text):
-        word, _, rest = tag.group("body").partition(" ")
+    frames: list[tuple[int, list[tuple[str, str]]]] = [(0, [])]
+    for end, body in _tags(text):
+        word, _, rest = body.partition(" ")
         if word in ("if", "for"):
             stack.append((word, rest))
         elif word in ("elif", "else") and stack:
             stack[-1] = ("if", rest if word == "elif" else "else")
         elif word in ("endif", "endfor") and stack:
             stack.pop()
-        frames.append((tag.end(), list(stack)))
+        frames.append((end, list(stack)))
     return frames
 
 
 def _branch_at(frames, offset: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    stack = next((s for start, s in reversed(frames) if start <= offset), [])
+    stack = frames[bisect.bisect_right([start for start, _ in frames], offset) - 1][1]
     shapes: tuple[str, ...] = ()
     conditions = []
     for kind, condition in stack:

@@ -4,6 +4,8 @@ refused with the line and the reason), traps included; small fixtures pin the ed
 from __future__ import annotations
 
 import math
+import re
+import time
 
 import pytest
 
@@ -328,3 +330,31 @@ def test_the_instance_a_file_names_whole_and_never_a_gpu_name():
     several = find_instance("a3-highgpu-8g vs a3-highgpu-8g-nolssd", known)
     assert several.instance_type is None and "several catalog instances" in several.how
     assert find_instance("NVIDIA H100 80GB HBM3", known).how == "the file names no catalog instance"
+
+
+SPACES = " " * 200_000
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        # a digit run a nested quantifier could split in exponentially many ways (found by fuzzing)
+        (
+            "Running device_to_device_memcpy_read_ce.\n"
+            "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)\n 0 " + "1" * 60 + "x\n",
+            "line 1: no nvbandwidth test case with a bandwidth result",
+        ),
+        # a lazy tail before a long run of spaces that does not end the line: quadratic
+        ("x NCCL INFO Using network a" + SPACES + "!\n", "line 1: not the output of a tool"),
+        ("x NCCL INFO Channel 00 via P2P/a" + SPACES + "!\n", "line 1: not the output of a tool"),
+        ("GPU 0: X (UUID: 1)\n Link 0: " + SPACES + "x\n", "line 2: no bandwidth figure with a unit in 'x'"),
+        ("#  size count type\n1 2 float x" + SPACES + "!\n", "line 1: not the output of a tool"),
+        ("hca_id: mlx5_0\n\tport: 1\n\t\tstate: x" + SPACES + "!\n", "ibv_devinfo lists no active port"),
+    ],
+)
+def test_adversarial_lines_are_refused_in_linear_time(text, error):
+    started = time.perf_counter()
+    with pytest.raises(ParseError, match=re.escape(error)):
+        parse_output(text, ORIGIN)
+    # milliseconds in linear time; the old patterns needed minutes for these lengths
+    assert time.perf_counter() - started < 5

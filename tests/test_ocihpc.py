@@ -58,3 +58,9 @@ def test_fixture_lines_outside_a_shape_branch_are_not_a_shape_and_no_branch_is_a
     assert (only.instance_type, only.value, only.locator) == ("BM.GPU.X.8", 400.0, "line 2 (1 check_hw_ib)")
     with pytest.raises(LayoutError, match="no check_hw_ib line inside a shape branch"):
         template_readings("*||check_hw_ib 400 mlx5_0:1\n", TEMPLATE, "ocihpc")
+
+
+def test_fixture_unclosed_tags_and_long_lines_are_read_in_one_pass():
+    text = "{% " * 20000 + "*||check_hw_ib 400 mlx5_0:1" + " " * 20000 + "x\n"
+    with pytest.raises(LayoutError, match="no check_hw_ib line inside a shape branch"):
+        template_readings(text, TEMPLATE, "ocihpc")
