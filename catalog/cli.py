@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from catalog.cli_measurements import cmd_import, cmd_probe
 from catalog.paths import default_db
 from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped
 
@@ -382,7 +383,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=list(EXPORT_FORMATS), required=True)
     export.add_argument(
         "--table",
-        choices=("instances", "claims", "current_claims", "prices", "current_prices", "fetches"),
+        choices=(
+            "instances",
+            "claims",
+            "current_claims",
+            "prices",
+            "current_prices",
+            "fetches",
+            "measurements",
+        ),
         default="instances",
     )
     export.add_argument("--out", help="output file (default <table>.<format>)")
@@ -435,6 +444,30 @@ def build_parser() -> argparse.ArgumentParser:
     planning.set_defaults(func=cmd_plan)
 
     _cheapest_parser(with_db(sub.add_parser("cheapest", help="rank rows by price for a filter")))
+
+    measurements = sub.add_parser("measurements", help="add your own measurements to the catalog")
+    actions = measurements.add_subparsers(dest="action", required=True)
+    imported = with_db(
+        actions.add_parser("import", help="read tool outputs or probe records into measurements")
+    )
+    imported.add_argument(
+        "files", nargs="+", help="nccl-tests logs, nvbandwidth JSON/text, topo, ib_write_bw ..."
+    )
+    imported.add_argument("--provider", help="the provider of the instance the outputs come from")
+    imported.add_argument("--instance", help="the instance type (default: the one the file names, if any)")
+    imported.add_argument(
+        "--collective",
+        help="the NCCL collective that ran, when the log does not say (all_gather, alltoall ...)",
+    )
+    imported.set_defaults(func=cmd_import)
+
+    probing = sub.add_parser("probe", help="on a GPU instance: run the measuring tools, write a JSON record")
+    probing.add_argument("--provider", help="skip the metadata services: the provider id")
+    probing.add_argument("--instance", help="skip the metadata services: the instance type")
+    probing.add_argument("--out", help="the record's file (default probe-<instance>-<time>.json)")
+    probing.add_argument("--metadata-timeout-s", type=float, default=1.0, help="per metadata request")
+    probing.add_argument("--tool-timeout-s", type=float, default=None, help="per tool (default: per tool)")
+    probing.set_defaults(func=cmd_probe)
 
     providers = sub.add_parser("providers", help="list registered providers")
     providers.set_defaults(func=cmd_providers)

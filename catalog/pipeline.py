@@ -19,6 +19,7 @@ from pathlib import Path
 
 import httpx
 
+from catalog import expectations
 from catalog.carry import Reconciled, reconcile, skipped_rows
 from catalog.offers import build_offer, merge_duplicates
 from catalog.provenance import check_quotes
@@ -332,6 +333,8 @@ async def refresh(
         for result in results:
             _store(writer, refresh_id, result, started, replay=replay)
         writer.keep_untouched([s.name for s in scrapers if s.name not in untouched])
+        writer.write_staged()
+        expectations.apply(writer.con, started)  # measurements' claims, fills and conflicts
         writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
         warnings = [writer.moved_aside] if writer.moved_aside else []
         report = RefreshReport(refresh_id, mode, started, now(), [r.outcome for r in results], warnings)

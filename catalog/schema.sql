@@ -16,12 +16,12 @@ CREATE TABLE IF NOT EXISTS instances (
     gpu_memory_bw_basis       VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | missing
     intra_node_link           VARCHAR   NOT NULL,  -- nvswitch | nvlink | nvlink-bridge | pcie | infinity-fabric | single-gpu | unknown
     intra_node_gbytes_per_s   DOUBLE,              -- per GPU, bidirectional, as the source quotes it
-    intra_node_basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | missing | not-applicable
+    intra_node_basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | expected | measured | missing | not-applicable
     scale_up_domain_gpus      INTEGER,             -- GPUs sharing one NVLink/Infinity Fabric domain
     inter_node_fabric         VARCHAR   NOT NULL,  -- infiniband | efa | roce | gpudirect-tcpx | gpudirect-tcpxo | ethernet | unknown
     inter_node_gbits_per_s    DOUBLE,              -- per node, summed over all NICs of that fabric
     inter_node_gbytes_per_s   DOUBLE,              -- the same, / 8
-    inter_node_basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | missing
+    inter_node_basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | expected | measured | missing
     nic_count                 INTEGER,             -- NICs (network cards) carrying the fabric
     frontend_gbits_per_s      DOUBLE,              -- general-purpose network, apart from the fabric
     frontend_nic_count        INTEGER,
@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS claims (
     value          DOUBLE,              -- numeric claims, in the unit of the field's name
     value_text     VARCHAR,             -- vocabulary claims (gpu_model, link, fabric)
     unit           VARCHAR,
-    basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred
+    basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | expected | measured
     qualifiers     VARCHAR   NOT NULL,  -- "up to", "8 x 400 Gbit/s", "per gpu", ...
     unit_suspect   BOOLEAN   NOT NULL,
     quote          VARCHAR   NOT NULL,  -- verbatim: the source's words; paraphrase: ours; datasheet: GPU table row

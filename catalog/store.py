@@ -215,6 +215,7 @@ class CatalogWriter:
         self._bodies: dict[str, str] = {}
         # Fresh rows of every source, written in one statement per table at commit.
         self._fresh: dict[str, list[dict]] = {"instances": [], "claims": [], "prices": [], "measurements": []}
+        self._staged_written = False
         self._fresh_sources: list[str] = []
         self._fresh_at: datetime | None = None
 
@@ -310,7 +311,7 @@ class CatalogWriter:
         now: datetime,
         carried: frozenset[tuple[str, Claim]] = frozenset(),
     ) -> None:
-        """Stage a source's new rows, claims, prices and measurements; ``_write_fresh`` writes every
+        """Stage a source's new rows, claims, prices and measurements; ``write_staged`` writes every
         source's at once when the catalog is committed, with claim and price history carried.
 
         A fresh claim (or price) identical to a current one keeps its ``valid_from``; a current one
@@ -337,8 +338,12 @@ class CatalogWriter:
             measurement_row(m, fetched_at.get(m.source_url)) for m in measurements
         ]
 
-    def _write_fresh(self) -> None:
-        """The staged rows of every fresh source: one statement per table (bulk, not per source)."""
+    def write_staged(self) -> None:
+        """Write the staged rows of every fresh source, one statement per table (bulk, not per
+        source); once: after it, the tables hold this refresh's rows (the commit calls it if nobody did)."""
+        if self._staged_written:
+            return
+        self._staged_written = True
         self._insert("instances", _frame(self._fresh["instances"], INSTANCE_COLUMNS))
         self._insert("measurements", _frame(self._fresh["measurements"], MEASUREMENT_COLUMNS))
         for table, identity, columns in (
@@ -465,7 +470,7 @@ class CatalogWriter:
 
     def _commit(self) -> None:
         """Write what is staged, checkpoint, close and atomically replace the catalog."""
-        self._write_fresh()
+        self.write_staged()
         fill_price_columns(self.con)
         self._carry_history()
         self._flush_documents()

@@ -73,14 +73,16 @@ class Basis(StrEnum):
     STATED = "stated"  # the provider's document says it, and we hold its words (evidence verbatim)
     PARAPHRASED = "paraphrased"  # the provider says it, but we hold a person's restatement (curated)
     INFERRED = "inferred"  # derived from the GPU model's datasheet, a name or a named standard
+    EXPECTED = "expected"  # the provider's own health check or topology file expects it (not its pages)
+    MEASURED = "measured"  # a tool measured it on a real instance (never stated by the provider)
     MISSING = "missing"  # nobody states it; stored as NULL and flagged
     NOT_APPLICABLE = "not-applicable"  # e.g. GPU-to-GPU bandwidth of a single-GPU instance
 
 
 #: Bases of a figure the provider itself gives (in its words or in ours).
 PROVIDER_BASES = frozenset({Basis.STATED, Basis.PARAPHRASED})
-#: Bases of a figure the row holds (stated, paraphrased or inferred); the others mean no figure.
-VALUE_BASES = PROVIDER_BASES | {Basis.INFERRED}
+#: Bases of a figure the row holds; with any other (missing, not-applicable) the figure is NULL.
+VALUE_BASES = PROVIDER_BASES | {Basis.INFERRED, Basis.EXPECTED, Basis.MEASURED}
 
 
 class Evidence(StrEnum):

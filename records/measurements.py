@@ -14,28 +14,62 @@ from datetime import datetime
 from normalize.errors import InvalidOffer
 
 KINDS = ("expected", "measured")
+#: Measurements imported by a user (``catalog measurements import``) carry this source.
+USER_SOURCE = "user"
 DIRECTIONS = ("one-way", "two-way")
 
 #: metric → what it is. Numeric metrics are in the unit their name ends with; ``_count`` metrics are
 #: counts; ``value_text`` metrics (no unit) carry a word, e.g. the NCCL transport seen.
 METRICS: dict[str, str] = {
-    "gpu_to_gpu_gbytes_per_s": "GPU-to-GPU copy bandwidth between two GPUs (one-way or two-way)",
-    "host_to_gpu_gbytes_per_s": "host memory to GPU copy bandwidth, one-way",
-    "gpu_to_host_gbytes_per_s": "GPU to host memory copy bandwidth, one-way",
+    "gpu_to_gpu_gbytes_per_s": (
+        "GPU-to-GPU copy bandwidth between two GPUs: one-way (one direction copies) or two-way (both "
+        "directions copy at once; the total of both)"
+    ),
+    "gpu_to_gpu_each_way_gbytes_per_s": (
+        "GPU-to-GPU bandwidth of ONE direction while both directions copy (nvbandwidth v0.5 reports its "
+        "bidirectional tests this way; v0.8 reports the total, stored as gpu_to_gpu two-way)"
+    ),
+    "host_to_gpu_gbytes_per_s": (
+        "host memory to GPU copy bandwidth: one-way (only this direction copies) or two-way (this "
+        "direction's bandwidth while both directions copy)"
+    ),
+    "gpu_to_host_gbytes_per_s": "GPU to host memory copy bandwidth, one-way or two-way as host_to_gpu",
     "nccl_allreduce_busbw_gbytes_per_s": "nccl-tests all_reduce bus bandwidth (nodes, gpus, message_bytes)",
     "nccl_allgather_busbw_gbytes_per_s": "nccl-tests all_gather bus bandwidth",
     "nccl_reducescatter_busbw_gbytes_per_s": "nccl-tests reduce_scatter bus bandwidth",
     "nccl_alltoall_busbw_gbytes_per_s": "nccl-tests alltoall bus bandwidth",
     "nccl_sendrecv_busbw_gbytes_per_s": "nccl-tests sendrecv bus bandwidth",
-    "ib_port_gbits_per_s": "InfiniBand / RDMA port rate, per port (port_count says how many)",
+    "nccl_allreduce_ib_loopback_busbw_gbytes_per_s": (
+        "all_reduce bus bandwidth on one node with NVLink and shared memory disabled, so every byte "
+        "loops through the InfiniBand NICs (Azure's check_nccl_allreduce_ib_loopback)"
+    ),
+    "ib_port_gbits_per_s": "InfiniBand / RDMA (incl. EFA) port rate, per port (port_count says how many)",
     "ib_write_gbits_per_s": "ib_write_bw average bandwidth between two ports",
-    "nic_gbits_per_s": "network interface speed, per NIC (port_count says how many)",
+    "ib_read_gbits_per_s": "ib_read_bw average bandwidth between two ports",
+    "ib_send_gbits_per_s": "ib_send_bw average bandwidth between two ports",
+    "nic_gbits_per_s": "network interface link speed, per NIC (port_count says how many), no RDMA implied",
+    "nic_count": "RDMA / EFA network devices of the GPU fabric per node (a count)",
     "nvlink_gbytes_per_s": "one NVLink's rate per direction as nvidia-smi reports it (port_count = links)",
     "nvlink_count": "NVLinks between one GPU pair (nvidia-smi topo -m NV#)",
+    "nvlink_status": "the NVLink state nvidia-smi reports when it gives no rate (value_text, e.g. inactive)",
     "nccl_transport": "the inter-node transport NCCL used (value_text: NET/IB, NET/Socket, NET/OFI ...)",
+    "nccl_intra_node_transport": "the transport NCCL used between GPUs of one node (value_text: P2P/IPC ...)",
     "gpu_link": "the link between a GPU pair (value_text: NV18, PIX, PHB, NODE, SYS ...)",
+    "gpu_p2p_status": "peer-to-peer capability of a GPU pair (nvidia-smi topo -p2p; value_text: OK, CNS ...)",
 }
-TEXT_METRICS = frozenset({"nccl_transport", "gpu_link"})
+TEXT_METRICS = frozenset(
+    {"nccl_transport", "nccl_intra_node_transport", "gpu_link", "gpu_p2p_status", "nvlink_status"}
+)
+#: The collective each nccl-tests metric measures (the binary is ``<collective>_perf``).
+NCCL_METRICS = {
+    "all_reduce": "nccl_allreduce_busbw_gbytes_per_s",
+    "all_gather": "nccl_allgather_busbw_gbytes_per_s",
+    "reduce_scatter": "nccl_reducescatter_busbw_gbytes_per_s",
+    "alltoall": "nccl_alltoall_busbw_gbytes_per_s",
+    "sendrecv": "nccl_sendrecv_busbw_gbytes_per_s",
+}
+#: Notes of an expected figure that holds only under a condition (a Jinja branch) start with this.
+CONDITIONAL = "only when "
 # A measured or expected figure past these is noise, not a reading.
 MAX_GBYTES_PER_S = 100_000.0
 MAX_GBITS_PER_S = 100_000.0

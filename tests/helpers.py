@@ -32,6 +32,25 @@ SHARED_MISSING = (
 )
 
 
+# The real tool outputs of ../shared/reference/measurements that need the user to say more:
+# logs that do not say which collective ran: the user says it (as `--collective` on import).
+COLLECTIVE_NEEDED = {
+    "nccl-tests/gcp-a3-highgpu-8g-2node-tcpx-allgather-dstack.txt": "all_gather",
+    "nccl-tests/gcp-a3-highgpu-8g-2node-tcpx-allgather.txt": "all_gather",
+    "nccl-tests/gcp-a3-megagpu-8g-2node-tcpxo-allgather-dstack.txt": "all_gather",
+    "nccl-tests/gcp-a3-megagpu-8g-2node-tcpxo-allgather.txt": "all_gather",
+    "nccl-tests/gcp-a3-ultragpu-8g-2node-gib-allgather.txt": "all_gather",
+    "nccl-tests/gcp-a4-highgpu-8g-b200-2node-rdma-allgather.txt": "all_gather",
+    "nccl-tests/superbench-fixture-a100-40gb-1node-8gpu-nccl_alltoall.txt": "alltoall",
+    "nccl-tests/azure-gb300-mnnvl-allreduce-excerpt.txt": "all_reduce",
+    "nccl-tests/oci-bm-gpu-h100-8-ncclscout-pairs.txt": "all_reduce",
+}
+# A run that failed: a tool output with no result in it, refused with the line.
+NO_RESULT = {
+    "nvbandwidth/aws-p4d.24xlarge-nvbandwidth-json-sparecores.txt": "line 4: nvbandwidth reported an error"
+}
+
+
 def mirror_text(host_path: str) -> str:
     """The real document published at https://<host_path>, read in place from ../shared/mirror."""
     return (MIRROR / host_path).read_text(encoding="utf-8")
@@ -43,7 +62,9 @@ def fetch_from_mirror(scraper) -> list:
 
     async def fetch() -> list:
         async with make_client(mirror=MIRROR) as client:
-            fetcher = Fetcher(client).for_provider(scraper.name, scraper.url_prefixes)
+            fetcher = Fetcher(client).for_provider(
+                scraper.name, scraper.url_prefixes, scraper.budget, copy_paths=scraper.copy_paths
+            )
             await scraper.fetch(fetcher)
         return fetcher.documents
 

@@ -234,3 +234,22 @@ def test_identity_passes_through_and_says_who_sells():
 def test_identity_invariants(identity, problem):
     with pytest.raises(InvalidOffer, match=problem):
         build_offer(raw(claim("gpu_model", "H100-SXM-80GB"), identity=identity), scraped_at=NOW)
+
+
+def test_expected_and_measured_figures_carry_a_value_and_missing_ones_do_not():
+    from dataclasses import replace
+
+    row = build_offer(raw(claim("gpu_model", "H100-SXM-80GB"), claim("gpu_count", 8.0)), scraped_at=NOW)
+    assert row.inter_node_basis == Basis.MISSING and row.inter_node_gbits_per_s is None
+    filled = replace(
+        row,
+        inter_node_gbits_per_s=3200.0,
+        inter_node_gbytes_per_s=400.0,
+        inter_node_basis=Basis.EXPECTED,
+        missing_inter_bw=False,
+    )
+    assert filled.inter_node_basis == "expected"
+    measured = replace(row, intra_node_gbytes_per_s=781.4, intra_node_basis=Basis.MEASURED)
+    assert measured.intra_node_basis == "measured"
+    with pytest.raises(InvalidOffer, match="disagrees with its basis expected"):
+        replace(row, inter_node_basis=Basis.EXPECTED, missing_inter_bw=False)

@@ -63,8 +63,9 @@ _TIEBREAK = {
 }
 
 
-#: Bases a reason names in brackets ("(stated)"); 'paraphrased' is a curated figure in our words.
-NAMED_BASES = ("stated", "paraphrased", "inferred")
+#: Bases a reason names in brackets ("(stated)"); 'paraphrased' is a curated figure in our words,
+#: 'expected' a provider's health check, 'measured' a tool run on the instance.
+NAMED_BASES = ("stated", "paraphrased", "inferred", "expected", "measured")
 
 
 def _basis(column: str) -> str:

@@ -1,0 +1,249 @@
+"""What the measurements add to the catalog's rows, run on a new catalog once every source is written.
+
+Claims, expectations and measurements never overwrite each other; two things cross over, each as a
+claim row with its basis, the source's own text and URL, so provenance holds:
+
+- A provider's expected fabric: the RDMA ports its own health check or topology file expects
+  (``ib_port_gbits_per_s`` x ``port_count``, the largest group of one rate; conditional groups are
+  left out) is a claim of ``inter_node_gbits_per_s`` with basis ``expected``. Where it disagrees
+  with the page's figure it is a conflict like any other (``claim_conflicts``, the row's
+  ``conflict``); where the page states none, the row takes it, marked ``expected``.
+- A measured two-way GPU-to-GPU copy total fills a missing ``intra_node_gbytes_per_s`` (never a
+  stated or inferred one), marked ``measured``: one-way and per-direction readings never do, they
+  are not the bidirectional figure the column holds.
+
+``apply`` is idempotent: derived claims identical to current ones keep their ``valid_from``, ones
+no longer derived are closed, and a row filled earlier whose figure is no longer derived goes back
+to missing. ``derive`` is the pure part.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import duckdb
+import pandas as pd
+
+from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row
+from normalize.units import gbits_to_gbytes
+from normalize.vocab import Basis
+from records.measurements import CONDITIONAL
+from records.offers import Claim
+
+log = logging.getLogger(__name__)
+
+DERIVED = (Basis.EXPECTED.value, Basis.MEASURED.value)
+NOTE = "from measurements: "  # prefix of the notes a fill adds (removed when it is undone)
+
+
+@dataclass(frozen=True)
+class Fill:
+    """A missing figure of one row, filled from a derived claim."""
+
+    provider: str
+    instance_type: str
+    claim: Claim
+    note: str
+
+
+@dataclass
+class Derivation:
+    """The derived claims (provider, instance type, claim, fetched_at), fills and conflicts."""
+
+    claims: list[tuple[str, str, Claim, object]] = field(default_factory=list)
+    fills: list[Fill] = field(default_factory=list)
+    conflicts: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
+    """Derived claims, fills and conflicts for the catalog rows the measurements are about (pure)."""
+    rows = {(r["provider"], r["instance_type"]): r for r in instances.to_dict("records")}
+    derivation = Derivation()
+    for key, group in measurements.groupby(["provider", "instance_type"], sort=True):
+        row = rows.get(key)
+        if row is None:
+            continue  # unmatched: kept in measurements, listed by the read side
+        for claim, fetched in _fabric_claims(group) + _intra_claims(group, row):
+            derivation.claims.append((*key, claim, fetched))
+        _fills_and_conflicts(derivation, key, row)
+    return derivation
+
+
+def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, object]]:
+    ports = group[(group["kind"] == "expected") & (group["metric"] == "ib_port_gbits_per_s")]
+    ports = ports[~ports["notes"].fillna("").str.startswith(CONDITIONAL)]
+    claims = []
+    for url, document in ports.groupby("source_url", sort=True):
+        main = document.sort_values(["port_count", "value"], ascending=False).iloc[0]
+        count = int(main["port_count"]) if _known(main["port_count"]) else 1
+        others = [f"{int(r.port_count)} x {r.value:g}" for r in document.itertuples() if r.Index != main.name]
+        qualifiers = f"{count} x {main['value']:g} Gbit/s expected ({main['tool']})"
+        if others:
+            qualifiers += "; also checked: " + ", ".join(f"{o} Gbit/s" for o in others)
+        claim = Claim(
+            field="inter_node_gbits_per_s",
+            value=float(main["value"]) * count,
+            quote=main["quote"],
+            source_url=url,
+            context=f"{main['tool']} › {main['locator']}",
+            basis=Basis.EXPECTED,
+            qualifiers=qualifiers,
+        )
+        claims.append((claim, _when(main.get("fetched_at"))))
+    return claims
+
+
+def _intra_claims(group: pd.DataFrame, row: dict) -> list[tuple[Claim, object]]:
+    if row["intra_node_basis"] != Basis.MISSING.value:
+        return []
+    totals = group[
+        (group["kind"] == "measured")
+        & (group["metric"] == "gpu_to_gpu_gbytes_per_s")
+        & (group["direction"] == "two-way")
+    ]
+    if totals.empty:
+        return []
+    best = totals.sort_values(["value", "source_url", "locator"], ascending=[False, True, True]).iloc[0]
+    version = f" {best['tool_version']}" if _known(best["tool_version"]) else ""
+    claim = Claim(
+        field="intra_node_gbytes_per_s",
+        value=float(best["value"]),
+        quote=best["quote"],
+        source_url=best["source_url"],
+        context=f"{best['tool']}{version} › {best['locator']}",
+        basis=Basis.MEASURED,
+        qualifiers="measured two-way copy between one GPU pair (both directions together)",
+    )
+    return [(claim, _when(best.get("fetched_at")))]
+
+
+def _fills_and_conflicts(derivation: Derivation, key: tuple[str, str], row: dict) -> None:
+    for provider, instance_type, claim, _ in [c for c in derivation.claims if (c[0], c[1]) == key]:
+        if claim.field == "intra_node_gbytes_per_s":
+            note = f"{NOTE}intra_node_gbytes_per_s {claim.value:g} measured ({claim.context})"
+            derivation.fills.append(Fill(provider, instance_type, claim, note))
+        elif row["inter_node_basis"] in (Basis.MISSING.value, Basis.EXPECTED.value):
+            if not any(
+                f.claim.field == claim.field for f in derivation.fills if (f.provider, f.instance_type) == key
+            ):
+                note = f"{NOTE}inter_node_gbits_per_s {claim.value:g} expected: {claim.qualifiers}"
+                derivation.fills.append(Fill(provider, instance_type, claim, note))
+        elif not math.isclose(claim.value, row["inter_node_gbits_per_s"], rel_tol=1e-6):
+            derivation.conflicts[key] = (
+                f"conflicting claims for inter_node_gbits_per_s: {row['inter_node_gbits_per_s']:g} "
+                f"({row['inter_node_basis']}) vs {claim.value:g} (expected: {claim.qualifiers})"
+            )
+
+
+def _known(value) -> bool:
+    return value is not None and not pd.isna(value)
+
+
+def _when(value) -> datetime | None:
+    return pd.Timestamp(value).to_pydatetime() if _known(value) else None
+
+
+def apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:
+    """Derive from the catalog's measurements and write claims, fills and conflict flags, all or
+    nothing. A failure is logged and undone: the rows keep their sources' own figures (None)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        derivation = _apply(con, now)
+    except Exception:  # a bug here must not cost the refresh: undo, log the traceback, go on
+        con.execute("ROLLBACK")
+        log.exception("deriving from measurements failed; rows keep their sources' figures")
+        return None
+    con.execute("COMMIT")
+    return derivation
+
+
+def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
+    instances = con.execute(
+        "SELECT provider, instance_type, intra_node_basis, inter_node_basis, inter_node_gbits_per_s "
+        "FROM instances"
+    ).df()
+    measurements = con.execute("SELECT * FROM measurements WHERE provider IS NOT NULL").df()
+    derivation = derive(_undone(instances), measurements)
+    _sync_claims(con, derivation, now)
+    _undo_fills(con)
+    for fill in derivation.fills:
+        _fill(con, fill)
+    for (provider, instance_type), note in derivation.conflicts.items():
+        con.execute(
+            """UPDATE instances SET conflict = true,
+                   notes = CASE WHEN contains(notes, $note) THEN notes
+                                ELSE concat_ws('; ', nullif(notes, ''), $note) END
+               WHERE provider = $p AND instance_type = $i""",
+            {"note": note, "p": provider, "i": instance_type},
+        )
+    return derivation
+
+
+def _undone(instances: pd.DataFrame) -> pd.DataFrame:
+    """The rows as their sources gave them: a basis from an earlier fill reads as missing."""
+    undone = instances.copy()
+    for column in ("intra_node_basis", "inter_node_basis"):
+        undone.loc[undone[column].isin(DERIVED), column] = Basis.MISSING.value
+    return undone
+
+
+def _sync_claims(con, derivation: Derivation, now: datetime) -> None:
+    rows = [claim_row(p, i, c, fetched, now) for p, i, c, fetched in derivation.claims]
+    frame = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
+    same = " AND ".join(f"d.{c} IS NOT DISTINCT FROM claims.{c}" for c in CLAIM_IDENTITY)
+    derived = f"basis IN {DERIVED}"
+    con.register("derived", frame)
+    con.execute(
+        f"UPDATE claims SET valid_to = NULL WHERE valid_to = $now AND {derived} "
+        f"AND EXISTS (SELECT 1 FROM derived d WHERE {same})",
+        {"now": now},
+    )
+    con.execute(
+        f"UPDATE claims SET valid_to = $now WHERE valid_to IS NULL AND {derived} "
+        f"AND NOT EXISTS (SELECT 1 FROM derived d WHERE {same})",
+        {"now": now},
+    )
+    con.execute(
+        "INSERT INTO claims BY NAME SELECT * FROM derived d WHERE NOT EXISTS "
+        f"(SELECT 1 FROM claims WHERE claims.valid_to IS NULL AND {same})"
+    )
+    con.unregister("derived")
+
+
+def _undo_fills(con) -> None:
+    """Rows filled by an earlier derivation go back to missing before this one fills them again."""
+    kept = f"list_filter(string_split(notes, '; '), lambda x: NOT starts_with(x, '{NOTE}'))"
+    notes = f"array_to_string({kept}, '; ')"
+    con.execute(
+        f"""UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',
+                   missing_intra_bw = true, notes = {notes}
+            WHERE intra_node_basis IN {DERIVED}"""
+    )
+    con.execute(
+        f"""UPDATE instances SET inter_node_gbits_per_s = NULL, inter_node_gbytes_per_s = NULL,
+                   inter_node_basis = 'missing', missing_inter_bw = true, notes = {notes}
+            WHERE inter_node_basis IN {DERIVED}"""
+    )
+
+
+def _fill(con, fill: Fill) -> None:
+    value, basis = float(fill.claim.value), fill.claim.basis.value
+    params = {"v": value, "b": basis, "note": fill.note, "p": fill.provider, "i": fill.instance_type}
+    notes = "concat_ws('; ', nullif(notes, ''), $note)"
+    if fill.claim.field == "intra_node_gbytes_per_s":
+        con.execute(
+            f"""UPDATE instances SET intra_node_gbytes_per_s = $v, intra_node_basis = $b,
+                       missing_intra_bw = false, notes = {notes}
+                WHERE provider = $p AND instance_type = $i AND intra_node_basis = 'missing'""",
+            params,
+        )
+    else:
+        con.execute(
+            f"""UPDATE instances SET inter_node_gbits_per_s = $v, inter_node_gbytes_per_s = $gb,
+                       inter_node_basis = $b, missing_inter_bw = false, notes = {notes}
+                WHERE provider = $p AND instance_type = $i AND inter_node_basis = 'missing'""",
+            {**params, "gb": gbits_to_gbytes(value)},
+        )

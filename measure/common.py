@@ -1,0 +1,134 @@
+"""What every tool-output parser shares: whom the readings are about, the lines of the output with
+launcher prefixes and ANSI escapes stripped, numbers, sizes and the median pair of a matrix.
+
+A quote is always the source's own line, byte for byte (launcher prefix included), so it stays a
+substring of the document at ``source_url``; only the text handed to the parsers is cleaned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from normalize.errors import InvalidOffer, ParseError
+from normalize.units import Quantity, to_number
+from records.measurements import Measurement
+
+# Prefixes launchers put before every line of a program's output: Open MPI's --tag-output
+# ("[1,0]<stdout>:"), srun --label ("0: "), SkyPilot's "(worker1, rank=1, pid=33870, ip=...)".
+_LAUNCHER = re.compile(
+    r"^(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: (?=\s*[#\d])|\(\w+, rank=\d+, pid=\d+, ip=[\d.]+\) ?)"
+)
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# Sizes the tools print with binary prefixes ("16G" for nccl-tests -b/-e, "1GB" for torch benches).
+_BINARY = {"": "byte", "B": "byte", "K": "kibibyte", "M": "mebibyte", "G": "gibibyte", "T": "tebibyte"}
+_SIZE = re.compile(r"^(?P<n>\d+)(?P<unit>[KMGT]?)B?$")
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Whom the readings of one document are about and where the document is.
+
+    ``provider``/``instance_type`` are None when nobody says (the reading is kept, unmatched).
+    """
+
+    source: str
+    source_url: str
+    kind: str = "measured"
+    provider: str | None = None
+    instance_type: str | None = None
+    run_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of an output: its 1-based number, the source's exact text, and the cleaned text."""
+
+    number: int
+    raw: str
+    text: str
+
+
+@dataclass
+class Output:
+    """A tool's output as lines, cleaned for parsing, with the raw text kept for quotes."""
+
+    text: str
+    lines: list[Line] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = [Line(i, raw, clean(raw)) for i, raw in enumerate(self.text.splitlines(), start=1)]
+
+    def __iter__(self) -> Iterator[Line]:
+        return iter(self.lines)
+
+    def find(self, pattern: re.Pattern[str]) -> Iterator[tuple[Line, re.Match[str]]]:
+        """Every line whose cleaned text matches ``pattern`` (search), with the match."""
+        for line in self.lines:
+            match = pattern.search(line.text)
+            if match:
+                yield line, match
+
+
+def clean(raw: str) -> str:
+    """A line without ANSI escapes and without a launcher's prefix."""
+    return _LAUNCHER.sub("", _ANSI.sub("", raw), count=1)
+
+
+def number(text: str, where: str) -> float:
+    """A plain decimal number; ParseError naming ``where`` otherwise."""
+    try:
+        return to_number(text)
+    except ParseError:
+        raise ParseError(f"{where}: not a number: {text!r}") from None
+
+
+def binary_size_bytes(text: str, where: str) -> int:
+    """'16G' or '1GB' (binary prefixes, as nccl-tests and torch benches print them) in bytes."""
+    match = _SIZE.match(text.strip())
+    if match is None:
+        raise ParseError(f"{where}: not a message size: {text!r}")
+    size = Quantity(int(match.group("n")), _BINARY[match.group("unit")]).to("byte").magnitude
+    return round(size)
+
+
+def median_cell(cells: list[tuple[float, str, str]]) -> tuple[float, str, str]:
+    """The lower median of (value, quote, locator) cells: a real cell, never an average."""
+    if not cells:
+        raise ParseError("no cell to take a median of")
+    ordered = sorted(cells, key=lambda cell: cell[0])
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def spread_note(values: list[float], what: str) -> str:
+    """'median of 56 GPU pairs (min 369.7, max 372.1)'."""
+    return f"median of {len(values)} {what} (min {min(values):g}, max {max(values):g})"
+
+
+def measurement(
+    origin: Origin, metric: str, value: float | None, *, locator: str, quote: str, **details
+) -> Measurement:
+    """One reading of ``origin``'s document; ``details`` are Measurement's optional fields. A figure
+    no real link has (past Measurement's bounds) is a ParseError naming where it stands."""
+    try:
+        return _measurement(origin, metric, value, locator=locator, quote=quote, **details)
+    except InvalidOffer as exc:
+        raise ParseError(f"{locator}: {exc}") from None
+
+
+def _measurement(origin: Origin, metric: str, value: float | None, *, locator: str, quote: str, **details):
+    return Measurement(
+        provider=origin.provider,
+        instance_type=origin.instance_type,
+        kind=origin.kind,
+        metric=metric,
+        value=value,
+        source=origin.source,
+        source_url=origin.source_url,
+        locator=locator,
+        quote=quote,
+        run_at=details.pop("run_at", origin.run_at),
+        **details,
+    )

@@ -1,0 +1,196 @@
+"""nvbandwidth results, from its JSON (``nvbandwidth -j``) or its text output.
+
+Each test case gives one reading: the lower median over its cells (GPU pairs for device-to-device
+tests, GPUs for host copies), a real cell with its place in the output. Versions differ in what a
+bidirectional test reports, and the two are never mixed:
+
+- v0.5 (and any output whose bidirectional matrix is not labelled "Total"): each cell is the
+  bandwidth of ONE direction while both directions copy → ``gpu_to_gpu_each_way_gbytes_per_s``.
+- v0.8 labels it "Total bandwidth" and stacks three matrices in one (direction 1, direction 2,
+  total) → the first two as each-way readings, the third as ``gpu_to_gpu_gbytes_per_s`` two-way.
+
+"Waived" test cases did not run (one GPU, or GPUs without peer access) and give no reading; a run
+that failed ("error") gives none either and is refused with the line.
+
+One more trap: in v0.5 output the SM (kernel) bidirectional tests print about twice the CE ones
+(670 vs 365 GB/s on an a3-highgpu-8g, while v0.8 prints 339 per direction for SM): v0.5's SM
+bidirectional figures look like totals, its CE ones like per-direction values, and neither says so.
+So an unlabelled bidirectional matrix is read only from the copy engine (CE), whose per-direction
+reading matches its own one-way figure; unlabelled SM bidirectional matrices are not read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from measure.common import Origin, Output, measurement, median_cell, number, spread_note
+from normalize.errors import ParseError
+from records.measurements import Measurement
+
+# test-case name → (metric, direction) for the tests that measure a link; others are not read.
+_LINKS = {
+    "host_to_device_memcpy": ("host_to_gpu_gbytes_per_s", "one-way"),
+    "device_to_host_memcpy": ("gpu_to_host_gbytes_per_s", "one-way"),
+    "host_to_device_bidirectional_memcpy": ("host_to_gpu_gbytes_per_s", "two-way"),
+    "device_to_host_bidirectional_memcpy": ("gpu_to_host_gbytes_per_s", "two-way"),
+    "device_to_device_memcpy_read": ("gpu_to_gpu_gbytes_per_s", "one-way"),
+    "device_to_device_memcpy_write": ("gpu_to_gpu_gbytes_per_s", "one-way"),
+    "device_to_device_bidirectional_memcpy_read": ("gpu_to_gpu_each_way_gbytes_per_s", "two-way"),
+    "device_to_device_bidirectional_memcpy_write": ("gpu_to_gpu_each_way_gbytes_per_s", "two-way"),
+}
+_TEST = re.compile(r"^(?P<multinode>multinode_)?(?P<base>\w+?)_(?P<engine>ce|sm)$")
+_RUNNING = re.compile(r"^Running (?P<test>\w+)\.\s*$")
+_DESCRIPTION = re.compile(r"bandwidth \(GB/s\)\s*$")
+# Each cell after mandatory whitespace: no two ways to split a run of digits (no backtracking blow-up).
+_ROW = re.compile(r"^\s*(?P<row>\d+)(?P<cells>(?:\s+(?:[\d.]+|N/A))+)\s*$")
+_VERSION = re.compile(r"nvbandwidth Version: (?P<v>\S+)")
+_PROCESS = re.compile(r"^Process \d+ \((?P<host>[^)]+)\): device \d+:")
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """One bandwidth matrix of one test case: rows of (cell text, quote, locator) or None."""
+
+    test: str
+    description: str
+    rows: list[list[tuple[str, str, str] | None]]
+
+
+def is_json(text: str) -> bool:
+    return text.lstrip().startswith("{") and '"nvbandwidth"' in text[:400]
+
+
+def is_text(output: Output) -> bool:
+    return any(_RUNNING.match(line.text) for line in output) or any(
+        _VERSION.search(line.text) for line in output
+    )
+
+
+def parse_json(text: str, origin: Origin, version: str | None = None) -> list[Measurement]:
+    """Readings of an ``nvbandwidth -j`` run; ``version`` stands in when the JSON has none."""
+    try:
+        run = json.loads(text)["nvbandwidth"]
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"line {exc.lineno}: not nvbandwidth JSON: {exc.msg}") from None
+    except (KeyError, TypeError):
+        raise ParseError("line 1: JSON without an 'nvbandwidth' object") from None
+    if "error" in run:
+        line = next((i for i, ln in enumerate(text.splitlines(), 1) if '"error"' in ln), 1)
+        raise ParseError(
+            f"line {line}: nvbandwidth reported an error, no result: {str(run['error']).strip()}"
+        )
+    version = run.get("version") or version
+    matrices, waived = [], 0
+    for i, case in enumerate(run.get("testcases") or []):
+        if case.get("status") != "Passed":
+            waived += case.get("status") == "Waived"
+            continue
+        rows = [
+            [
+                _json_cell(cell, f"$.nvbandwidth.testcases[{i}].bandwidth_matrix[{r}][{c}]")
+                for c, cell in enumerate(row)
+            ]
+            for r, row in enumerate(case.get("bandwidth_matrix") or [])
+        ]
+        matrices.append(Matrix(case.get("name", ""), case.get("bandwidth_description", ""), rows))
+    notes = f"{waived} test cases waived (one GPU, or no peer access)" if waived else ""
+    return _readings(matrices, origin, version, nodes=None, extra=notes)
+
+
+def _json_cell(cell, locator: str) -> tuple[str, str, str] | None:
+    return None if cell in (None, "N/A") else (str(cell), json.dumps(cell), locator)
+
+
+def parse_text(output: Output, origin: Origin) -> list[Measurement]:
+    """Readings of nvbandwidth's text output (matrices under 'Running <test>.' lines)."""
+    version = next((m.group("v") for _, m in output.find(_VERSION)), None)
+    hosts = {m.group("host") for _, m in output.find(_PROCESS)}
+    matrices: list[Matrix] = []
+    test = None
+    for line in output:
+        running = _RUNNING.match(line.text)
+        if running:
+            test = running.group("test")
+        elif test and _DESCRIPTION.search(line.text):
+            matrices.append(Matrix(test, line.text.strip(), []))
+        elif test and matrices and matrices[-1].test == test and (row := _ROW.match(line.text)):
+            cells = row.group("cells").split()
+            if not any("." in c or c == "N/A" for c in cells):
+                continue  # the header of column numbers
+            matrices[-1].rows.append(
+                [None if c == "N/A" else (c, line.raw, f"line {line.number}") for c in cells]
+            )
+    return _readings(matrices, origin, version, nodes=len(hosts) or None, extra="")
+
+
+def _readings(matrices: list[Matrix], origin, version, *, nodes, extra) -> list[Measurement]:
+    readings = []
+    for matrix in matrices:
+        test = _TEST.match(matrix.test)
+        link = _LINKS.get(test.group("base")) if test else None
+        if link is None or not matrix.rows or "(ns)" in matrix.description:
+            continue
+        for metric, direction, rows, semantics in _split(matrix, *link, engine=test.group("engine")):
+            reading = _median(matrix, rows, origin, metric, direction, version, nodes, semantics, extra)
+            if reading is not None:
+                readings.append(reading)
+    if not readings:
+        raise ParseError("line 1: no nvbandwidth test case with a bandwidth result")
+    return readings
+
+
+def _split(matrix: Matrix, metric: str, direction: str, *, engine: str):
+    """The matrix's readings: v0.8 stacks direction 1, direction 2 and their total; an unlabelled
+    (v0.5) bidirectional copy-engine matrix is per direction, an SM one is not read."""
+    columns = max(len(row) for row in matrix.rows)
+    total = "Total" in matrix.description
+    if direction == "two-way" and total and len(matrix.rows) == 3 * columns:
+        each = "v0.8 direction matrices: one direction while both copy"
+        yield metric, direction, matrix.rows[: 2 * columns], each
+        yield "gpu_to_gpu_gbytes_per_s", direction, matrix.rows[2 * columns :], "total of both directions"
+    elif direction == "two-way" and not metric.startswith("gpu_to_gpu"):
+        yield metric, direction, matrix.rows, "this direction's bandwidth while both directions copy"
+    elif direction == "two-way" and total:
+        yield "gpu_to_gpu_gbytes_per_s", direction, matrix.rows, "total of both directions"
+    elif direction == "two-way" and engine == "ce":
+        yield (
+            metric,
+            direction,
+            matrix.rows,
+            "one direction while both copy (no 'Total' label: v0.5 semantics)",
+        )
+    elif direction == "one-way":
+        yield metric, direction, matrix.rows, "one direction copies"
+
+
+def _median(matrix, rows, origin, metric, direction, version, nodes, semantics, extra) -> Measurement | None:
+    device_pairs = metric.startswith("gpu_to_gpu")
+    columns = max(len(row) for row in matrix.rows)
+    cells = []
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            if cell is None or (device_pairs and r % columns == c):  # a GPU to itself
+                continue
+            value = number(cell[0], cell[2])
+            if value > 0:
+                cells.append((value, cell[1], cell[2]))
+    if not cells:
+        return None
+    value, quote, locator = median_cell(cells)
+    what = "GPU pairs" if device_pairs else "GPUs"
+    notes = [f"{matrix.test}: {matrix.description}", semantics, spread_note([c[0] for c in cells], what)]
+    return measurement(
+        origin,
+        metric,
+        value,
+        locator=f"{locator} ({matrix.test})",
+        quote=quote,
+        tool="nvbandwidth",
+        tool_version=version,
+        direction=direction,
+        gpus=columns,
+        nodes=nodes,
+        notes="; ".join(filter(None, [*notes, extra])),
+    )
