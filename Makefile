@@ -77,12 +77,10 @@ format: install
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# Regenerate the shipped snapshot from the real documents in $(SHARED)/mirror and the local copies in $(SHARED)
-# (provider sources only: the snapshot does not ship measurements, nor what is derived from them).
+# Regenerate the shipped snapshot from the real documents in $(SHARED)/mirror and the local copies in $(SHARED).
 snapshot: install
 	rm -f .snapshot.duckdb
-	$(PY) -m catalog refresh --quiet --db .snapshot.duckdb --mirror $(SHARED)/mirror --copies $(SHARED) \
-	  $$($(PY) -c "from scrapers import PROVIDERS; print(' '.join('--provider ' + c.name for c in PROVIDERS))")
+	$(PY) -m catalog refresh --quiet --db .snapshot.duckdb --mirror $(SHARED)/mirror --copies $(SHARED)
 	$(PY) -c "from pathlib import Path; from catalog import snapshot; \
 	  print('snapshot', 'rewritten' if snapshot.update(Path('.snapshot.duckdb'), snapshot.DEFAULT_DIR) else 'unchanged')"
 	rm -f .snapshot.duckdb .snapshot.duckdb.lock

@@ -1,10 +1,10 @@
 """The catalog snapshot that ships in the repository, so a fresh clone has data without a network.
 
-``dump`` writes the current rows, claims and prices as JSON lines, one row per line and without the
-timestamps of the run that made them, so a diff shows exactly the facts that changed; the time the
-snapshot was built is in ``meta.json`` and ``load`` gives it to every row. ``make snapshot`` rewrites
-the snapshot only when its facts change, and a test checks it still equals what the parsers make of
-../shared/mirror.
+``dump`` writes the current rows, claims, prices and measurements as JSON lines, one row per line
+and without the timestamps of the run that made them, so a diff shows exactly the facts that
+changed; the time the snapshot was built is in ``meta.json`` and ``load`` gives it to every row.
+``make snapshot`` rewrites the snapshot only when its facts change, and a test checks it still
+equals what the parsers make of ../shared/mirror.
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from pathlib import Path
 
 import duckdb
 
-from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, PRICE_COLUMNS, CatalogWriter
+from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, MEASUREMENT_COLUMNS, PRICE_COLUMNS, CatalogWriter
 from records.clock import utcnow
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "snapshot"
 INSTANCES_FILE = "instances.jsonl"
 CLAIMS_FILE = "claims.jsonl"
 PRICES_FILE = "prices.jsonl"
-FACT_FILES = (INSTANCES_FILE, CLAIMS_FILE, PRICES_FILE)
+MEASUREMENTS_FILE = "measurements.jsonl"
+FACT_FILES = (INSTANCES_FILE, CLAIMS_FILE, PRICES_FILE, MEASUREMENTS_FILE)
 META_FILE = "meta.json"
 # Per-run timestamps: not facts, so not in the snapshot; on load they take the snapshot's build time.
 INSTANCE_TIMES = ("scraped_at", "stale_since")
@@ -33,12 +34,12 @@ CLAIM_TIMES = ("fetched_at", "valid_from", "valid_to")
 INSTANCE_FACTS = tuple(c for c in INSTANCE_COLUMNS if c not in INSTANCE_TIMES)
 CLAIM_FACTS = tuple(c for c in CLAIM_COLUMNS if c not in CLAIM_TIMES)
 PRICE_FACTS = tuple(c for c in PRICE_COLUMNS if c not in CLAIM_TIMES)
-# Typed explicitly: a snapshot may hold no price at all (nothing to detect types from).
-PRICE_JSON_TYPES = {c: "DOUBLE" if c.endswith("usd_per_hour") else "VARCHAR" for c in PRICE_FACTS}
+MEASUREMENT_FACTS = tuple(c for c in MEASUREMENT_COLUMNS if c not in ("fetched_at", "stale"))
 
 
 def dump(db_path: Path, out_dir: Path, *, built_at: datetime | None = None) -> None:
-    """Write the catalog's instances, current claims and current prices to ``out_dir`` in a stable order."""
+    """Write the catalog's instances, current claims, current prices and measurements to ``out_dir``
+    in a stable order."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with duckdb.connect(str(db_path), read_only=True) as con:
         con.execute(
@@ -52,6 +53,10 @@ def dump(db_path: Path, out_dir: Path, *, built_at: datetime | None = None) -> N
         con.execute(
             f"COPY (SELECT {', '.join(PRICE_FACTS)} FROM current_prices ORDER BY ALL) "
             f"TO '{out_dir / PRICES_FILE}' (FORMAT JSON)"
+        )
+        con.execute(
+            f"COPY (SELECT {', '.join(MEASUREMENT_FACTS)} FROM measurements ORDER BY ALL) "
+            f"TO '{out_dir / MEASUREMENTS_FILE}' (FORMAT JSON)"
         )
     meta = {"built_at": (built_at or utcnow()).isoformat(timespec="seconds")}
     (out_dir / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
@@ -95,8 +100,23 @@ def load(source_dir: Path, db_path: Path) -> int:
         con.execute(
             "INSERT INTO prices BY NAME SELECT *, ? AS fetched_at, ? AS valid_from "
             "FROM read_json(?, format='newline_delimited', columns=?)",
-            [built_at, built_at, str(source_dir / PRICES_FILE), PRICE_JSON_TYPES],
+            [built_at, built_at, str(source_dir / PRICES_FILE), _json_types(con, "prices", PRICE_FACTS)],
+        )
+        con.execute(
+            "INSERT INTO measurements BY NAME SELECT *, ? AS fetched_at "
+            "FROM read_json(?, format='newline_delimited', columns=?)",
+            [
+                built_at,
+                str(source_dir / MEASUREMENTS_FILE),
+                _json_types(con, "measurements", MEASUREMENT_FACTS),
+            ],
         )
         count = con.execute("SELECT count(*) FROM instances").fetchone()[0]
         writer.write_refresh(f"snapshot-{uuid.uuid4().hex[:6]}", started, utcnow(), "snapshot", 0, [])
     return count
+
+
+def _json_types(con: duckdb.DuckDBPyConnection, table: str, columns: tuple[str, ...]) -> dict[str, str]:
+    """The table's own column types, for reading a file that may hold no row (nothing to detect from)."""
+    types = dict(con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {table})").fetchall())
+    return {c: types[c] for c in columns}

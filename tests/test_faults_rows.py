@@ -97,7 +97,8 @@ def test_an_empty_azure_family_page_carries_the_rows_only_it_linked(fault_db, fa
     )
     assert history == [(0,)]  # its claims stay current, none closed
     fetched = (
-        "SELECT DISTINCT fetched_at FROM current_claims WHERE instance_type = 'Standard_ND96isr_H100_v5'"
+        "SELECT DISTINCT fetched_at FROM current_claims WHERE instance_type = 'Standard_ND96isr_H100_v5' "
+        "ORDER BY 1"  # DISTINCT alone gives no order
     )
     assert query(fault_db, fetched) == query(fault_baseline, fetched)  # when they were read, not now
 

@@ -10,7 +10,6 @@ import duckdb
 import pytest
 
 from catalog import pipeline, snapshot
-from scrapers import REGISTRY
 from scrapers.http import make_client
 from tests.helpers import MIRROR, SHARED
 
@@ -31,6 +30,8 @@ def test_shipped_snapshot_loads(tmp_path):
             "SELECT min_usd_per_hour, usd_per_gpu_hour FROM instances WHERE instance_type = 'p5.48xlarge'"
         )
         assert con.execute(columns).fetchall() == [(55.04, 6.88)]
+        readings = "SELECT kind, count(DISTINCT source) FROM measurements GROUP BY 1 ORDER BY 1"
+        assert con.execute(readings).fetchall() == [("expected", 5), ("measured", 1)]
 
 
 def test_seeded_rows_carry_the_snapshot_build_time(tmp_path):
@@ -64,14 +65,12 @@ def test_snapshot_missing_file_is_a_clear_error(tmp_path):
 
 @pytest.mark.shared
 def test_shipped_snapshot_matches_a_rebuild_from_the_mirror(tmp_path):
-    """The snapshot ships the providers' rows and claims. It does not ship measurements yet, so the
-    rebuild leaves out the measurement sources (and with them the figures derived from them)."""
+    """The snapshot ships every source's rows, claims, prices and measurements."""
     rebuilt = tmp_path / "rebuilt.duckdb"
-    providers = [name for name, cls in REGISTRY.items() if cls.kind == "provider"]
 
     async def go():
         async with make_client(mirror=MIRROR) as client:
-            return await pipeline.refresh(rebuilt, client, mode="mirror", copies=SHARED, providers=providers)
+            return await pipeline.refresh(rebuilt, client, mode="mirror", copies=SHARED)
 
     assert asyncio.run(go()).exit_code == 0
     seeded = tmp_path / "seeded.duckdb"
@@ -88,3 +87,7 @@ def test_shipped_snapshot_matches_a_rebuild_from_the_mirror(tmp_path):
         assert a.execute(claims).fetchall() == b.execute(claims).fetchall(), "run `make snapshot` and commit"
         prices = f"SELECT {', '.join(snapshot.PRICE_FACTS)} FROM current_prices ORDER BY ALL"
         assert a.execute(prices).fetchall() == b.execute(prices).fetchall(), "run `make snapshot` and commit"
+        readings = f"SELECT {', '.join(snapshot.MEASUREMENT_FACTS)} FROM measurements ORDER BY ALL"
+        assert a.execute(readings).fetchall() == b.execute(readings).fetchall(), (
+            "run `make snapshot` and commit"
+        )
