@@ -62,7 +62,7 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
     """Derived claims, fills and conflicts for the catalog rows the measurements are about (pure)."""
     rows = {(r["provider"], r["instance_type"]): r for r in instances.to_dict("records")}
     derivation = Derivation()
-    for key, group in measurements.groupby(["provider", "instance_type"], sort=True):
+    for key, group in _relevant(measurements).groupby(["provider", "instance_type"], sort=True):
         row = rows.get(key)
         if row is None:
             continue  # unmatched: kept in measurements, listed by the read side
@@ -70,6 +70,14 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
             derivation.claims.append((*key, claim, fetched))
         _fills_and_conflicts(derivation, key, row)
     return derivation
+
+
+def _relevant(measurements: pd.DataFrame) -> pd.DataFrame:
+    """The readings a claim can come from (expected port rates, measured two-way GPU-pair copies),
+    selected once rather than per instance: most of the table is other metrics."""
+    ports = (measurements["kind"] == "expected") & (measurements["metric"] == "ib_port_gbits_per_s")
+    copies = (measurements["kind"] == "measured") & (measurements["metric"] == "gpu_to_gpu_gbytes_per_s")
+    return measurements[ports | copies]
 
 
 def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, object]]:

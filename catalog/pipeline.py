@@ -13,8 +13,10 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -318,17 +320,32 @@ async def refresh(
             client, previous=stored, on_document=on_document, copies=copies, **(fetcher_options or {})
         )
 
+        loop = asyncio.get_running_loop()
+        # Parsing is CPU work: on the event loop it would stall every fetch still in flight. One
+        # worker thread parses, a source at a time (parsers share lazily built tables and the pint
+        # registry), while the loop keeps fetching.
+        parser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parse")
+
+        async def parsed(scraper: Scraper, documents, error, previous) -> ProviderResult:
+            work = partial(
+                provider_result, scraper, documents, error, previous, started, accept=accept_changes
+            )
+            return await loop.run_in_executor(parser, work)
+
         async def one(scraper: Scraper) -> ProviderResult:
             previous = writer.previous(scraper.name)
             if not replay:  # parsed as soon as its own documents are in, while the others still fetch
                 documents, error = await _fetch(scraper, fetcher)
-                return provider_result(scraper, documents, error, previous, started, accept=accept_changes)
+                return await parsed(scraper, documents, error, previous)
             documents = [d for d in stored.values() if d.provider == scraper.name]
             if not any(d.required for d in documents) and scraper.source_kind == "scraped":
                 return _unchanged(scraper, previous)  # e.g. only its optional price document was stored
-            return provider_result(scraper, documents, None, previous, started, accept=accept_changes)
+            return await parsed(scraper, documents, None, previous)
 
-        results = await asyncio.gather(*(one(s) for s in scrapers))
+        try:
+            results = await asyncio.gather(*(one(s) for s in scrapers))
+        finally:
+            parser.shutdown(wait=True, cancel_futures=True)
         untouched = [r.outcome.provider for r in results if r.outcome.outcome == "unchanged"]
         for result in results:
             _store(writer, refresh_id, result, started, replay=replay)

@@ -27,6 +27,12 @@ def squash(text: str) -> str:
 
 
 @lru_cache(maxsize=16)
+def _squashed(body: str) -> str:
+    """``squash`` of a whole document, kept for the next quote that cites the same one."""
+    return squash(body)
+
+
+@lru_cache(maxsize=16)
 def _html_text(body: str) -> str:
     from bs4 import BeautifulSoup
 
@@ -36,7 +42,7 @@ def _html_text(body: str) -> str:
 def quote_in(quote: str, body: str) -> bool:
     """Whether ``quote`` occurs in a document ``body``, whitespace aside (in its text, for HTML)."""
     wanted = squash(quote)
-    if wanted in squash(body):
+    if wanted in _squashed(body):
         return True
     return "<" in body and wanted in _html_text(body)
 

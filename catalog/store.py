@@ -15,7 +15,7 @@ import logging
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, fields
+from dataclasses import fields
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -167,12 +167,17 @@ def claim_row(
 
 def price_row(price: Price, fetched_at: datetime | None, valid_from: datetime) -> dict:
     """A price as the ``prices`` table stores it, valid from ``valid_from`` until replaced."""
-    return {**asdict(price), "fetched_at": fetched_at, "valid_from": valid_from, "valid_to": None}
+    return {**_fields(price), "fetched_at": fetched_at, "valid_from": valid_from, "valid_to": None}
 
 
 def measurement_row(measurement: Measurement, fetched_at: datetime | None) -> dict:
     """A measurement as the ``measurements`` table stores it."""
-    return {**asdict(measurement), "fetched_at": fetched_at, "stale": False}
+    return {**_fields(measurement), "fetched_at": fetched_at, "stale": False}
+
+
+def _fields(record: Price | Measurement) -> dict:
+    """A flat record's fields by name (``asdict`` deep-copies every value: 20x slower here)."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}
 
 
 def _file_system(exc: BaseException) -> bool:

@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import contextlib
 import hashlib
+import inspect
 import logging
 import os
 import platform
@@ -37,21 +38,41 @@ from catalog import pipeline
 from catalog.store import latest_documents
 from devtools import synthetic
 from devtools.mirror_server import MirrorServer
+from normalize.errors import ProviderError
 from records.clock import utcnow
 from scrapers import REGISTRY
-from scrapers.http import make_client
+from scrapers.http import Fetcher, make_client
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 LATENCY_S = 0.2
+PER_HOST = inspect.signature(Fetcher).parameters["per_host"].default  # requests in flight per host
 
 
-def _refresh(db: Path, mirror: str, providers: list[str] | None = None, *, transport=None, **fetcher_options):
+#: The local copies directory (``--copies``), beside the mirror: OCI's shapes page and AWS's newer
+#: revision are third-party copies read from there.
+COPIES: Path | None = ROOT.parent / "shared" if (ROOT.parent / "shared").is_dir() else None
+
+
+def _refresh(
+    db: Path,
+    mirror: str,
+    providers: list[str] | None = None,
+    *,
+    transport=None,
+    copies: Path | None = COPIES,
+    **fetcher_options,
+):
     async def go():
         async with make_client(mirror=None if transport else mirror, transport=transport) as client:
             return await pipeline.refresh(
-                db, client, providers=providers, mode="mirror", fetcher_options=fetcher_options or None
+                db,
+                client,
+                providers=providers,
+                mode="mirror",
+                copies=copies,
+                fetcher_options=fetcher_options or None,
             )
 
     return asyncio.run(go())
@@ -73,10 +94,13 @@ def spread(times: list[float], unit: str = "s", scale: float = 1.0) -> str:
     return f"{med:.{digits}f} {unit} ({low:.{digits}f}–{high:.{digits}f}, {len(times)} runs)"
 
 
-def _fetched(db: Path) -> list[Path]:
+def _fetched(db: Path, mirror: Path) -> list[Path]:
+    """The files a refresh into ``db`` read: mirror documents and local copies (``copy:<path>``)."""
     with duckdb.connect(str(db), read_only=True) as con:
         urls = [u for (u,) in con.execute("SELECT DISTINCT url FROM fetches WHERE status = 200").fetchall()]
-    return [Path(u.split("://", 1)[1]) for u in urls]
+    return [
+        mirror / u.split("://", 1)[1] if "://" in u else Path(str(COPIES)) / u.split(":", 1)[1] for u in urls
+    ]
 
 
 def _rows(db: Path) -> tuple[int, int, int]:
@@ -97,13 +121,24 @@ def offline_rebuild(mirror: Path, scratch: Path, repeat: int) -> dict:
         _refresh(dbs[-1], str(mirror))
 
     times = _timed(once, repeat)
-    files = [mirror / p for p in _fetched(dbs[-1])]
+    files = _fetched(dbs[-1], mirror)
 
     def floor() -> None:
         for path in files:
             hashlib.sha256(path.read_bytes()).hexdigest()
 
-    command = [sys.executable, "-m", "catalog", "refresh", "--mirror", str(mirror), "--quiet", "--db"]
+    copies = ["--copies", str(COPIES)] if COPIES else []
+    command = [
+        sys.executable,
+        "-m",
+        "catalog",
+        "refresh",
+        "--mirror",
+        str(mirror),
+        *copies,
+        "--quiet",
+        "--db",
+    ]
     cli = _timed(
         lambda: subprocess.run(
             [*command, str(scratch / f"cli-{time.perf_counter_ns()}.duckdb")],
@@ -134,7 +169,12 @@ def scaled_rebuild(mirror: Path, scratch: Path, factor: int, repeat: int) -> dic
             _refresh(dbs[-1], str(mirror), names, transport=transport)
 
         times = _timed(once, repeat)
-    return {"factor": factor, "times": times, "rows": _rows(dbs[-1]), "documents": len(_fetched(dbs[-1]))}
+    return {
+        "factor": factor,
+        "times": times,
+        "rows": _rows(dbs[-1]),
+        "documents": len(_fetched(dbs[-1], mirror)),
+    }
 
 
 def cold_query(db: Path, repeat: int) -> list[float]:
@@ -168,14 +208,39 @@ def live_refresh(mirror: Path, scratch: Path, repeat: int) -> dict:
         def fresh(tag: str) -> Path:
             return scratch / f"{tag}-{time.perf_counter_ns()}.duckdb"
 
-        concurrent = _timed(lambda: _refresh(fresh("c"), base_url), repeat)
+        last: list[Path] = []
+
+        def concurrent_run() -> None:
+            last.append(fresh("c"))
+            _refresh(last[-1], base_url)
+
+        concurrent = _timed(concurrent_run, repeat)
         sequential = _timed(lambda: _refresh(fresh("s"), base_url, concurrency=1, per_host=1), 1)
         alone = {
             name: _timed(lambda name=name: _refresh(fresh(f"a-{name}"), base_url, [name]), repeat)
             for name in REGISTRY
         }
     slowest = max(alone, key=lambda n: statistics.median(alone[n]))
-    return {"concurrent": concurrent, "sequential": sequential, "alone": alone, "slowest": slowest}
+    host, documents = _busiest_host(last[-1])
+    return {
+        "concurrent": concurrent,
+        "sequential": sequential,
+        "alone": alone,
+        "slowest": slowest,
+        "host": host,
+        "host_floor_s": documents * LATENCY_S / PER_HOST,
+        "host_documents": documents,
+    }
+
+
+def _busiest_host(db: Path) -> tuple[str, int]:
+    """The host most documents of a refresh came from, and how many: sources that share a host
+    (GitHub's raw host serves Azure's docs, every health check and Spare Cores) share its slots."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        row = con.execute(
+            "SELECT split_part(url, '/', 3) AS host, count(*) FROM fetches GROUP BY 1 ORDER BY 2 DESC LIMIT 1"
+        ).fetchone()
+    return row[0], row[1]
 
 
 def transfer(mirror: Path, scratch: Path) -> dict:
@@ -189,6 +254,16 @@ def transfer(mirror: Path, scratch: Path) -> dict:
     return {"cold_bytes": cold, "unchanged_bytes": unchanged}
 
 
+def _scrapes(scraper, documents: list) -> bool:
+    """Whether the refresh parsed these documents, as the pipeline decides: a source whose pages
+    are not all stored (GCP's network page is not mirrored) builds its curated rows alone."""
+    try:
+        pipeline.parse_documents(scraper, documents, utcnow())
+    except ProviderError:
+        return False
+    return True
+
+
 def parse_times(db: Path, repeat: int) -> dict:
     """Parse (and row-building) time per source from the documents stored in ``db``."""
     with duckdb.connect(str(db), read_only=True) as con:
@@ -196,12 +271,9 @@ def parse_times(db: Path, repeat: int) -> dict:
     result = {}
     for name, cls in REGISTRY.items():
         documents = [d for d in stored.values() if d.provider == name]
-
-        scrape = any(d.required for d in documents)
+        scrape = _scrapes(cls(), documents)
 
         def parse(cls=cls, documents=documents, scrape=scrape) -> None:
-            # Providers with none of their pages stored (not mirrored, or curated only; GCP offline has
-            # only its optional price file) build curated rows, and prices from what is stored.
             pipeline.parse_documents(cls(), documents, utcnow(), scrape=scrape)
 
         result[name] = (_timed(parse, repeat), len(documents))
@@ -260,8 +332,11 @@ def report(
         f"| the same, sequential | {spread(live['sequential'])} "
         f"({statistics.median(live['sequential']) / concurrent:.1f}x the concurrent time) | |",
         f"| slowest single source alone ({slowest}) | {spread(live['alone'][slowest])} | |",
-        f"| concurrent / slowest single source | "
-        f"{concurrent / statistics.median(live['alone'][slowest]):.2f}x | <= 1.2x |",
+        f"| floor: {live['host_documents']} documents from the busiest host ({live['host']}) x "
+        f"{LATENCY_S * 1000:.0f} ms / {PER_HOST} in flight per host | {live['host_floor_s']:.2f} s | |",
+        f"| concurrent / max(slowest single source, busiest host's floor) | "
+        f"{concurrent / max(statistics.median(live['alone'][slowest]), live['host_floor_s']):.2f}x "
+        "| <= 1.2x |",
         f"| bytes: cold refresh / unchanged refresh | {wire['cold_bytes']:,} / {wire['unchanged_bytes']:,} "
         f"({wire['unchanged_bytes'] / wire['cold_bytes']:.2%}) | <= 1 % |",
     ]

@@ -16,7 +16,9 @@ def test_a_scaled_refresh_copies_every_mirrored_source(tmp_path):
     db = tmp_path / "c.duckdb"
     with synthetic.scaled(mirror, 3) as names:
         assert {"aws2", "aws3", "azure2", "azure3"} <= set(names)
-        report = bench._refresh(db, str(mirror), names, transport=synthetic.CopyTransport(mirror))
+        report = bench._refresh(
+            db, str(mirror), names, transport=synthetic.CopyTransport(mirror), copies=None
+        )
     assert not {"aws2", "azure3"} & set(REGISTRY)  # the copies live for the with block only
     outcomes = {o.provider: (o.outcome, o.rows_after) for o in report.outcomes}
     assert outcomes["aws"] == outcomes["aws2"] == outcomes["aws3"] == ("ok", 3)

@@ -15,5 +15,7 @@ def test_parse_times_cover_every_provider_including_one_with_only_a_price_file(t
     bench._refresh(db, str(MIRROR))
     times = bench.parse_times(db, repeat=1)
     assert set(times) == set(bench.REGISTRY)
-    assert times["gcp"][1] == 1 and times["oci"][1] == 0  # GCP: the price file; OCI: nothing mirrored
-    assert times["aws"][1] == 3 and all(min(runs) > 0 for runs, _ in times.values())
+    # GCP: only its price file (its pages are not mirrored); OCI: the third-party copy of its page
+    assert times["gcp"][1] == 1 and times["oci"][1] == 1
+    # AWS: its page, Karpenter's table and price file, and the copy of the newer revision
+    assert times["aws"][1] == 4 and all(min(runs) > 0 for runs, _ in times.values())
