@@ -173,6 +173,24 @@ def test_mirror_transport_maps_urls_to_files(tmp_path):
     assert outside.status in (400, 404) and not outside.ok
 
 
+def test_mirror_transport_refuses_symlinks_that_leave_the_mirror(tmp_path):
+    mirror, outside = tmp_path / "mirror", tmp_path / "secret"
+    outside.mkdir()
+    (outside / "key.txt").write_text("secret")
+    host = mirror / "docs.example.com"
+    host.mkdir(parents=True)
+    (host / "inside.md").write_text("# inside")
+    (host / "file-link.md").symlink_to(outside / "key.txt")
+    (host / "dir-link").symlink_to(outside)
+    (host / "same-link.md").symlink_to(host / "inside.md")
+    transport = MirrorTransport(mirror)
+    for _ in range(2):  # the second time from the transport's resolved directories
+        assert transport.path_for("https://docs.example.com/same-link.md") == host / "inside.md"
+        for url in ("https://docs.example.com/file-link.md", "https://docs.example.com/dir-link/key.txt"):
+            with pytest.raises(ValueError, match="maps outside the mirror"):
+                transport.path_for(url)
+
+
 # Recorded exchanges with a real HTTP server on loopback.
 def cassette(name: str):
     recorder = vcr.VCR(
