@@ -281,6 +281,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def cmd_cheapest(args: argparse.Namespace) -> int:
     """cheapest: rows matching a filter, ranked by on-demand price (or price per GPU, or per fabric GB/s)."""
     from catalog.read.connect import connect_readonly
+    from catalog.read.output import write_rows
     from catalog.read.prices import PriceQuestion, cheapest
 
     question = PriceQuestion(
@@ -304,9 +305,30 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
     elif args.format == "json":
         sys.stdout.write(frame.to_json(orient="records") + "\n")
     else:
-        columns = [c for c in frame.columns if c not in ("price_source_url", "source_kind")]
-        print(frame[columns].to_string(index=False) if len(frame) else "(no rows)")
+        shown = frame[[c for c in CHEAPEST_TABLE if c in frame.columns]].round(3)
+        rows = [[None if v != v else v for v in row] for row in shown.itertuples(index=False)]
+        write_rows(list(shown.columns), rows, "table", sys.stdout)
     return 0
+
+
+#: The columns ``cheapest`` prints as a table (CSV and JSON carry every column, sources included).
+CHEAPEST_TABLE = (
+    "rank",
+    "provider",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "intra_node_link",
+    "inter_node_fabric",
+    "inter_node_gbits_per_s",
+    "inter_node_basis",
+    "min_usd_per_hour",
+    "usd_per_gpu_hour",
+    "price_region",
+    "min_spot_usd_per_hour",
+    "usd_per_gpu_hour_per_fabric_gbytes_per_s",
+    "stale",
+)
 
 
 def cmd_providers(args: argparse.Namespace) -> int:

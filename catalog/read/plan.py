@@ -149,7 +149,7 @@ def rank(
     for column in ("nodes", "min_gpus", "tp", "pp", "ep", "dp"):
         frame[column] = frame[column].astype("Int64")
     cost = COST_COLUMN[workload.kind]
-    keys = [cost, "tokens_per_s"] if by == "cost" else ["tokens_per_s"]
+    keys = [cost, "tokens_per_s"] if by == "cost" else ["tokens_per_s", cost]  # a tie: cheaper first
     frame["_planned"] = frame["tokens_per_s"].notna()
     frame = frame.sort_values(
         ["_planned", *keys, "provider", "instance_type"],
