@@ -26,7 +26,7 @@ from catalog.carry import Reconciled, reconcile, skipped_rows
 from catalog.offers import build_offer, merge_duplicates
 from catalog.provenance import check_quotes
 from catalog.store import CatalogWriter, Previous
-from catalog.validate import check
+from catalog.validate import check, check_kept
 from normalize.errors import InvalidOffer, NotInMirror, ProviderError, TooSlow, ValidationError
 from records.clock import utcnow
 from records.documents import Document, DocumentSet
@@ -199,6 +199,8 @@ def _parse(
             check(scraper.name, parsed.offers, previous.rows if scrape else 0)
         elif not parsed.measurements:
             raise ValidationError(f"{scraper.name}: the parse yielded no measurements")
+        else:
+            check_kept(scraper.name, "readings", len(parsed.measurements), previous.measurements)
     except ProviderError as exc:
         return None, _cause(exc)
     except Exception as exc:  # a bug in one parser must not stop the others
@@ -213,7 +215,8 @@ def _fresh(
     """A provider whose parse passed: its fresh rows, and what was carried into them (outcome carried)."""
     carried = parsed.reconciled
     offers = [*parsed.offers, *carried.carried_rows]
-    cause = carried.cause()
+    prices, prices_cause = _prices_kept(parsed.prices, previous.prices)
+    cause = "; ".join(c for c in (carried.cause(), prices_cause) if c) or None
     outcome = ProviderOutcome(
         scraper.name,
         "carried" if cause else "ok",
@@ -230,7 +233,17 @@ def _fresh(
     if cause:
         log.error("%s: %s", scraper.name, cause)
     claims = frozenset(carried.carried_claims)
-    return ProviderResult(outcome, documents, offers, parsed.prices, parsed.measurements, claims)
+    return ProviderResult(outcome, documents, offers, prices, parsed.measurements, claims)
+
+
+def _prices_kept(fresh: list[Price], before: tuple[Price, ...]) -> tuple[list[Price], str | None]:
+    """The fresh prices, or, when they lost more than half of the last good ones (a price file that
+    could not be fetched, or one that now reads as a handful), the last good ones and why."""
+    if not before or len(fresh) >= len(before) / 2:
+        return fresh, None
+    return list(
+        before
+    ), f"{len(fresh)} prices against {len(before)} before: the last good {len(before)} carried"
 
 
 def provider_result(
@@ -267,10 +280,12 @@ def provider_result(
             failure=not isinstance(error, NotInMirror),
         )
         return ProviderResult(outcome, documents, parsed.offers, parsed.prices)
-    log.error("%s: keeping %d previous rows: %s", name, previous.rows, cause)
+    kept = previous.rows if scraper.kind == "provider" else previous.measurements
+    what = "rows" if scraper.kind == "provider" else "readings"
+    log.error("%s: keeping %d previous %s: %s", name, kept, what, cause)
     outcome = ProviderOutcome(
         name,
-        "stale" if previous.rows else "failed",
+        "stale" if kept else "failed",
         len(documents),
         previous.rows,
         previous.rows,

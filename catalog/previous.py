@@ -18,6 +18,7 @@ from normalize.errors import InvalidOffer
 from normalize.vocab import Basis, Evidence, Fabric, Link, SellerKind
 from records.documents import Document
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer, OfferIdentity
+from records.prices import Price
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,8 @@ class Previous:
     last_success_at: datetime | None = None
     claims: tuple[tuple[str, Claim], ...] = ()  # (instance type, current claim)
     instances: Mapping[str, InstanceOffer] = field(default_factory=dict)
+    prices: tuple[Price, ...] = ()  # the provider's current prices
+    measurements: int = 0  # readings a measurement source gave
 
 
 def _records(con: duckdb.DuckDBPyConnection, sql: str, *params) -> list[dict]:
@@ -133,4 +136,17 @@ def read_previous(con: duckdb.DuckDBPyConnection, database: str, provider: str) 
         con, f"SELECT * FROM {database}.claims WHERE provider = ? AND valid_to IS NULL", provider
     )
     current = tuple((row["instance_type"], _claim(row)) for row in claims)
-    return Previous(rows, scraped, last_success, current, _instances(con, database, provider, current))
+    price_columns = ", ".join(f.name for f in fields(Price))
+    prices = tuple(
+        Price(**row)
+        for row in _records(
+            con,
+            f"SELECT {price_columns} FROM {database}.prices WHERE provider = ? AND valid_to IS NULL",
+            provider,
+        )
+    )
+    (readings,) = con.execute(
+        f"SELECT count(*) FROM {database}.measurements WHERE source = ?", [provider]
+    ).fetchone()
+    instances = _instances(con, database, provider, current)
+    return Previous(rows, scraped, last_success, current, instances, prices, readings)

@@ -12,6 +12,7 @@ from normalize.bounds import (
     NETWORK_PER_GPU_MAX_GBITS_PER_S,
 )
 from normalize.errors import ValidationError
+from normalize.factors import BITS_PER_BYTE
 from normalize.gpus import BY_ID
 from normalize.vocab import PROVIDER_BASES, Link
 from records.offers import InstanceOffer
@@ -37,7 +38,7 @@ def _against_datasheet(offer: InstanceOffer) -> list[str]:
     ):
         if stated is None or datasheet is None or basis not in PROVIDER_BASES:
             continue
-        if what == "GPU-to-GPU" and math.isclose(stated * 8, datasheet, rel_tol=0.01):
+        if what == "GPU-to-GPU" and math.isclose(stated * BITS_PER_BYTE, datasheet, rel_tol=0.01):
             found.append(
                 f"stated GPU-to-GPU {stated:g} GB/s is an eighth of the {offer.gpu_model} datasheet's "
                 f"{datasheet:g} GB/s: a Gbit/s figure printed as GB/s"
@@ -86,14 +87,17 @@ def problems(offer: InstanceOffer) -> list[str]:
     return found + _network(offer)
 
 
+def check_kept(provider: str, what: str, fresh: int, before: int) -> None:
+    """Raise ValidationError if a source lost more than half of its ``what`` (rows, prices, readings)."""
+    if before and fresh < before / 2:
+        raise ValidationError(f"{provider}: {fresh} {what} against {before} before (more than half lost)")
+
+
 def check(provider: str, offers: list[InstanceOffer], rows_before: int) -> None:
     """Raise ValidationError if the fresh rows must not replace the previous ones."""
     if not offers:
         raise ValidationError(f"{provider}: the parse yielded no rows")
-    if rows_before and len(offers) < rows_before / 2:
-        raise ValidationError(
-            f"{provider}: {len(offers)} rows against {rows_before} before (more than half lost)"
-        )
+    check_kept(provider, "rows", len(offers), rows_before)
     bad = [f"{o.instance_type}: {p}" for o in offers for p in problems(o)]
     if bad:
         shown = "; ".join(bad[:3]) + (f" (+{len(bad) - 3} more)" if len(bad) > 3 else "")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from normalize.errors import InvalidOffer
+from normalize.factors import BITS_PER_BYTE
 from normalize.vocab import VALUE_BASES, Basis, Evidence, Fabric, Link, SellerKind
 
 FIELD_UNITS: dict[str, str | None] = {
@@ -223,7 +224,8 @@ class InstanceOffer:
             yield "inter_node_gbits_per_s and inter_node_gbytes_per_s must both be set or unset"
         elif self.inter_node_gbits_per_s is not None:
             assert self.inter_node_gbytes_per_s is not None
-            if not math.isclose(self.inter_node_gbits_per_s / 8, self.inter_node_gbytes_per_s, rel_tol=1e-9):
+            gbytes = self.inter_node_gbits_per_s / BITS_PER_BYTE
+            if not math.isclose(gbytes, self.inter_node_gbytes_per_s, rel_tol=1e-9):
                 yield "inter_node_gbytes_per_s is not inter_node_gbits_per_s / 8"
         if self.missing_intra_bw != (self.intra_node_basis == Basis.MISSING):
             yield "missing_intra_bw disagrees with intra_node_basis"

@@ -144,6 +144,9 @@ def _fabric_claims(sentence: str, figures: list[Bandwidth], url: str, gpu_count:
                     quote=sentence,
                     source_url=url,
                     context="series summary",
+                    # "800 Gb/s InfiniBand per GPU" states a rate per GPU, not a NIC count: one
+                    # connection per GPU is our reading of it, so the count is inferred.
+                    basis=Basis.INFERRED if figure.per == "gpu" else Basis.STATED,
                     qualifiers="one InfiniBand connection per GPU" if figure.per == "gpu" else "",
                 )
             )

@@ -252,3 +252,19 @@ def test_real_expected_fabrics_agree_with_every_page_nebius_included(real_catalo
     assert query(real_catalog_file, "SELECT count(*) FROM instances WHERE intra_node_basis = 'measured'") == [
         (0,)
     ]
+
+
+def test_a_source_that_loses_most_of_its_readings_keeps_the_last_good_ones_stale(setup):
+    mirror, db, clock = setup
+    lines = [f"box-a expected ib_port_gbits_per_s 200 {n} -" for n in (8, 4, 2, 1)]
+    write_hc(mirror, *lines)
+    refresh(mirror, db, clock)
+    clock.advance()
+    write_hc(mirror, lines[0])  # 4 readings -> 1: most of the source vanished
+    report = run(db, mirror, clock, providers=["boxtest", "hctest"])
+    hc = next(o for o in report.outcomes if o.provider == "hctest")
+    assert (report.exit_code, hc.outcome) == (1, "stale")
+    assert hc.cause == "ValidationError: hctest: 1 readings against 4 before (more than half lost)"
+    assert query(db, "SELECT count(*), bool_and(stale) FROM measurements WHERE source = 'hctest'") == [
+        (4, True)
+    ]

@@ -181,22 +181,32 @@ def test_an_unreadable_price_table_keeps_the_providers_rows_and_prices(priced):
     ]
 
 
-def test_an_absent_price_table_leaves_the_rows_fresh_and_closes_the_prices(priced, caplog, capsys):
+def test_an_absent_price_table_leaves_the_rows_fresh_and_carries_the_prices(priced, caplog, capsys):
     mirror, db, table, clock = priced
     table.unlink()
     with caplog.at_level(logging.WARNING):
         report = run(db, mirror, clock)
-    assert report.exit_code == 0 and report.outcomes[0].outcome == "ok"
+    aws = report.outcomes[0]
+    assert (report.exit_code, aws.outcome, aws.rows_after) == (1, "carried", 3)  # never a silent exit 0
+    assert aws.cause == "0 prices against 4 before: the last good 4 carried"
     assert "aws: no prices this refresh" in caplog.text and "not in mirror" in caplog.text
-    assert query(db, "SELECT count(*) FROM current_prices WHERE provider = 'aws'") == [(0,)]
-    assert query(db, "SELECT valid_to, count(*) FROM prices WHERE provider = 'aws' GROUP BY 1") == [
-        (clock.now, 4)
-    ]
+    assert query(db, "SELECT count(*) FROM current_prices WHERE provider = 'aws'") == [(4,)]
+    assert query(db, "SELECT count(*) FROM prices WHERE provider = 'aws' AND valid_to IS NOT NULL") == [(0,)]
     assert query(
         db, "SELECT min_usd_per_hour, regions FROM instances WHERE instance_type = 'p5.48xlarge'"
-    ) == [(None, 0)]
+    ) == [(55.04, 1)]
+    assert query(db, "SELECT DISTINCT stale FROM instances WHERE provider = 'aws'") == [(False,)]
     assert main(["changes", "--db", str(db)]) == 0
-    assert "aws/p5.48xlarge  usd_per_hour in us-east-1: 55.04 -> (gone) USD/h" in capsys.readouterr().out
+    assert "(gone)" not in capsys.readouterr().out
+
+
+def test_a_price_file_that_reads_as_a_handful_keeps_the_last_good_prices(priced):
+    mirror, db, table, clock = priced
+    text = table.read_text().replace('"g5.12xlarge": 5.672000, ', "")
+    table.write_text("\n".join(line for line in text.splitlines() if '"p5.' not in line))  # 4 prices -> 1
+    report = run(db, mirror, clock)
+    fresh = query(db, "SELECT count(*) FROM current_prices WHERE provider = 'aws'")
+    assert (report.exit_code, report.outcomes[0].outcome, fresh) == (1, "carried", [(4,)])
 
 
 def test_curated_rows_get_prices_when_only_the_price_file_is_reachable(tmp_path):

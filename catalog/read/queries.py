@@ -33,7 +33,9 @@ _PRICE_JOIN = """LEFT JOIN (
 def _derived_sql(catalog: Shape | None) -> str:
     """Derived columns on top of ``instances``; ``$inferred`` False blanks inferred bandwidths."""
     join_prices = catalog is not None and catalog.priced and not catalog.prices_in_instances
-    price_columns = "min_usd_per_hour / greatest(gpu_count, 1) AS usd_per_gpu_hour," if join_prices else ""
+    price_columns = (
+        "min_usd_per_hour / gpu_count AS usd_per_gpu_hour," if join_prices else ""
+    )  # NULL count: NULL
     return f"""
 WITH base AS (
     SELECT * REPLACE (
