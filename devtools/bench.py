@@ -82,7 +82,7 @@ def _fetched(db: Path) -> list[Path]:
 def _rows(db: Path) -> tuple[int, int, int]:
     with duckdb.connect(str(db), read_only=True) as con:
         return tuple(
-            con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0]
             for t in ("instances", "current_claims", "current_prices")
         )
 
@@ -170,10 +170,11 @@ def live_refresh(mirror: Path, scratch: Path, repeat: int) -> dict:
 
         concurrent = _timed(lambda: _refresh(fresh("c"), base_url), repeat)
         sequential = _timed(lambda: _refresh(fresh("s"), base_url, concurrency=1, per_host=1), 1)
-        alone = {
-            name: _timed(lambda name=name: _refresh(fresh(f"a-{name}"), base_url, [name]), repeat)
-            for name in REGISTRY
-        }
+
+        def alone_run(name: str) -> Callable[[], object]:
+            return lambda: _refresh(fresh(f"a-{name}"), base_url, [name])
+
+        alone = {name: _timed(alone_run(name), repeat) for name in REGISTRY}
     slowest = max(alone, key=lambda n: statistics.median(alone[n]))
     return {"concurrent": concurrent, "sequential": sequential, "alone": alone, "slowest": slowest}
 
@@ -192,7 +193,8 @@ def transfer(mirror: Path, scratch: Path) -> dict:
 def parse_times(db: Path, repeat: int) -> dict:
     """Parse (and row-building) time per source from the documents stored in ``db``."""
     with duckdb.connect(str(db), read_only=True) as con:
-        stored = latest_documents(con, con.execute("SELECT current_database()").fetchone()[0])
+        [(database,)] = con.execute("SELECT current_database()").fetchall()
+        stored = latest_documents(con, database)
     result = {}
     for name, cls in REGISTRY.items():
         documents = [d for d in stored.values() if d.provider == name]
