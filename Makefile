@@ -67,10 +67,11 @@ refresh: install
 reparse: install
 	$(PY) -m catalog reparse --db $(DB)
 
-# Lint: ruff check and ruff format check (CI runs this after the tests).
+# Lint: ruff check, ruff format check and the mypy type check (CI runs this after the tests).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 # Format and apply ruff's safe fixes.
 format: install
@@ -104,4 +105,4 @@ fuzz: install
 	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m property tests/
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .snapshot.duckdb*
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .snapshot.duckdb*

@@ -15,14 +15,19 @@ import logging
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from catalog.cli_measurements import cmd_import, cmd_probe
 from catalog.paths import default_db
 from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from catalog.pipeline import RefreshReport
+    from planner.models import ModelSpec
+    from planner.result import Workload
+    from planner.step import Options
     from records.documents import Document
 
 EXIT_USAGE = 2
@@ -36,7 +41,7 @@ EXPORT_FORMATS = {
 }
 
 
-def _progress(stream):
+def _progress(stream: TextIO) -> Callable[[Document], None]:
     def show(doc: Document) -> None:
         size = (
             f"{doc.bytes_received / 1000:7.1f} kB"
@@ -107,7 +112,9 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-async def _run_refresh(args, mode, progress) -> RefreshReport:
+async def _run_refresh(
+    args: argparse.Namespace, mode: str, progress: Callable[[Document], None] | None
+) -> RefreshReport:
     from catalog import pipeline
     from scrapers.http import make_client
 
@@ -193,13 +200,13 @@ def cmd_changes(args: argparse.Namespace) -> int:
     if frame.empty:
         print("(no changes)" + (f" since {args.since:%Y-%m-%d}" if args.since else ""))
         return 0
-    for row in frame.itertuples(index=False):
-        before, after = ", ".join(row.before), ", ".join(row.after) or "(gone)"
-        unit = f" {row.unit}" if row.unit else ""
-        region = f" in {row.region}" if isinstance(row.region, str) else ""
+    for row in frame.to_dict("records"):
+        before, after = ", ".join(row["before"]), ", ".join(row["after"]) or "(gone)"
+        unit = f" {row['unit']}" if row["unit"] else ""
+        region = f" in {row['region']}" if isinstance(row["region"], str) else ""
         print(
-            f"{row.changed_at:%Y-%m-%d %H:%M}  {row.provider}/{row.instance_type}  {row.field}{region}: "
-            f"{before} -> {after}{unit}"
+            f"{row['changed_at']:%Y-%m-%d %H:%M}  {row['provider']}/{row['instance_type']}  "
+            f"{row['field']}{region}: {before} -> {after}{unit}"
         )
     return 0
 
@@ -208,7 +215,7 @@ def _given(value: int | None, default: int) -> int:
     return default if value is None else value
 
 
-def _plan_inputs(args: argparse.Namespace):
+def _plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]:
     """The model, workload and options a ``plan`` command asks for; ParseError names a bad one."""
     from normalize.errors import ParseError
     from planner.models import ServeWorkload, TrainWorkload, model_from_text, preset, preset_names
@@ -220,6 +227,7 @@ def _plan_inputs(args: argparse.Namespace):
         model = model_from_text(Path(args.model).read_text(encoding="utf-8"), args.model)
     else:
         raise ParseError(f"no preset or file {args.model!r}; presets: {', '.join(preset_names())}")
+    workload: Workload
     if args.workload == "serve":
         workload = ServeWorkload(
             batch_sequences=_given(args.batch, 32),

@@ -73,7 +73,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     provider, instance, how = args.provider, args.instance, "given on the command line"
     if not instance:
 
-        async def ask():
+        async def ask() -> tuple[str | None, str | None, str]:
             async with make_client(timeout=httpx.Timeout(args.metadata_timeout_s)) as client:
                 return await probe.detect_instance(client)
 

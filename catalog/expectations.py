@@ -23,6 +23,7 @@ import logging
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import duckdb
 import pandas as pd
@@ -53,7 +54,7 @@ class Fill:
 class Derivation:
     """The derived claims (provider, instance type, claim, fetched_at), fills and conflicts."""
 
-    claims: list[tuple[str, str, Claim, object]] = field(default_factory=list)
+    claims: list[tuple[str, str, Claim, datetime | None]] = field(default_factory=list)
     fills: list[Fill] = field(default_factory=list)
     conflicts: dict[tuple[str, str], str] = field(default_factory=dict)
 
@@ -62,7 +63,10 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
     """Derived claims, fills and conflicts for the catalog rows the measurements are about (pure)."""
     rows = {(r["provider"], r["instance_type"]): r for r in instances.to_dict("records")}
     derivation = Derivation()
-    for key, group in _relevant(measurements).groupby(["provider", "instance_type"], sort=True):
+    for (provider, instance_type), group in _relevant(measurements).groupby(
+        ["provider", "instance_type"], sort=True
+    ):
+        key = (str(provider), str(instance_type))
         row = rows.get(key)
         if row is None:
             continue  # unmatched: kept in measurements, listed by the read side
@@ -80,14 +84,20 @@ def _relevant(measurements: pd.DataFrame) -> pd.DataFrame:
     return measurements[ports | copies]
 
 
-def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, object]]:
+def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, datetime | None]]:
     ports = group[(group["kind"] == "expected") & (group["metric"] == "ib_port_gbits_per_s")]
     ports = ports[~ports["notes"].fillna("").str.startswith(CONDITIONAL)]
     claims = []
     for url, document in ports.groupby("source_url", sort=True):
         main = document.sort_values(["port_count", "value"], ascending=False).iloc[0]
         count = int(main["port_count"]) if _known(main["port_count"]) else 1
-        others = [f"{int(r.port_count)} x {r.value:g}" for r in document.itertuples() if r.Index != main.name]
+        others = [
+            f"{int(ports)} x {value:g}"
+            for index, ports, value in zip(
+                document.index, document["port_count"], document["value"], strict=True
+            )
+            if index != main.name
+        ]
         qualifiers = f"{count} x {main['value']:g} Gbit/s expected ({main['tool']})"
         if others:
             qualifiers += "; also checked: " + ", ".join(f"{o} Gbit/s" for o in others)
@@ -95,7 +105,7 @@ def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, object]]:
             field="inter_node_gbits_per_s",
             value=float(main["value"]) * count,
             quote=main["quote"],
-            source_url=url,
+            source_url=str(url),
             context=f"{main['tool']} › {main['locator']}",
             basis=Basis.EXPECTED,
             qualifiers=qualifiers,
@@ -104,7 +114,7 @@ def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, object]]:
     return claims
 
 
-def _intra_claims(group: pd.DataFrame, row: dict) -> list[tuple[Claim, object]]:
+def _intra_claims(group: pd.DataFrame, row: dict) -> list[tuple[Claim, datetime | None]]:
     if row["intra_node_basis"] != Basis.MISSING.value:
         return []
     totals = group[
@@ -139,18 +149,18 @@ def _fills_and_conflicts(derivation: Derivation, key: tuple[str, str], row: dict
             ):
                 note = f"{NOTE}inter_node_gbits_per_s {claim.value:g} expected: {claim.qualifiers}"
                 derivation.fills.append(Fill(provider, instance_type, claim, note))
-        elif not math.isclose(claim.value, row["inter_node_gbits_per_s"], rel_tol=1e-6):
+        elif not math.isclose(float(claim.value), row["inter_node_gbits_per_s"], rel_tol=1e-6):
             derivation.conflicts[key] = (
                 f"conflicting claims for inter_node_gbits_per_s: {row['inter_node_gbits_per_s']:g} "
                 f"({row['inter_node_basis']}) vs {claim.value:g} (expected: {claim.qualifiers})"
             )
 
 
-def _known(value) -> bool:
+def _known(value: Any) -> bool:
     return value is not None and not pd.isna(value)
 
 
-def _when(value) -> datetime | None:
+def _when(value: Any) -> datetime | None:
     return pd.Timestamp(value).to_pydatetime() if _known(value) else None
 
 
@@ -198,7 +208,7 @@ def _undone(instances: pd.DataFrame) -> pd.DataFrame:
     return undone
 
 
-def _sync_claims(con, derivation: Derivation, now: datetime) -> None:
+def _sync_claims(con: duckdb.DuckDBPyConnection, derivation: Derivation, now: datetime) -> None:
     rows = [claim_row(p, i, c, fetched, now) for p, i, c, fetched in derivation.claims]
     frame = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
     same = " AND ".join(f"d.{c} IS NOT DISTINCT FROM claims.{c}" for c in CLAIM_IDENTITY)
@@ -221,7 +231,7 @@ def _sync_claims(con, derivation: Derivation, now: datetime) -> None:
     con.unregister("derived")
 
 
-def _undo_fills(con) -> None:
+def _undo_fills(con: duckdb.DuckDBPyConnection) -> None:
     """Rows filled by an earlier derivation go back to missing before this one fills them again."""
     kept = f"list_filter(string_split(notes, '; '), lambda x: NOT starts_with(x, '{NOTE}'))"
     notes = f"array_to_string({kept}, '; ')"
@@ -237,7 +247,7 @@ def _undo_fills(con) -> None:
     )
 
 
-def _fill(con, fill: Fill) -> None:
+def _fill(con: duckdb.DuckDBPyConnection, fill: Fill) -> None:
     value, basis = float(fill.claim.value), fill.claim.basis.value
     params = {"v": value, "b": basis, "note": fill.note, "p": fill.provider, "i": fill.instance_type}
     notes = "concat_ws('; ', nullif(notes, ''), $note)"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from catalog import expectations
 from catalog.store import CatalogWriter
@@ -70,11 +71,20 @@ def _chosen(provider: str | None, instance_type: str | None) -> Found | None:
     return Found(provider.lower() if provider else None, instance_type, "given on the command line")
 
 
+class ReadFlags(TypedDict, total=False):
+    """What the command line says about every file: whom they are about, which collective ran."""
+
+    provider: str | None
+    instance_type: str | None
+    collective: str | None
+
+
 def read_files(
-    paths: list[Path], known: set[tuple[str, str]], **flags
+    paths: list[Path], known: set[tuple[str, str]], **flags: Unpack[ReadFlags]
 ) -> tuple[list[FileReadings], list[str]]:
     """Every file's readings, and the errors ('FILE: line N: ...') of the files that cannot be read."""
-    results, errors = [], []
+    results: list[FileReadings] = []
+    errors: list[str] = []
     for path in paths:
         try:
             text = path.read_bytes().decode("utf-8")

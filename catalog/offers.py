@@ -50,7 +50,7 @@ def _by_field(claims: list[Claim]) -> dict[str, list[Claim]]:
 def _conflicts(grouped: dict[str, list[Claim]]) -> list[str]:
     notes = []
     for field_name, claims in grouped.items():
-        values = []
+        values: list[float | str] = []
         for claim in claims:
             if not any(_same(claim.value, seen) for seen in values):
                 values.append(claim.value)
@@ -145,23 +145,25 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         claims = grouped.get(field_name)
         return claims[0] if claims else None
 
-    def value(field_name: str) -> float | str | None:
-        claim = first(field_name)
-        return None if claim is None else claim.value
+    def number(field_name: str) -> float | None:
+        return _number(first(field_name))
 
-    model = value("gpu_model")
+    def text(field_name: str) -> str | None:
+        return _text(first(field_name))
+
+    model = text("gpu_model")
     spec = BY_ID.get(model) if isinstance(model, str) else None
-    gpu_count = value("gpu_count")
-    stated_link = value("intra_node_link")
+    gpu_count = number("gpu_count")
+    stated_link = text("intra_node_link")
     intra = infer_intra(
         spec,
-        gpu_count,  # type: ignore[arg-type]
+        gpu_count,
         Link(stated_link) if stated_link else None,
         first("intra_node_gbytes_per_s"),
     )
     extra_claims = list(intra.claims)
 
-    memory_bw = value("gpu_memory_gbytes_per_s")
+    memory_bw = number("gpu_memory_gbytes_per_s")
     memory_bw_basis = Basis.STATED if memory_bw is not None else Basis.MISSING
     if memory_bw is None and spec is not None and spec.memory_gbytes_per_s is not None:
         memory_bw, memory_bw_basis = spec.memory_gbytes_per_s, Basis.INFERRED
@@ -170,18 +172,18 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
     inter_claim = first("inter_node_gbits_per_s")
     inter_gbits = None if inter_claim is None else float(inter_claim.value)
     inter_basis = Basis.MISSING if inter_claim is None else inter_claim.basis
-    stated_domain = value("scale_up_domain_gpus")
+    stated_domain = number("scale_up_domain_gpus")
     notes = [*raw.notes, *_conflicts(grouped)]
     if intra.note:
         notes.append(intra.note)
-    fabric = value("inter_node_fabric")
+    fabric = text("inter_node_fabric")
     return InstanceOffer(
         provider=raw.provider,
         instance_type=raw.instance_type,
-        gpu_model=model,  # type: ignore[arg-type]
+        gpu_model=model,
         gpu_count=None if gpu_count is None else float(gpu_count),
-        gpu_memory_gb=value("gpu_memory_gb"),  # type: ignore[arg-type]
-        gpu_memory_gbytes_per_s=memory_bw,  # type: ignore[arg-type]
+        gpu_memory_gb=number("gpu_memory_gb"),
+        gpu_memory_gbytes_per_s=memory_bw,
         gpu_memory_bw_basis=memory_bw_basis,
         intra_node_link=intra.link,
         intra_node_gbytes_per_s=intra.gbytes_per_s,
@@ -191,9 +193,9 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         inter_node_gbits_per_s=inter_gbits,
         inter_node_gbytes_per_s=None if inter_gbits is None else gbits_to_gbytes(inter_gbits),
         inter_node_basis=inter_basis,
-        nic_count=_int_or_none(value("nic_count")),
-        frontend_gbits_per_s=value("frontend_gbits_per_s"),  # type: ignore[arg-type]
-        frontend_nic_count=_int_or_none(value("frontend_nic_count")),
+        nic_count=_int_or_none(number("nic_count")),
+        frontend_gbits_per_s=number("frontend_gbits_per_s"),
+        frontend_nic_count=_int_or_none(number("frontend_nic_count")),
         fabric_shares_frontend=raw.fabric_shares_frontend,
         missing_intra_bw=intra.basis == Basis.MISSING,
         missing_inter_bw=inter_basis == Basis.MISSING,
@@ -208,8 +210,24 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
     )
 
 
-def _int_or_none(value: float | str | None) -> int | None:
+def _int_or_none(value: float | None) -> int | None:
     return None if value is None else int(value)
+
+
+def _number(claim: Claim | None) -> float | None:
+    """A numeric field's value (a Claim holds a number in every field outside TEXT_FIELDS)."""
+    if claim is None:
+        return None
+    assert not isinstance(claim.value, str), f"{claim.field} claim holds text"
+    return claim.value
+
+
+def _text(claim: Claim | None) -> str | None:
+    """A text field's value (a Claim holds text in every field of TEXT_FIELDS)."""
+    if claim is None:
+        return None
+    assert isinstance(claim.value, str), f"{claim.field} claim holds a number"
+    return claim.value
 
 
 def merge_duplicates(raws: list[RawOffer]) -> list[RawOffer]:

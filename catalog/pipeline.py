@@ -341,7 +341,9 @@ async def refresh(
         # registry), while the loop keeps fetching.
         parser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parse")
 
-        async def parsed(scraper: Scraper, documents, error, previous) -> ProviderResult:
+        async def parsed(
+            scraper: Scraper, documents: list[Document], error: Exception | None, previous: Previous
+        ) -> ProviderResult:
             work = partial(
                 provider_result, scraper, documents, error, previous, started, accept=accept_changes
             )

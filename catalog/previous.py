@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime
+from typing import Any
 
 import duckdb
 
@@ -99,7 +100,7 @@ class Previous:
     measurements: int = 0  # readings a measurement source gave
 
 
-def _records(con: duckdb.DuckDBPyConnection, sql: str, *params) -> list[dict]:
+def _records(con: duckdb.DuckDBPyConnection, sql: str, *params: object) -> list[dict[str, Any]]:
     """Rows as dicts, NULL as None (a DataFrame would turn a NULL date into NaT)."""
     cursor = con.execute(sql, list(params))
     names = [d[0] for d in cursor.description]
@@ -124,14 +125,14 @@ def _instances(
 
 def read_previous(con: duckdb.DuckDBPyConnection, database: str, provider: str) -> Previous:
     """The provider's rows, current claims and last success in the catalog attached as ``database``."""
-    rows, scraped = con.execute(
+    [(rows, scraped)] = con.execute(
         "SELECT count(*), count(*) FILTER (source_kind = 'scraped') "
         f"FROM {database}.instances WHERE provider = ?",
         [provider],
-    ).fetchone()
-    (last_success,) = con.execute(
+    ).fetchall()
+    [(last_success,)] = con.execute(
         f"SELECT max(last_success_at) FROM {database}.provider_refreshes WHERE provider = ?", [provider]
-    ).fetchone()
+    ).fetchall()
     claims = _records(
         con, f"SELECT * FROM {database}.claims WHERE provider = ? AND valid_to IS NULL", provider
     )
@@ -145,8 +146,8 @@ def read_previous(con: duckdb.DuckDBPyConnection, database: str, provider: str) 
             provider,
         )
     )
-    (readings,) = con.execute(
+    [(readings,)] = con.execute(
         f"SELECT count(*) FROM {database}.measurements WHERE source = ?", [provider]
-    ).fetchone()
+    ).fetchall()
     instances = _instances(con, database, provider, current)
     return Previous(rows, scraped, last_success, current, instances, prices, readings)

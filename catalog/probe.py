@@ -14,7 +14,7 @@ import asyncio
 import shutil
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -146,21 +146,27 @@ ASK = (("gcp", _gcp), ("azure", _azure), ("oci", _oci), ("aws", _aws))
 async def detect_instance(client: httpx.AsyncClient) -> tuple[str | None, str | None, str]:
     """(provider, instance type, how) from the first metadata service that answers sensibly."""
 
-    async def ask(name, call):
+    async def ask(call: Callable[[httpx.AsyncClient], Awaitable[str]]) -> str | None:
         try:
             answer = await call(client)
         except (httpx.HTTPError, ValueError):
             return None
         return answer if answer and len(answer) < 200 and "\n" not in answer else None
 
-    answers = await asyncio.gather(*(ask(name, call) for name, call in ASK))
+    answers = await asyncio.gather(*(ask(call) for _, call in ASK))
     for (name, _), answer in zip(ASK, answers, strict=True):
         if answer:
             return name, answer, f"{name} metadata service"
     return None, None, "no metadata service answered (pass --provider and --instance)"
 
 
-def record(provider, instance_type, how: str, runs: list[dict], collected_at: datetime | None = None) -> dict:
+def record(
+    provider: str | None,
+    instance_type: str | None,
+    how: str,
+    runs: list[dict],
+    collected_at: datetime | None = None,
+) -> dict:
     """The probe record ``measurements import`` reads."""
     return {
         "format": FORMAT,

@@ -111,7 +111,7 @@ def load(source_dir: Path, db_path: Path) -> int:
                 _json_types(con, "measurements", MEASUREMENT_FACTS),
             ],
         )
-        count = con.execute("SELECT count(*) FROM instances").fetchone()[0]
+        [(count,)] = con.execute("SELECT count(*) FROM instances").fetchall()
         writer.write_refresh(f"snapshot-{uuid.uuid4().hex[:6]}", started, utcnow(), "snapshot", 0, [])
     return count
 

@@ -134,7 +134,7 @@ def offer_row(offer: InstanceOffer) -> dict:
     return {name: _plain(getattr(offer, name)) for name in INSTANCE_COLUMNS}
 
 
-def _plain(value):
+def _plain(value: object) -> object:
     return value.value if hasattr(value, "value") and not isinstance(value, (int, float)) else value
 
 

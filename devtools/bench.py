@@ -106,7 +106,7 @@ def _fetched(db: Path, mirror: Path) -> list[Path]:
 def _rows(db: Path) -> tuple[int, int, int]:
     with duckdb.connect(str(db), read_only=True) as con:
         return tuple(
-            con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0]
             for t in ("instances", "current_claims", "current_prices")
         )
 
@@ -216,10 +216,11 @@ def live_refresh(mirror: Path, scratch: Path, repeat: int) -> dict:
 
         concurrent = _timed(concurrent_run, repeat)
         sequential = _timed(lambda: _refresh(fresh("s"), base_url, concurrency=1, per_host=1), 1)
-        alone = {
-            name: _timed(lambda name=name: _refresh(fresh(f"a-{name}"), base_url, [name]), repeat)
-            for name in REGISTRY
-        }
+
+        def alone_run(name: str) -> Callable[[], object]:
+            return lambda: _refresh(fresh(f"a-{name}"), base_url, [name])
+
+        alone = {name: _timed(alone_run(name), repeat) for name in REGISTRY}
     slowest = max(alone, key=lambda n: statistics.median(alone[n]))
     host, documents = _busiest_host(last[-1])
     return {
@@ -237,10 +238,10 @@ def _busiest_host(db: Path) -> tuple[str, int]:
     """The host most documents of a refresh came from, and how many: sources that share a host
     (GitHub's raw host serves Azure's docs, every health check and Spare Cores) share its slots."""
     with duckdb.connect(str(db), read_only=True) as con:
-        row = con.execute(
+        [(host, documents)] = con.execute(
             "SELECT split_part(url, '/', 3) AS host, count(*) FROM fetches GROUP BY 1 ORDER BY 2 DESC LIMIT 1"
-        ).fetchone()
-    return row[0], row[1]
+        ).fetchall()
+    return str(host), int(documents)
 
 
 def transfer(mirror: Path, scratch: Path) -> dict:
@@ -267,7 +268,8 @@ def _scrapes(scraper, documents: list) -> bool:
 def parse_times(db: Path, repeat: int) -> dict:
     """Parse (and row-building) time per source from the documents stored in ``db``."""
     with duckdb.connect(str(db), read_only=True) as con:
-        stored = latest_documents(con, con.execute("SELECT current_database()").fetchone()[0])
+        [(database,)] = con.execute("SELECT current_database()").fetchall()
+        stored = latest_documents(con, database)
     result = {}
     for name, cls in REGISTRY.items():
         documents = [d for d in stored.values() if d.provider == name]

@@ -30,12 +30,15 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 
 from devtools.browser import AppServer, chromium, missing_requirement, table_rows, timed_run, wait_idle
 
+T = TypeVar("T")
 TABLES_WITH_INSTANCES = ("instances", "claims", "prices", "measurements")
 
 
@@ -56,7 +59,8 @@ def build_synthetic(source: Path, target: Path, factor: int) -> int:
                 [factor],
             )
         con.execute("CHECKPOINT")
-        return int(con.execute("SELECT count(*) FROM instances").fetchone()[0])
+        [(rows,)] = con.execute("SELECT count(*) FROM instances").fetchall()
+        return int(rows)
 
 
 class Wire:
@@ -69,7 +73,7 @@ class Wire:
     def _count(self, payload) -> None:
         self.received += len(payload)
 
-    def measure(self, action: Callable[[], float]) -> tuple[float, int]:
+    def measure(self, action: Callable[[], T]) -> tuple[T, int]:
         """(what ``action`` returns, bytes received while it ran)."""
         before = self.received
         result = action()
@@ -145,7 +149,7 @@ def _bytes(context, url: str) -> tuple[int, dict[str, int]]:
     _, load = wire.measure(lambda: _load(page, url))
     sent = {}
     for name, action in _interactions(page).items():
-        seconds, received = wire.measure(lambda a=action, n=name: _sample(page, a, f"bytes: {n}"))
+        seconds, received = wire.measure(partial(_sample, page, action, f"bytes: {name}"))
         if seconds is not None:
             sent[name] = received
     page.close()
@@ -173,7 +177,7 @@ def floor(repeat: int) -> tuple[float, float]:
             cold = _load(page, server.url)
             radio = page.locator(".st-key-workload")
             clicks = [
-                _sample(page, lambda o=option: radio.get_by_text(o, exact=True).click(), "floor")
+                _sample(page, radio.get_by_text(option, exact=True).click, "floor")
                 for _ in range(repeat)
                 for option in ("Pipeline", "Tensor")
             ]
@@ -227,7 +231,8 @@ def run(db: Path, factor: int, repeat: int) -> dict:
 
 def _rows(db: Path) -> int:
     with duckdb.connect(str(db), read_only=True) as con:
-        return int(con.execute("SELECT count(*) FROM instances").fetchone()[0])
+        [(rows,)] = con.execute("SELECT count(*) FROM instances").fetchall()
+        return int(rows)
 
 
 def table(results: dict) -> str:

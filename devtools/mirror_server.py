@@ -127,7 +127,7 @@ class MirrorServer:
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 if reply.stream is not None:
-                    self._send_stream(reply)
+                    self._send_stream(reply, reply.stream)
                     return
                 self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
@@ -148,7 +148,7 @@ class MirrorServer:
                 if reply.truncate_to is not None:
                     self.close_connection = True
 
-            def _send_stream(self, reply: Reply) -> None:
+            def _send_stream(self, reply: Reply, stream: Callable[[], Iterable[bytes]]) -> None:
                 # With a scripted Content-Length the chunks go out as they are (a huge declared body);
                 # without one, in chunked framing (a body of unknown, maybe endless, length).
                 framed = "Content-Length" not in reply.headers
@@ -157,7 +157,7 @@ class MirrorServer:
                 self.end_headers()
                 self.close_connection = True
                 try:
-                    for chunk in reply.stream():  # type: ignore[misc]
+                    for chunk in stream():
                         if reply.drip_s:
                             time.sleep(reply.drip_s)
                         self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if framed else chunk)

@@ -75,9 +75,9 @@ def copy_of(base: type[Scraper], copy: int) -> type[Scraper]:
     def originals(documents: DocumentSet) -> DocumentSet:
         return DocumentSet(replace(d, url=_original(d.url)) for d in documents.values())
 
-    class Copy(base):  # type: ignore[valid-type, misc]
+    class Copy(base):  # type: ignore[valid-type, misc]  # mypy takes no base class from a variable
         async def fetch(self, fetcher: ProviderFetcher) -> None:
-            await super().fetch(_Rewriting(fetcher, copy))  # type: ignore[arg-type]
+            await super().fetch(_Rewriting(fetcher, copy))
 
         def parse(self, documents):
             return [

@@ -11,10 +11,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Required, Unpack
 
 from normalize.errors import InvalidOffer, ParseError
 from normalize.units import Quantity, to_number
-from records.measurements import Measurement
+from records.measurements import Measurement, MeasurementDetails
 
 # Prefixes launchers put before every line of a program's output: Open MPI's --tag-output
 # ("[1,0]<stdout>:"), srun --label ("0: "), SkyPilot's "(worker1, rank=1, pid=33870, ip=...)".
@@ -107,18 +108,25 @@ def spread_note(values: list[float], what: str) -> str:
     return f"median of {len(values)} {what} (min {min(values):g}, max {max(values):g})"
 
 
-def measurement(
-    origin: Origin, metric: str, value: float | None, *, locator: str, quote: str, **details
-) -> Measurement:
-    """One reading of ``origin``'s document; ``details`` are Measurement's optional fields. A figure
-    no real link has (past Measurement's bounds) is a ParseError naming where it stands."""
+class Reading(MeasurementDetails):
+    """The keywords of one reading: where it stands in the source (its ``locator`` and the source's
+    ``quote`` there) and any of Measurement's optional fields."""
+
+    locator: Required[str]
+    quote: Required[str]
+
+
+def measurement(origin: Origin, metric: str, value: float | None, **reading: Unpack[Reading]) -> Measurement:
+    """One reading of ``origin``'s document. A figure no real link has (past Measurement's bounds) is
+    a ParseError naming where it stands."""
     try:
-        return _measurement(origin, metric, value, locator=locator, quote=quote, **details)
+        return _measurement(origin, metric, value, **reading)
     except InvalidOffer as exc:
-        raise ParseError(f"{locator}: {exc}") from None
+        raise ParseError(f"{reading['locator']}: {exc}") from None
 
 
-def _measurement(origin: Origin, metric: str, value: float | None, *, locator: str, quote: str, **details):
+def _measurement(origin: Origin, metric: str, value: float | None, **details: Unpack[Reading]) -> Measurement:
+    fields: Reading = {"run_at": origin.run_at, **details}
     return Measurement(
         provider=origin.provider,
         instance_type=origin.instance_type,
@@ -127,8 +135,5 @@ def _measurement(origin: Origin, metric: str, value: float | None, *, locator: s
         value=value,
         source=origin.source,
         source_url=origin.source_url,
-        locator=locator,
-        quote=quote,
-        run_at=details.pop("run_at", origin.run_at),
-        **details,
+        **fields,
     )

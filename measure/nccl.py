@@ -194,7 +194,15 @@ def _tool(output: Output) -> tuple[str, str | None, str | None]:
     return ("rccl-tests", rccl, nccl) if rccl else ("nccl-tests", version, nccl)
 
 
-def _reading(table, name, how, origin, ranks, hosts, tool) -> Measurement:
+def _reading(
+    table: Table,
+    name: str,
+    how: str,
+    origin: Origin,
+    ranks: int | None,
+    hosts: dict[int, str],
+    tool: tuple[str, str | None, str | None],
+) -> Measurement:
     metric = NCCL_METRICS.get(name)
     if metric is None:
         raise ParseError(f"line {table.rows[0].line.number}: no metric for {name}_perf results")

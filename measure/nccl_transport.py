@@ -78,7 +78,9 @@ def _network(output: Output, origin: Origin, version: str | None) -> list[Measur
     return readings
 
 
-def _net_reading(origin, net, line, count, how, context, version) -> Measurement:
+def _net_reading(
+    origin: Origin, net: str, line: Line, count: int, how: str, context: list[str], version: str | None
+) -> Measurement:
     return measurement(
         origin,
         "nccl_transport",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from measure.common import Origin, Output, measurement, median_cell, number, spread_note
@@ -49,13 +50,17 @@ _VERSION = re.compile(r"nvbandwidth Version: (?P<v>\S+)")
 _PROCESS = re.compile(r"^Process \d+ \((?P<host>[^)]+)\): device \d+:")
 
 
+#: One cell of a matrix: (cell text, quote, locator), or None where the tool printed no figure.
+Cell = tuple[str, str, str] | None
+
+
 @dataclass(frozen=True)
 class Matrix:
-    """One bandwidth matrix of one test case: rows of (cell text, quote, locator) or None."""
+    """One bandwidth matrix of one test case: rows of cells."""
 
     test: str
     description: str
-    rows: list[list[tuple[str, str, str] | None]]
+    rows: list[list[Cell]]
 
 
 def is_json(text: str) -> bool:
@@ -99,7 +104,7 @@ def parse_json(text: str, origin: Origin, version: str | None = None) -> list[Me
     return _readings(matrices, origin, version, nodes=None, extra=notes)
 
 
-def _json_cell(cell, locator: str) -> tuple[str, str, str] | None:
+def _json_cell(cell: object, locator: str) -> Cell:
     return None if cell in (None, "N/A") else (str(cell), json.dumps(cell), locator)
 
 
@@ -125,12 +130,14 @@ def parse_text(output: Output, origin: Origin) -> list[Measurement]:
     return _readings(matrices, origin, version, nodes=len(hosts) or None, extra="")
 
 
-def _readings(matrices: list[Matrix], origin, version, *, nodes, extra) -> list[Measurement]:
+def _readings(
+    matrices: list[Matrix], origin: Origin, version: str | None, *, nodes: int | None, extra: str
+) -> list[Measurement]:
     readings = []
     for matrix in matrices:
         test = _TEST.match(matrix.test)
         link = _LINKS.get(test.group("base")) if test else None
-        if link is None or not matrix.rows or "(ns)" in matrix.description:
+        if test is None or link is None or not matrix.rows or "(ns)" in matrix.description:
             continue
         for metric, direction, rows, semantics in _split(matrix, *link, engine=test.group("engine")):
             reading = _median(matrix, rows, origin, metric, direction, version, nodes, semantics, extra)
@@ -141,7 +148,9 @@ def _readings(matrices: list[Matrix], origin, version, *, nodes, extra) -> list[
     return readings
 
 
-def _split(matrix: Matrix, metric: str, direction: str, *, engine: str):
+def _split(
+    matrix: Matrix, metric: str, direction: str, *, engine: str
+) -> Iterator[tuple[str, str, list[list[Cell]], str]]:
     """The matrix's readings: v0.8 stacks direction 1, direction 2 and their total; an unlabelled
     (v0.5) bidirectional copy-engine matrix is per direction, an SM one is not read."""
     columns = max(len(row) for row in matrix.rows)
@@ -165,7 +174,17 @@ def _split(matrix: Matrix, metric: str, direction: str, *, engine: str):
         yield metric, direction, matrix.rows, "one direction copies"
 
 
-def _median(matrix, rows, origin, metric, direction, version, nodes, semantics, extra) -> Measurement | None:
+def _median(
+    matrix: Matrix,
+    rows: list[list[Cell]],
+    origin: Origin,
+    metric: str,
+    direction: str,
+    version: str | None,
+    nodes: int | None,
+    semantics: str,
+    extra: str,
+) -> Measurement | None:
     device_pairs = metric.startswith("gpu_to_gpu")
     columns = max(len(row) for row in matrix.rows)
     cells = []

@@ -40,7 +40,7 @@ def parse_nvlink(output: Output, origin: Origin) -> list[Measurement]:
         if line is None or head:
             if gpu is not None:
                 readings.extend(_gpu_readings(origin, gpu, links, elided))
-            gpu, links, elided = (line, head) if head else None, [], False
+            gpu, links, elided = (line, head) if line and head else None, [], False
         elif gpu is not None and (link := _LINK.match(line.text)):
             links.append((int(link.group("link")), line))
         elif gpu is not None and _ELIDED.match(line.text):
@@ -52,7 +52,9 @@ def parse_nvlink(output: Output, origin: Origin) -> list[Measurement]:
     return readings
 
 
-def _gpu_readings(origin, gpu, links, elided) -> list[Measurement]:
+def _gpu_readings(
+    origin: Origin, gpu: tuple[Line, re.Match[str]], links: list[tuple[int, Line]], elided: bool
+) -> list[Measurement]:
     _, head = gpu
     name = f"GPU {head.group('gpu')} ({head.group('name')})"
     inactive = [line for link, line in links if link < 0 or _INACTIVE.search(line.text)]
@@ -95,8 +97,10 @@ def _by_rate(links: list[tuple[int, Line]]) -> dict[float, list[tuple[int, Line]
     for link, line in links:
         if link < 0 or _INACTIVE.search(line.text):
             continue
+        match = _LINK.match(line.text)
+        assert match is not None, "parse_nvlink keeps only the lines _LINK matches"
         try:
-            rate = parse_bandwidth(_LINK.match(line.text).group("rate")).gbytes_per_s
+            rate = parse_bandwidth(match.group("rate")).gbytes_per_s
         except ParseError as exc:
             raise ParseError(f"line {line.number}: {exc}") from None
         by_rate[rate].append((link, line))

@@ -29,7 +29,7 @@ def is_p2p(output: Output) -> bool:
 def parse_p2p(output: Output, origin: Origin) -> list[Measurement]:
     """One reading per P2P=Enabled bandwidth matrix (median over GPU pairs)."""
     readings: list[Measurement] = []
-    current: tuple[Line, re.Match[str], list] | None = None
+    current: tuple[Line, re.Match[str], list[tuple[float, str, str]]] | None = None
 
     def close() -> None:
         if current is not None and current[2]:
@@ -56,7 +56,9 @@ def parse_p2p(output: Output, origin: Origin) -> list[Measurement]:
     return readings
 
 
-def _reading(origin: Origin, line: Line, heading: re.Match[str], cells) -> Measurement:
+def _reading(
+    origin: Origin, line: Line, heading: re.Match[str], cells: list[tuple[float, str, str]]
+) -> Measurement:
     two_way = heading.group("dir") == "Bidirectional"
     value, quote, locator = median_cell(cells)
     gpus = round((1 + (1 + 4 * len(cells)) ** 0.5) / 2)  # n(n-1) off-diagonal cells

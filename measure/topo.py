@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from functools import partial
 
 from measure.common import Line, Origin, Output, measurement
 from normalize.errors import ParseError
@@ -71,25 +72,27 @@ def parse_topo(output: Output, origin: Origin) -> list[Measurement]:
     ]
 
 
-def _readings(origin, value, where, total, gpus, p2p, mode) -> list[Measurement]:
+def _readings(
+    origin: Origin,
+    value: str,
+    where: list[tuple[str, str, Line]],
+    total: int,
+    gpus: int,
+    p2p: bool,
+    mode: str | None,
+) -> list[Measurement]:
     first = where[0][2]
     share = f"{len(where)} of {total} GPU pairs ({where[0][0]}-{where[0][1]} first)"
-    common = dict(locator=f"line {first.number}", quote=first.raw, tool="nvidia-smi", gpus=gpus)
+    at_first = partial(
+        measurement, origin, locator=f"line {first.number}", quote=first.raw, tool="nvidia-smi", gpus=gpus
+    )
     if p2p:
         what = f"P2P {_P2P_MODES.get(mode or 'r', mode)} status"
-        return [
-            measurement(origin, "gpu_p2p_status", None, value_text=value, notes=f"{what}; {share}", **common)
-        ]
-    readings = [measurement(origin, "gpu_link", None, value_text=value, notes=f"topo -m; {share}", **common)]
+        return [at_first("gpu_p2p_status", None, value_text=value, notes=f"{what}; {share}")]
+    readings = [at_first("gpu_link", None, value_text=value, notes=f"topo -m; {share}")]
     nv = _NV.match(value)
     if nv:
         readings.append(
-            measurement(
-                origin,
-                "nvlink_count",
-                float(nv.group("n")),
-                notes=f"{value}: bonded NVLinks; {share}",
-                **common,
-            )
+            at_first("nvlink_count", float(nv.group("n")), notes=f"{value}: bonded NVLinks; {share}")
         )
     return readings

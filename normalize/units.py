@@ -335,12 +335,13 @@ def parse_bandwidth(text: str, *, default_unit: str | None = None) -> Bandwidth:
         default = RATE_SYMBOLS.get(default_unit) or RATE_WORDS.get(default_unit.lower())
         if default is None:
             raise ParseError(f"unknown default unit {default_unit!r}")
-    matches = [m for m in _FIGURE.finditer(text) if _unit_of(m, default) is not None]
+    matches = [(m, unit) for m in _FIGURE.finditer(text) if (unit := _unit_of(m, default)) is not None]
     if not matches:
         raise ParseError(f"no bandwidth figure with a unit in {text!r}")
     if len(matches) > 1:
         raise ParseError(f"{len(matches)} bandwidth figures in {text!r}; expected one")
-    return _figure(matches[0], _unit_of(matches[0], default), text, _qualifiers(text))  # type: ignore[arg-type]
+    match, unit = matches[0]
+    return _figure(match, unit, text, _qualifiers(text))
 
 
 def gbits_to_gbytes(gbits_per_s: float) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 
 
@@ -62,7 +63,7 @@ FABRIC_LABELS: dict[Fabric, str] = {
 }
 
 
-def sql_list(values) -> str:
+def sql_list(values: Iterable[str]) -> str:
     """A vocabulary set as a SQL list literal, sorted (``('efa', 'infiniband')``), for queries."""
     return "(" + ", ".join(f"'{v}'" for v in sorted(values)) + ")"
 

@@ -42,7 +42,9 @@ class Transfer:
 
 def _rate(figure: Figure, times: float = 1.0) -> float | None:
     """bytes/s of a per-GPU GB/s figure (scaled by ``times``), or None when it is missing."""
-    return gbytes_per_s_to_bytes_per_s(figure.gbytes_per_s) * times if figure.known else None
+    if figure.gbytes_per_s is None or not figure.known:
+        return None
+    return gbytes_per_s_to_bytes_per_s(figure.gbytes_per_s) * times
 
 
 def _time(n_bytes: float, rate: float | None) -> float | None:
@@ -62,6 +64,7 @@ def all_reduce(
     """``count`` ring all-reduces of ``message_bytes`` over ``group``."""
     sent = ring_fraction(group.size) * message_bytes * count
     where = route(group, cluster)
+    levels: tuple[str, ...]
     if not where.level.is_fabric or where.local == 1:
         rate, levels = _rate(where.level.figure), (where.level.name,)
     else:
@@ -81,6 +84,7 @@ def all_to_all(
     n = group.size
     sent = (n - 1) / n * message_bytes * count
     where = route(group, cluster)
+    levels: tuple[str, ...]
     if not where.level.is_fabric:
         seconds, levels = _time(sent, _rate(where.level.figure)), (where.level.name,)
     else:
@@ -91,7 +95,10 @@ def all_to_all(
             if where.island is None or where.local == 1
             else (where.island.name, where.level.name)
         )
-        inside = _time(inside_bytes, _rate(where.island.figure)) if inside_bytes else 0.0
+        inside: float | None = 0.0
+        if inside_bytes:
+            assert where.island is not None, "route() names the island when a node holds several members"
+            inside = _time(inside_bytes, _rate(where.island.figure))
         across = _time(across_bytes, _rate(where.level.figure))
         seconds = None if inside is None or across is None else max(inside, across)
     return Transfer(collective, n, count, message_bytes, sent, " + ".join(levels), levels, seconds)

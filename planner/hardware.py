@@ -91,7 +91,7 @@ class Node:
         """The same node with one link's bandwidth multiplied by ``factor`` (for sensitivity)."""
         links = tuple(
             replace(level, figure=replace(level.figure, gbytes_per_s=level.figure.gbytes_per_s * factor))
-            if level.name == name and level.figure.known
+            if level.name == name and level.figure.gbytes_per_s is not None and level.figure.known
             else level
             for level in self.links
         )
@@ -111,7 +111,7 @@ class Cluster:
 
     @property
     def levels(self) -> tuple[LinkLevel, ...]:
-        inner = [replace(lv, gpus=min(lv.gpus, self.gpus)) for lv in self.node.links if not lv.is_fabric]
+        inner = [replace(lv, gpus=min(lv.gpus, self.gpus)) for lv in self.node.links if lv.gpus is not None]
         return (*inner, self.node.fabric)
 
 

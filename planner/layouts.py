@@ -89,7 +89,7 @@ def route(group: Group, cluster: Cluster) -> Route:
             return Route(level)
     island = levels[-2] if len(levels) > 1 else None
     local = 1
-    if island is not None and group.stride < island.gpus:
+    if island is not None and island.gpus is not None and group.stride < island.gpus:
         local = max(1, min(group.size, island.gpus // group.stride))
     return Route(levels[-1], island, local)
 

@@ -59,8 +59,9 @@ def evaluate(
         prefill, cluster, matmul_dtype(model, cluster)
     )
     tokens = None
-    if problem is None:
-        cycle_s = prefill.step_s + out * decode.step_s  # type: ignore[operator]
+    prefill_s, decode_s = prefill.step_s, decode.step_s
+    if problem is None and prefill_s is not None and decode_s is not None:
+        cycle_s = prefill_s + out * decode_s
         tokens = layout.dp * b * out / cycle_s
     return LayoutResult(layout, memory, decode, prefill, tokens, problem)
 

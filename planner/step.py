@@ -60,8 +60,8 @@ class StepCost:
 
     @property
     def comm_s(self) -> float | None:
-        times = [t.seconds for t in self.transfers]
-        return None if None in times else sum(times)  # type: ignore[arg-type]
+        times = [t.seconds for t in self.transfers if t.seconds is not None]
+        return sum(times) if len(times) == len(self.transfers) else None
 
     @property
     def step_s(self) -> float | None:

@@ -7,6 +7,7 @@ import math
 from normalize.vocab import LINK_LABELS, SCALE_UP_LINKS
 from planner.conversions import SECONDS_PER_HOUR, TOKENS_PER_BILLION, TOKENS_PER_MILLION
 from planner.hardware import Cluster, LinkLevel
+from planner.models import TrainWorkload
 from planner.result import Plan
 from planner.step import StepCost
 
@@ -144,16 +145,18 @@ def verdict(plan: Plan) -> str:
     where = f"{cluster.nodes} x {cluster.node.instance_type}"
     if best is None:
         return f"{model} cannot be planned on {where}: {plan.reason}."
-    if plan.workload.kind == "train":
-        cost = usd_per_step(plan)
+    tokens_per_s, step_s = best.tokens_per_s, best.step.step_s
+    assert tokens_per_s is not None and step_s is not None, "the best layout is one with a step time"
+    if isinstance(plan.workload, TrainWorkload):
+        cost, per_billion = usd_per_step(plan), usd_per_billion_tokens(plan)
         money = (
             ""
-            if cost is None
-            else f"; ${cost:,.2f} per step, ${number(usd_per_billion_tokens(plan))} per billion tokens"
+            if cost is None or per_billion is None
+            else f"; ${cost:,.2f} per step, ${number(per_billion)} per billion tokens"
         )
         return (
             f"{model} training fits {_fit(plan)} on {where} as {best.layout.label}: "
-            f"{duration(best.step.step_s)} per step, {number(best.tokens_per_s)} tokens/s, "
+            f"{duration(step_s)} per step, {number(tokens_per_s)} tokens/s, "
             f"{_comm_clause(best.step)}{money}{_caveats(plan)}."
         )
     cost = usd_per_million_tokens(plan)
@@ -161,7 +164,7 @@ def verdict(plan: Plan) -> str:
     target = plan.workload.target_tokens_per_s
     goal = ""
     if target:
-        need = math.ceil(target / best.tokens_per_s)
+        need = math.ceil(target / tokens_per_s)
         goal = (
             f"; meets the {number(target)} tokens/s target"
             if need <= 1
@@ -169,6 +172,6 @@ def verdict(plan: Plan) -> str:
         )
     return (
         f"{model} fits {_fit(plan)}; on {where} the best layout is {best.layout.label}: "
-        f"{number(best.tokens_per_s)} output tokens/s, a {duration(best.step.step_s)} decode step with "
+        f"{number(tokens_per_s)} output tokens/s, a {duration(step_s)} decode step with "
         f"{_comm_clause(best.step)}{money}{goal}{_caveats(plan)}."
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypedDict
 
 from normalize.errors import InvalidOffer
 
@@ -73,6 +74,21 @@ CONDITIONAL = "only when "
 # A measured or expected figure past these is noise, not a reading.
 MAX_GBYTES_PER_S = 100_000.0
 MAX_GBITS_PER_S = 100_000.0
+
+
+class MeasurementDetails(TypedDict, total=False):
+    """Measurement's optional fields, as keywords that code passes along to it."""
+
+    value_text: str | None
+    tool: str | None
+    tool_version: str | None
+    run_at: datetime | None
+    direction: str | None
+    nodes: int | None
+    gpus: int | None
+    message_bytes: int | None
+    port_count: int | None
+    notes: str
 
 
 @dataclass(frozen=True)

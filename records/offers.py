@@ -8,6 +8,7 @@ numeric field carries its unit in its name.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -104,7 +105,7 @@ class OfferIdentity:
     platform: str | None = None
     preset: str | None = None
 
-    def problems(self):
+    def problems(self) -> Iterator[str]:
         """What breaks the identity's own rules (empty when nothing does)."""
         if not isinstance(self.seller_kind, SellerKind):
             yield f"unknown seller_kind {self.seller_kind!r}"
@@ -201,7 +202,7 @@ class InstanceOffer:
         if problems:
             raise InvalidOffer(f"{self.provider}/{self.instance_type}: " + "; ".join(problems))
 
-    def _problems(self):
+    def _problems(self) -> Iterator[str]:
         if not self.provider or self.provider != self.provider.lower():
             yield f"provider id must be lower-case, got {self.provider!r}"
         if not self.instance_type:
@@ -218,7 +219,7 @@ class InstanceOffer:
             has_value = value is not None
             if has_value != (basis in VALUE_BASES):
                 yield f"{name}={value} disagrees with its basis {basis}"
-            if has_value and value <= 0:
+            if value is not None and value <= 0:
                 yield f"{name} must be positive, got {value}"
         if (self.inter_node_gbits_per_s is None) != (self.inter_node_gbytes_per_s is None):
             yield "inter_node_gbits_per_s and inter_node_gbytes_per_s must both be set or unset"
@@ -236,7 +237,7 @@ class InstanceOffer:
         yield from self.identity.problems()
         yield from self._price_problems()
 
-    def _price_problems(self):
+    def _price_problems(self) -> Iterator[str]:
         price = self.min_usd_per_hour
         if price is not None and not (math.isfinite(price) and price > 0):
             yield f"min_usd_per_hour must be a positive price, got {price}"

@@ -18,7 +18,7 @@ from normalize.errors import LayoutError, ParseError
 from normalize.gpus import GpuMatch, identify_gpu
 from normalize.units import find_memory_gb, parse_count, parse_gpu_count, parse_memory_gb
 from normalize.vocab import Link
-from records.documents import DocumentSet
+from records.documents import Document, DocumentSet
 from records.offers import Claim, RawOffer
 from records.prices import Price
 from scrapers import azure_network, azure_prices, azure_prose
@@ -132,7 +132,7 @@ def parse_specs_only(documents: DocumentSet) -> list[RawOffer]:
     return offers
 
 
-def _series_offer(series: Series, section: FamilySection, page) -> RawOffer:
+def _series_offer(series: Series, section: FamilySection, page: Document | None) -> RawOffer:
     gpu, quote, url = _gpu_identity(series, None, board_of("azure", series.name))
     claims = [gpu_model_claim(gpu, quote=quote, source_url=url, context=f"{series.name} › Accelerators")]
     claims += azure_prose.claims(series.summary, series.summary_url or series.url, None)
@@ -176,7 +176,7 @@ def _rows_by_size(tables: list[Table]) -> dict[str, list[tuple[Table, tuple[str,
     return rows
 
 
-def parse_series(url: str, text: str, documents: DocumentSet, rdma: dict[str, str]) -> list[RawOffer]:
+def parse_series(url: str, text: str, documents: DocumentSet, rdma: azure_prose.RdmaRates) -> list[RawOffer]:
     """One RawOffer per size on a series page."""
     series = load_series(url, text, documents)
     sizes = list(_rows_by_size(find_tables(series.tables, r"^Size Name$")))
@@ -205,7 +205,7 @@ def _offer(
     size: str,
     accel: tuple[Table, tuple[str, ...]],
     net: tuple[Table, tuple[str, ...]] | None,
-    rdma: dict[str, str],
+    rdma: azure_prose.RdmaRates,
 ) -> RawOffer:
     gpu_claims, gpu_count, notes = _gpu_claims(series, size, *accel)
     claims = list(gpu_claims)
@@ -259,7 +259,9 @@ def _gpu_identity(
     raise ParseError(f"{series.url}: no GPU model named in the specs table or summary")
 
 
-def _gpu_claims(series: Series, size: str, table: Table, row: tuple[str, ...]):
+def _gpu_claims(
+    series: Series, size: str, table: Table, row: tuple[str, ...]
+) -> tuple[list[Claim], float | None, list[str]]:
     count_raw = table.cell(row, r"^Accelerators")
     memory_col = table.column(r"^Accelerator.?Memory")
     memory_raw = row[memory_col] if memory_col < len(row) else ""

@@ -20,6 +20,7 @@ not read. HB/HC/HX sizes are CPU-only HPC VMs: kept, unmatched to the GPU catalo
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 from measure.common import Origin, binary_size_bytes, measurement
 from normalize.errors import LayoutError, ParseError
@@ -98,7 +99,9 @@ class AzureHpc(Scraper):
                 readings.extend(conf_readings(text, self._origin(url, size)))
         for url, sizes in TOPOLOGIES.items():
             text = documents.optional_text(url)
-            for size in sizes if text is not None else ():
+            if text is None:
+                continue
+            for size in sizes:
                 readings.extend(
                     topology_readings(text, self._origin(url, size), tool="azhpc-images topology")
                 )
@@ -201,14 +204,17 @@ def _ib_write(origin: Origin, check: nhc.Check, gpus: int | None) -> list[Measur
 
 
 def _gpu_bw(origin: Origin, check: nhc.Check, gpus: int | None) -> list[Measurement]:
-    common = dict(
-        locator=f"line {check.number}", quote=check.text, tool="AzureHPC NHC check_gpu_bw", gpus=gpus
+    at_check = partial(
+        measurement,
+        origin,
+        locator=f"line {check.number}",
+        quote=check.text,
+        tool="AzureHPC NHC check_gpu_bw",
+        gpus=gpus,
     )
     h2d = _value(check)
     readings = [
-        measurement(
-            origin, metric, h2d, direction="one-way", notes=f"nvbandwidth {test} on every GPU", **common
-        )
+        at_check(metric, h2d, direction="one-way", notes=f"nvbandwidth {test} on every GPU")
         for metric, test in (
             ("host_to_gpu_gbytes_per_s", "host_to_device_memcpy_ce"),
             ("gpu_to_host_gbytes_per_s", "device_to_host_memcpy_ce"),
@@ -216,13 +222,11 @@ def _gpu_bw(origin: Origin, check: nhc.Check, gpus: int | None) -> list[Measurem
     ]
     if len(check.args) > 1:
         readings.append(
-            measurement(
-                origin,
+            at_check(
                 "gpu_to_gpu_gbytes_per_s",
                 _value(check, 1),
                 direction="one-way",
                 notes="nvbandwidth device_to_device_memcpy_read_ce, every GPU pair (if NVLink is up)",
-                **common,
             )
         )
     return readings

@@ -43,6 +43,7 @@ import tomllib
 from dataclasses import replace
 from datetime import date
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from normalize.boards import BOARD_TABLE, Board, board_of
@@ -57,7 +58,7 @@ COUNT_FIELDS = ("nic_count", "frontend_nic_count", "scale_up_domain_gpus")
 REQUIRED_KEYS = ("field", "text", "quote", "url", "read_on")
 
 
-def curated_file(provider: str):
+def curated_file(provider: str) -> Traversable | None:
     """The provider's curated data file (a Traversable), or None."""
     path = resources.files("scrapers").joinpath("curated", f"{provider}.toml")
     return path if path.is_file() else None

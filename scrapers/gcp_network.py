@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from bs4 import BeautifulSoup, Tag
 
 from normalize.errors import LayoutError, ParseError
-from normalize.units import find_bandwidths, parse_bandwidth, parse_count
+from normalize.units import Bandwidth, find_bandwidths, parse_bandwidth, parse_count
 from normalize.vocab import Fabric, Link
 from records.offers import Claim
 from scrapers.claims import bandwidth_claim, fact
@@ -98,14 +98,14 @@ def parse_network_page(html: str, url: str) -> list[SeriesFacts]:
     soup = BeautifulSoup(html, "lxml")
     table = _overview(html_tables(html), url)
     if table is not None:
-        facts = collect(
+        per_row = collect(
             table.rows,
             lambda row: _overview_row(row, url) or None,
             provider="gcp",
             name=lambda row: clean(row[0])[:60] if row else "",
             empty=f"{url}: no machine series of {sorted(SERIES_PREFIXES)} in the overview table",
         )
-        by_series = {f.series: f for row_facts in facts for f in row_facts}
+        by_series = {f.series: f for row_facts in per_row for f in row_facts}
         for heading in soup.find_all("h3"):
             _section(heading, by_series, url)
         return list(by_series.values())
@@ -156,7 +156,7 @@ def _gpu_of_series(series: str, gpu_cell: str) -> str:
 
 
 def _total_claims(
-    series: str, fabric: Fabric | None, total, quote: str, url: str, context: str
+    series: str, fabric: Fabric | None, total: Bandwidth, quote: str, url: str, context: str
 ) -> list[Claim]:
     """The max total bandwidth: the node's only network when there is no GPU fabric; for TCPX(O)
     the page says it includes the general-purpose NIC; for RDMA the prose splits it."""

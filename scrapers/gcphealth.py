@@ -59,7 +59,7 @@ class GcpHealth(Scraper):
 
 def env_values(text: str) -> dict[str, tuple[int, str, str]]:
     """``KEY: "value"`` lines: key → (line number, value, the line)."""
-    found = {}
+    found: dict[str, tuple[int, str, str]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         match = _ENV.match(line)
         if match:

@@ -376,6 +376,7 @@ class ProviderFetcher:
         failure is kept as a note, not raised."""
         if (over := self._over_budget(url)) is not None:
             raise over
+        kind: type[FetchError]
         if (refusal := self.off_limits(url)) is not None:
             doc, kind = (
                 self.fetcher.failed(url, self.provider, f"OffLimits: {refusal}", attempts=0),
@@ -418,7 +419,9 @@ class ProviderFetcher:
         results = await asyncio.gather(
             *(self.get(u, required=required) for u in urls), return_exceptions=True
         )
+        documents: list[Document] = []
         for result in results:
             if isinstance(result, BaseException):
                 raise result
-        return list(results)  # type: ignore[arg-type]
+            documents.append(result)
+        return documents

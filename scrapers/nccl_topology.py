@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from collections.abc import Callable
 
 from measure.common import Origin, measurement
 from normalize.errors import ParseError
@@ -74,7 +75,13 @@ def _by_speed(nets: list[ET.Element]) -> dict[tuple[float, bool], list[ET.Elemen
     return groups
 
 
-def _port_group(origin, lines, group, gpus: int, tool: str) -> Measurement:
+def _port_group(
+    origin: Origin,
+    lines: list[str],
+    group: tuple[tuple[float, bool], list[ET.Element]],
+    gpus: int,
+    tool: str,
+) -> Measurement:
     (mbits, rdma), nets = group
     gbits = float(f"{Quantity(mbits, 'megabit / second').to(GBIT_PER_S).magnitude:.12g}")
     number, quote = _line_of(lines, nets[0])
@@ -101,7 +108,7 @@ def _pairing(gpus: int, nics: int) -> str:
     return f"; {gpus} GPUs: {gpus / nics:g} GPUs per NIC"
 
 
-def _count(root: ET.Element, keep) -> int:
+def _count(root: ET.Element, keep: Callable[[ET.Element], bool]) -> int:
     return sum(1 for element in root.iter("pci") if keep(element))
 
 

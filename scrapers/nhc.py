@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from normalize.errors import ParseError
@@ -101,7 +102,7 @@ def first(found: list[Check], name: str) -> Check | None:
     return next((c for c in found if c.name == name), None)
 
 
-def _tags(text: str):
+def _tags(text: str) -> Iterator[tuple[int, str]]:
     """(end offset, body) of each ``{% ... %}`` tag, found in one pass (no regex backtracking)."""
     start = text.find("{%")
     while start >= 0:
@@ -128,7 +129,9 @@ def _frames(text: str) -> list[tuple[int, list[tuple[str, str]]]]:
     return frames
 
 
-def _branch_at(frames, offset: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _branch_at(
+    frames: list[tuple[int, list[tuple[str, str]]]], offset: int
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     stack = frames[bisect.bisect_right([start for start, _ in frames], offset) - 1][1]
     shapes: tuple[str, ...] = ()
     conditions = []

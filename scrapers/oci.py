@@ -160,8 +160,12 @@ def _shape_and_gpus(cell: str) -> tuple[str, int, str, str | None]:
         if suffix is None:
             raise ParseError(f"shape cell {cell!r} states no GPU count")
         count = parse_count(suffix.group("count"))
-        note = f"GPU count {count} taken from the shape name's trailing '.{count}' (the cell names no GPUs)"
-        return shape, count, shape, note
+        return (
+            shape,
+            count,
+            shape,
+            f"GPU count {count} taken from the shape name's trailing '.{count}' (the cell names no GPUs)",
+        )
     gpus = _GPUS.match(match.group("gpus").strip())
     if gpus is None:
         raise ParseError(f"GPUs in {cell!r} are not 'NxGPU'")

@@ -15,9 +15,9 @@ import logging
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from normalize.errors import LayoutError, ParseError
 from records.documents import DocumentSet
@@ -30,19 +30,19 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 S = TypeVar("S")
-Fetch = Callable[[S, "ProviderFetcher"], Awaitable[None]]
+Fetch = Callable[[S, "ProviderFetcher"], Coroutine[Any, Any, None]]
 
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$")
 
 
-def fetches_also(url: str) -> Callable[[Fetch], Fetch]:
+def fetches_also(url: str) -> Callable[[Fetch[S]], Fetch[S]]:
     """Decorate a ``Scraper.fetch``: the optional document at ``url`` is fetched concurrently with the
     provider's own documents, and stored whatever happens to them (a provider whose pages are absent
     from a mirror still has its prices). The provider's own fetch error is raised after both end."""
 
-    def wrap(fetch: Fetch) -> Fetch:
+    def wrap(fetch: Fetch[S]) -> Fetch[S]:
         @functools.wraps(fetch)
-        async def fetch_both(self, fetcher: ProviderFetcher) -> None:
+        async def fetch_both(self: S, fetcher: ProviderFetcher) -> None:
             pages, price = await asyncio.gather(
                 fetch(self, fetcher), fetcher.get(url, required=False), return_exceptions=True
             )

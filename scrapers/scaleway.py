@@ -155,8 +155,9 @@ def _link_claims(offer: RawOffer, nvlink_text: str) -> list[Claim]:
         ]
     claims = [fact("intra_node_link", Link.NVLINK.value, quote=where, source_url=NVLINK_URL, context=context)]
     eight = _sentence(nvlink_text, _NVLINK_8_GPU.pattern)
-    if eight is not None and float(count) == 8:
-        figure = parse_bandwidth(_NVLINK_8_GPU.search(eight).group("figure"))  # type: ignore[union-attr]
+    stated = _NVLINK_8_GPU.search(eight) if eight is not None else None
+    if eight is not None and stated is not None and float(count) == 8:
+        figure = parse_bandwidth(stated.group("figure"))
         qualifiers = (
             "up to; 'total GPU-to-GPU bandwidth in an 8-GPU configuration' (NVIDIA's 900 GB/s is per GPU)"
         )

@@ -151,7 +151,7 @@ def _literal(node: ast.AST) -> Any:
     if isinstance(node, ast.List | ast.Tuple):
         return [_literal(item) for item in node.elts]
     if isinstance(node, ast.Dict) and None not in node.keys:
-        keys = [_literal(key) for key in node.keys]  # type: ignore[arg-type]
+        keys = [_literal(key) for key in node.keys if key is not None]
         if all(isinstance(key, str | int | float | bool | None) for key in keys):
             return dict(zip(keys, (_literal(v) for v in node.values), strict=True))
     raise ParseError(f"not a literal: {ast.dump(node)[:60]}")

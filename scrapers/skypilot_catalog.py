@@ -16,7 +16,7 @@ import logging
 import math
 import re
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from normalize.errors import ParseError
 from normalize.gpus import GPUS, GpuMatch, family_of, identify_gpu, memory_fits
@@ -190,7 +190,7 @@ class SkyPilotCatalog(Scraper):
     # The columns ``name_hint`` reads, named in the context of a model it decides.
     name_columns: ClassVar[str] = "InstanceType"
 
-    def __init_subclass__(cls, **kwargs) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         """A provider fetches its catalog and expects its columns unless it declares more."""
         super().__init_subclass__(**kwargs)
         if hasattr(cls, "catalog_url"):

@@ -15,9 +15,12 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from normalize.errors import LayoutError, ParseError
+
+if TYPE_CHECKING:
+    from bs4 import Tag
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +141,7 @@ def collect(
 # HTML
 
 
-def _segments(cell) -> list[str]:
+def _segments(cell: Tag) -> list[str]:
     """A cell's text split where the page breaks lines (<br>, <p>, <li>, <div>), spaces collapsed."""
     from bs4 import Comment, NavigableString, Tag
 
@@ -157,7 +160,7 @@ def segments(cell: str) -> list[str]:
     return [part for part in cell.split("\n") if part]
 
 
-def _title(table) -> str:
+def _title(table: Tag) -> str:
     """The table's caption, else its section headings ('Bare Metal Shapes › GPU Shapes')."""
     caption = table.find("caption")
     if caption is not None:

@@ -112,7 +112,7 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 async def resolve(host: str, port: int) -> list[str]:
     """The addresses ``host`` resolves to (the system resolver, off the event loop)."""
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return [info[4][0] for info in infos]
+    return [str(info[4][0]) for info in infos]
 
 
 def is_public(address: str) -> bool:

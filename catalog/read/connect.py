@@ -29,7 +29,7 @@ CORRUPTION_SIGNS = (
     "Could not read enough bytes",
 )
 
-SANDBOX = {
+SANDBOX: dict[str, str | bool | int | float | list[str]] = {
     "enable_external_access": False,  # no file or network access: COPY TO, read_*(), ATTACH, INSTALL, LOAD
     "autoload_known_extensions": False,
     "autoinstall_known_extensions": False,

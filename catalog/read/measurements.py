@@ -11,6 +11,8 @@ catalog-wide views. nvbandwidth's SM (kernel) copies are left out of comparisons
 
 from __future__ import annotations
 
+from typing import Any
+
 import duckdb
 import pandas as pd
 
@@ -87,7 +89,7 @@ def _claim_for(level: str, row: dict) -> dict:
     return {"claimed": None, "claimed_basis": None}
 
 
-def _known_int(value) -> int | None:
+def _known_int(value: Any) -> int | None:
     return int(value) if known(value) else None
 
 

@@ -158,7 +158,8 @@ def rank(
         kind="stable",
     ).drop(columns="_planned")
     ranked = frame[keys[0]].notna().to_numpy()
-    frame.insert(0, "rank", pd.array([i + 1 if r else None for i, r in enumerate(ranked)], dtype="Int64"))
+    ranks = pd.array([i + 1 if r else None for i, r in enumerate(ranked)], dtype="Int64")
+    frame.insert(0, "rank", ranks)  # type: ignore[arg-type]  # pandas-stubs omits ExtensionArray values
     return frame.reset_index(drop=True)
 
 

@@ -4,6 +4,8 @@ every column, unrounded; the table rounds for reading and leaves unknown cells e
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from catalog.read.plan import layouts_frame, transfers_frame
@@ -18,7 +20,7 @@ _COST = {
 }
 
 
-def _cell(value, kind: str) -> str:
+def _cell(value: Any, kind: str) -> str:
     if not known(value):
         return ""
     if kind == "seconds":

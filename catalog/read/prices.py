@@ -82,7 +82,8 @@ ORDER BY {key} NULLS LAST, provider, instance_type
 
 
 def _where(question: PriceQuestion) -> tuple[list[str], dict]:
-    where, params = [], {"inferred": question.include_inferred}
+    where: list[str] = []
+    params: dict[str, object] = {"inferred": question.include_inferred}
     lists = (
         ("gpu_count", "gpu_counts", [float(c) for c in question.gpu_counts]),
         ("intra_node_link", "intra_links", list(question.intra_links)),

@@ -284,6 +284,7 @@ def facets(con: duckdb.DuckDBPyConnection) -> dict:
                        FILTER (intra_node_link IN {NVLINK_CLASS_SQL} AND scale_up_domain_gpus IS NOT NULL)
             FROM instances"""
     ).fetchone()
+    assert row is not None, "an aggregate without GROUP BY has one row"
     names = ("providers", "gpu_counts", "intra_links", "fabrics", "domain_gpus")
     found: dict = {name: list(values or []) for name, values in zip(names, row[1:], strict=True)}
     return found | {"rows": int(row[0])}

@@ -34,7 +34,7 @@ class Shape:
 
 
 def _count(con: duckdb.DuckDBPyConnection, tables: frozenset[str], name: str, sql: str) -> int:
-    return int(con.execute(sql).fetchone()[0]) if name in tables else 0
+    return int(con.execute(sql).fetchall()[0][0]) if name in tables else 0
 
 
 def shape(con: duckdb.DuckDBPyConnection) -> Shape:
@@ -54,7 +54,7 @@ def shape(con: duckdb.DuckDBPyConnection) -> Shape:
     )
     if "usd_per_gpu_hour" in columns:
         prices = int(
-            con.execute("SELECT count(*) FROM instances WHERE usd_per_gpu_hour IS NOT NULL").fetchone()[0]
+            con.execute("SELECT count(*) FROM instances WHERE usd_per_gpu_hour IS NOT NULL").fetchall()[0][0]
         )
     else:
         prices = _count(con, tables, "current_prices", "SELECT count(*) FROM current_prices")

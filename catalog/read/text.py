@@ -5,6 +5,7 @@ like one built here)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any, TypeGuard
 
 import pandas as pd
 
@@ -24,7 +25,7 @@ def fmt_sql(expression: str) -> str:
     )
 
 
-def known(value: object) -> bool:
+def known(value: Any) -> TypeGuard[Any]:
     """Whether a cell holds a value (not None, NaN or NA)."""
     return value is not None and not pd.isna(value)
 
@@ -34,7 +35,7 @@ def sql_text(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def label_sql(column: str, labels: Mapping[str, str]) -> str:
+def label_sql(column: str, labels: Mapping[Any, str]) -> str:
     """A CASE expression naming each vocabulary value of ``column`` the way ``labels`` does."""
     cases = " ".join(f"WHEN {sql_text(str(k))} THEN {sql_text(v)}" for k, v in labels.items())
     return f"CASE {column} {cases} ELSE {column} END"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from catalog.read.text import fmt, known
 
 PAIR_IS_THE_LINK = frozenset({"nvswitch", "nvlink-bridge", "pcie"})
-MESH_WORDS = {
+MESH_WORDS: dict[str | None, str] = {
     "nvlink": "an NVLink mesh (no NVSwitch)",
     "infinity-fabric": "an Infinity Fabric mesh",
     "unknown": "a link the page does not name",
