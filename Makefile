@@ -47,7 +47,8 @@ e2e-deps: install
 e2e: e2e-deps
 	$(PY) -m pytest -m e2e $(PYTEST_ARGS)
 
-# Retake the README's screenshots (docs/screenshots/*.png) with the end-to-end tests.
+# Retake the README's screenshots (docs/screenshots/*.png: the questions, the measurements view, the dark
+# theme) with the end-to-end tests.
 screenshots: e2e-deps
 	INTERCONNECT_SCREENSHOTS=docs/screenshots $(PY) -m pytest -m e2e -k "question or dark or measurements" $(PYTEST_ARGS)
 

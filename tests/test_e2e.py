@@ -213,7 +213,7 @@ def test_picking_a_preset_model_and_filtering(page, real_app):
 def test_the_measurements_tab(page, real_app):
     open_app(page, real_app)
     step(page, lambda: open_tab(page, "Measurements"))
-    header, first = table_rows(page, showing="measured readings")[:2]
+    header, first = table_rows(page, 1, showing="measured readings")[:2]
     assert header[:4] == ["instance", "provider", "expected readings", "measured readings"]
     assert int(first[2]) + int(first[3]) > 0
     assert page.get_by_text("Spare Cores sc-inspector-data, CC BY-SA 4.0", exact=False).first.is_visible()

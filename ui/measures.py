@@ -134,7 +134,7 @@ def gaps_frame(worst: pd.DataFrame) -> pd.DataFrame:
 
 
 def show(load: Loader, ranked: pd.DataFrame) -> None:
-    """The Measurements tab."""
+    """The Measurements tab: the largest gaps first, then coverage, counts per source, unmatched."""
     st.subheader("Claimed, expected, measured")
     counts = load("measurement_counts")
     if counts.empty:
@@ -145,12 +145,9 @@ def show(load: Loader, ranked: pd.DataFrame) -> None:
         "Measured: what a tool reported on a real instance. Neither overwrites a claim; each is set "
         "against the claim in the same direction. Coverage and gaps follow the sidebar's filters."
     )
-    coverage = coverage_frame(_shown(load("coverage"), ranked))
-    st.markdown(f"**Coverage**: {plural(len(coverage), 'row')} shown with readings")
-    st.dataframe(coverage, hide_index=True, placeholder=tables.MISSING, lazy=len(coverage) > tables.LAZY_ROWS)
-    tables.downloads(coverage, "coverage", "coverage")
     worst = _shown(load("worst_ratios", EVERY_GAP), ranked)
-    gaps = gaps_frame(worst.sort_values(["ratio", "provider", "instance_type"]).head(WORST_ROWS))
+    worst = worst.sort_values(["ratio", "provider", "instance_type"]).head(WORST_ROWS)
+    gaps = gaps_frame(worst)
     st.markdown("**Largest gaps** (the best reading of each instance, level and kind, lowest first)")
     st.dataframe(
         gaps,
@@ -158,7 +155,11 @@ def show(load: Loader, ranked: pd.DataFrame) -> None:
         placeholder=tables.MISSING,
         column_config={"verdict": TEXT_WIDE, "source": SOURCE},
     )
-    _attribute(worst["source"].head(WORST_ROWS))
+    _attribute(worst["source"])
+    coverage = coverage_frame(_shown(load("coverage"), ranked))
+    st.markdown(f"**Coverage**: {plural(len(coverage), 'row')} shown with readings")
+    st.dataframe(coverage, hide_index=True, placeholder=tables.MISSING, lazy=len(coverage) > tables.LAZY_ROWS)
+    tables.downloads(coverage, "coverage", "coverage")
     st.markdown("**Readings per source** (the whole catalog; matched: about a catalog row)")
     st.dataframe(counts, hide_index=True)
     unmatched = load("unmatched")
