@@ -47,9 +47,10 @@ e2e-deps: install
 e2e: e2e-deps
 	$(PY) -m pytest -m e2e $(PYTEST_ARGS)
 
-# Retake the README's screenshots (docs/screenshots/*.png) with the end-to-end tests.
+# Retake the README's screenshots (docs/screenshots/*.png: the questions, the measurements view, the dark
+# theme) with the end-to-end tests.
 screenshots: e2e-deps
-	INTERCONNECT_SCREENSHOTS=docs/screenshots $(PY) -m pytest -m e2e -k "question or dark" $(PYTEST_ARGS)
+	INTERCONNECT_SCREENSHOTS=docs/screenshots $(PY) -m pytest -m e2e -k "question or dark or measurements" $(PYTEST_ARGS)
 
 # The fast tier: parsers, records, queries and units (no refresh over HTTP, no app, no properties).
 test-fast: install

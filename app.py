@@ -10,11 +10,11 @@ from __future__ import annotations
 import duckdb
 import streamlit as st
 
-from ui import health, instances, ranking, sidebar, tables
+from ui import health, instances, measures, planning, ranking, sidebar
 from ui.data import Catalog, db_path
 from ui.text import STYLE, plural, show
 
-TABS = ["Ranking", "Compare", "Instance", "What's missing", "Conflicts", "Catalog status"]
+TABS = ["Ranking", "Compare", "Instance", "Measurements", "What's missing", "Conflicts", "Catalog status"]
 # Streamlit's wide layout pads the page by 5-6 rem; tighter, the key columns of the ranking fit
 # beside the sidebar at 1280x800 and the table starts above the fold.
 COMPACT = """
@@ -22,12 +22,6 @@ COMPACT = """
 [data-testid="stMainBlockContainer"] h1 {font-size: 1.9rem; padding: 0 0 0.5rem 0;}
 [data-testid="stSidebarUserContent"] {padding-top: 0.5rem;}
 """
-
-
-def order_picker(priced: bool) -> str:
-    """How the ranking table is ordered (the workload's rank by default), in the sidebar and the URL."""
-    options = [*tables.ORDERS, *([tables.PRICE_ORDER] if priced else [])]
-    return st.sidebar.selectbox("Order the table by", options, key="sort", bind=sidebar.BIND)
 
 
 def header(catalog: Catalog, shown_rows: int, shown_providers: int, facets: dict) -> None:
@@ -56,21 +50,33 @@ def main() -> None:
         if not facets["providers"]:
             st.info("The catalog is empty.")
             return
+        planning_asked = sidebar.mode() == "plan"
+        plan_question = planning.plan_question(shape.priced) if planning_asked else None
+        order = "" if planning_asked else ranking.order_picker(shape.priced)
         question = sidebar.question(facets, shape.priced)
-        order = order_picker(shape.priced)
         ranked = catalog.load("ranking", question.filters)
+        planned = catalog.plan(plan_question, question.filters) if plan_question else None
     except duckdb.Error as err:
         show(f"Cannot read the catalog at {path}: {err}", "error")
         return
     header(catalog, len(ranked), ranked["provider"].nunique(), facets)
     units = question.units
-    shown = catalog.ranking_shown(question.filters, units, shape.priced, order)
+    shown = (
+        planning.plan_frame(planned, plan_question.workload.kind)
+        if planned is not None and plan_question
+        else catalog.ranking_shown(question.filters, units, shape.priced, order)
+    )
     selected, chosen = instances.pickers(shown)
     tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
     views = (
-        lambda: ranking.show(ranked, shown, question, shape.priced),
+        lambda: (
+            planning.show(planned, plan_question)
+            if planned is not None and plan_question
+            else ranking.show(ranked, shown, units, shape.priced, order)
+        ),
         lambda: instances.show_compare(catalog.load, chosen, units, bool(st.session_state.get("compare"))),
-        lambda: instances.show_instance(catalog.load, selected, ranked, units),
+        lambda: instances.show_instance(catalog.load, selected, ranked, units, planned),
+        lambda: measures.show(catalog.load, ranked),
         lambda: health.show_missing(catalog.load, question.filters),
         lambda: health.show_conflicts(catalog.load, question.filters),
         lambda: health.show_status(catalog.load, path),

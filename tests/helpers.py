@@ -338,7 +338,7 @@ def assert_stale(db: Path, report: pipeline.RefreshReport, provider: str, cause:
 
 # --- the app (AppTest) -----------------------------------------------------------------------------
 
-APP_TABS = ["Ranking", "Compare", "Instance", "What's missing", "Conflicts", "Catalog status"]
+APP_TABS = ["Ranking", "Compare", "Instance", "Measurements", "What's missing", "Conflicts", "Catalog status"]
 
 
 def run_app(monkeypatch, db: Path, **query: str | list[str]):

@@ -7,6 +7,7 @@ import json
 import shutil
 
 import duckdb
+import pandas as pd
 import pytest
 
 from catalog.pricing import fill_price_columns
@@ -39,6 +40,11 @@ def ranking_table(app):
     return app_tab(app, "Ranking").dataframe[0].value
 
 
+def claims_table(tab):
+    """The Instance tab's claims table (the one with a "figure" column)."""
+    return next(d.value for d in tab.dataframe if "figure" in d.value.columns)
+
+
 def spec_of(element) -> dict:
     return json.loads(element.proto.spec)
 
@@ -48,22 +54,73 @@ def test_app_says_when_there_is_no_catalog(tmp_path, monkeypatch):
     assert shown_texts(app, "error")[0].startswith(f"No catalog at {tmp_path / 'none.duckdb'}.")
 
 
-def test_ranking_tab_shows_the_key_columns_first_in_the_chosen_units(first_view):
+def test_ranking_plans_a_model_by_default(first_view):
+    """Issue 13: the ranking is the planner's (Llama 3.1 70B serving, the first preset shown), best
+    tokens/s first, with the layout, the cost and the verdict; rows it cannot plan come last with the
+    reason, never as zeros."""
     app = first_view
     assert [t.label for t in app.tabs] == [
         "Ranking",
         "Compare",
         "Instance",
+        "Measurements",
         "What's missing",
         "Conflicts",
         "Catalog status",
     ]
+    assert app.radio(key="mode").value == "Plan a model"
+    assert (app.selectbox(key="model").value, app.segmented_control(key="task").value) == (
+        "llama-3.1-70b",
+        "Serve",
+    )
     ranking = app_tab(app, "Ranking")
-    assert ranking.subheader[0].value == "Tensor parallelism (inside the NVLink domain)"
+    assert ranking.subheader[0].value == (
+        "Serving llama-3.1-70b: every instance ranked by output tokens/s, most first"
+    )
+    table = ranking_table(app)
+    assert list(table.columns[:7]) == [
+        "instance",
+        "rank",
+        "provider",
+        "nodes",
+        "layout (TP×PP×EP×DP)",
+        "output tokens/s",
+        "USD/M output tokens",
+    ]
+    assert list(table["instance"]) == [P5, ND96, ND48, G5_12, G5]
+    first = table.iloc[0]
+    # 8 x H100 SXM: TP4 x DP2 replicas; 2,778.8 output tokens/s; 55.04 USD/h / (2,778.8 x 3,600) x 10^6
+    assert (first["layout (TP×PP×EP×DP)"], first["output tokens/s"]) == ("TP4 x PP1 x EP1 x DP2", 2779)
+    assert (first["USD/M output tokens"], first["decode step (ms)"], first["comm share (%)"]) == (
+        5.5,
+        12.6,
+        2.2,
+    )
+    assert (first["bottleneck link"], first["model fits"], first["bound by"]) == (
+        "NVSwitch",
+        "one NVLink domain",
+        "HBM-bound",
+    )
+    assert first["verdict"].startswith(
+        "Llama 3.1 70B fits one NVLink domain (4 GPUs at least); on 1 x p5.48xlarge"
+    )
+    unplanned = table.iloc[3]
+    assert pd.isna(unplanned["rank"]) and pd.isna(unplanned["output tokens/s"]) and unplanned["nodes"] == 3
+    assert unplanned["verdict"] == (
+        "Llama 3.1 70B cannot be planned on 3 x g5.12xlarge: no dense BF16 peak for A10G-24GB in the "
+        "datasheet table: compute time unknown."
+    )
+    assert rendered(ranking.caption[1].value) == "planned: 3 of 5 · with a cost: 3"
+
+
+def test_the_link_view_shows_bandwidths_not_indices(db, monkeypatch):
+    """Issue 13: 'Links only' keeps the bandwidths in the chosen units, ordered by a column; no index."""
+    app = run_app(monkeypatch, db, mode="Links only")
+    ranking = app_tab(app, "Ranking")
+    assert ranking.subheader[0].value == "Links only: bandwidths per instance"
     table = ranking.dataframe[0].value
     assert list(table.columns[:10]) == [
         "instance",
-        "rank",
         "provider",
         "GPUs",
         "GPU",
@@ -72,69 +129,104 @@ def test_ranking_tab_shows_the_key_columns_first_in_the_chosen_units(first_view)
         "fabric",
         "fabric GB/s/GPU",
         "USD/GPU-hour",  # the small mirror's price tables price every row
+        "USD/GPU-hour per fabric GB/s/GPU",
     ]
+    assert not [c for c in table.columns if "index" in c or c in ("rank", "why")]
+    # Fabric, fastest first: 50, 25, 1.25 and 1.25 (the 900 GB/s NVSwitch before PCIe), 0.3125 GB/s per GPU.
     assert list(table["instance"]) == [P5, ND96, ND48, G5_12, G5]
     first = table.iloc[0]
-    assert first["why"] == "NVSwitch 900 GB/s per GPU (inferred), 8-GPU domain: TP up to 8"
     assert (first["GPU-GPU basis"], first["TP confined to one node"]) == ("inferred", "yes")
     assert (first["GPU-GPU GB/s/GPU"], first["fabric GB/s/GPU"], first["fabric"]) == (900, 50, "EFA")
+    assert first["USD/GPU-hour per fabric GB/s/GPU"] == 0.138  # 55.04 / 8 = 6.88 USD per GPU-hour / 50 GB/s
     assert table.loc[1, "flags"] == "unit corrected"  # ND96isr: "200 GB/s ... HDR InfiniBand"
-    assert table.loc[3, "why"] == (
-        "PCIe only: TP crosses PCIe at 64 GB/s (inferred), 4 GPUs per host: 64 × log2(4) = 128"
+    assert rendered(ranking.caption[1].value) == (
+        "rows: 5 · TP spans instances (rack-scale NVLink): 0 · on a GPU fabric (InfiniBand, EFA, RoCE, "
+        "TCPX): 3 · GPU-to-GPU bandwidth not known: 0 · fabric bandwidth not known: 0"
     )
-    assert table.loc[3, "tensor index"] == 128  # the sentence and the number agree (issue 14)
 
 
-def test_key_columns_fit_beside_the_sidebar_at_1280_pixels(first_view):
+def test_key_columns_fit_beside_the_sidebar_at_1280_pixels(db, monkeypatch):
     """The key columns' widths add up to what the main area holds at 1280x800 (measured in Chromium:
-    see test_e2e.py); the instance column is pinned so it stays while the rest scrolls."""
-    config = json.loads(app_tab(first_view, "Ranking").dataframe[0].proto.columns)
-    key = ["instance", "rank", "provider", "GPUs", "GPU", "GPU-GPU link", "GPU-GPU GB/s/GPU", "fabric"]
-    widths = [config[c]["width"] for c in [*key, "fabric GB/s/GPU"]]
+    see test_e2e.py), in both views; the instance column is pinned so it stays while the rest scrolls."""
+    app = run_app(monkeypatch, db, mode="Links only")
+    config = json.loads(app_tab(app, "Ranking").dataframe[0].proto.columns)
+    key = [
+        "instance",
+        "provider",
+        "GPUs",
+        "GPU",
+        "GPU-GPU link",
+        "GPU-GPU GB/s/GPU",
+        "fabric",
+        "fabric GB/s/GPU",
+    ]
+    widths = [config[c]["width"] for c in [*key, "USD/GPU-hour"]]
     assert all(isinstance(w, int) for w in widths) and sum(widths) <= 900
     assert config["instance"]["pinned"] is True
+    app = run_app(monkeypatch, db)
+    config = json.loads(app_tab(app, "Ranking").dataframe[0].proto.columns)
+    key = [
+        "instance",
+        "rank",
+        "provider",
+        "nodes",
+        "layout (TP×PP×EP×DP)",
+        "output tokens/s",
+        "USD/M output tokens",
+    ]
+    assert sum(config[c]["width"] for c in key) <= 900 and config["instance"]["pinned"] is True
 
 
 def test_units_apply_to_every_bandwidth_column(db, monkeypatch):
-    app = run_app(monkeypatch, db, unit="Gb/s", per="node")
+    app = run_app(monkeypatch, db, mode="Links only", unit="Gb/s", per="node")
     table = ranking_table(app).set_index("instance")
     assert table.loc[P5, "fabric Gb/s/node"] == 3200  # as AWS states it
     assert table.loc[P5, "GPU-GPU Gb/s/node"] == 900 * 8 * 8
     assert table.loc[G5, "front-end Gb/s/node"] == 2.5
     assert table.loc[P5, "GPU memory Gb/s/node"] == 3350 * 8 * 8
-    app = run_app(monkeypatch, db, unit="GB/s", per="node")
+    app = run_app(monkeypatch, db, mode="Links only", unit="GB/s", per="node")
     assert ranking_table(app).set_index("instance").loc[ND96, "fabric GB/s/node"] == 200
 
 
-def test_switching_the_workload_reranks_and_retitles_the_tiles(db, monkeypatch):
-    """Defect (issue 14): the TP tiles kept their labels and numbers whatever the workload."""
-    app = run_app(monkeypatch, db)
-    tiles = rendered(app_tab(app, "Ranking").caption[1].value)
-    assert tiles == (
-        "rows ranked: 5 of 5 · TP spans instances (rack-scale NVLink): 0 · TP confined to one node: 5 · "
-        "GPU-to-GPU bandwidth not known: 0"
-    )
-    app.radio(key="workload").set_value("Pipeline").run()
+def test_training_by_cost_reranks_and_retitles(db, monkeypatch):
+    """Switching to training and to cost: the title, the cost columns and the order follow."""
+    app = run_app(monkeypatch, db, model="llama-3.1-405b")
+    app.segmented_control(key="task").set_value("Train").run()
+    app.segmented_control(key="by").set_value("cost").run()
     assert not app.exception
     ranking = app_tab(app, "Ranking")
-    assert ranking.subheader[0].value == "Pipeline parallelism (across nodes)"
-    table = ranking.dataframe[0].value
-    assert list(table["instance"])[2:4] == [G5_12, ND48]
-    assert table.loc[0, "why"] == "fabric 50 GB/s per GPU over EFA: 3,200 Gb/s per node (stated)"
-    assert rendered(ranking.caption[1].value) == (
-        "rows ranked: 5 of 5 · on a GPU fabric (InfiniBand, EFA, RoCE, TCPX): 3 · Ethernet only: 2 · "
-        "fabric bandwidth not known: 0"
+    assert ranking.subheader[0].value == (
+        "Training llama-3.1-405b: every instance ranked by USD per billion trained tokens, cheapest first"
     )
-    app.radio(key="workload").set_value("Expert").run()
-    assert ranking_table(app).loc[0, "expert index"] == pytest.approx(212.1, abs=0.05)
+    table = ranking.dataframe[0].value
+    # 12 x p5.48xlarge: 62.45 USD per 340 s step, 14,889 USD per billion tokens; 13 x ND96isr: 16,835
+    assert list(table["instance"][:3]) == [P5, ND96, ND48]
+    assert (table.loc[0, "nodes"], table.loc[0, "USD/B tokens"], table.loc[0, "USD/step"]) == (
+        12,
+        14888.7,
+        62.45,
+    )
+    assert table.loc[0, "layout (TP×PP×EP×DP)"] == "TP4 x PP24 x EP1 x DP1, full recompute"
+    assert table.loc[0, "trained tokens/s"] == 12323  # 12,322.5: rounded, never past the units digit
+    assert table.loc[4, "verdict"] == (
+        "Llama 3.1 405B cannot be planned on 64 x g5.xlarge: does not fit in up to 64 x g5.xlarge "
+        "(its weights and state alone need 308)."
+    )
 
 
 def test_the_inferred_toggle_changes_the_tiles(db, monkeypatch):
     """Defect (issue 14): the tiles did not move when inferred values were excluded."""
-    app = run_app(monkeypatch, db, inferred="false")
+    app = run_app(monkeypatch, db, mode="Links only", inferred="false")
     assert rendered(app_tab(app, "Ranking").caption[1].value) == (
-        "rows ranked: 1 of 5 · TP spans instances (rack-scale NVLink): 0 · TP confined to one node: 5 · "
-        "GPU-to-GPU bandwidth not known: 4"
+        "rows: 5 · TP spans instances (rack-scale NVLink): 0 · on a GPU fabric (InfiniBand, EFA, RoCE, "
+        "TCPX): 3 · GPU-to-GPU bandwidth not known: 4 · fabric bandwidth not known: 0"
+    )
+    app = run_app(monkeypatch, db, inferred="false")  # every NVSwitch figure here is inferred: 70B needs TP
+    assert rendered(app_tab(app, "Ranking").caption[1].value) == "planned: 0 of 5 · with a cost: 0"
+    verdict = ranking_table(app).set_index("instance").loc[P5, "verdict"]
+    assert verdict == (
+        "Llama 3.1 70B cannot be planned on 1 x p5.48xlarge: needs the NVSwitch bandwidth for the PP send, "
+        "and it is not stated."
     )
 
 
@@ -151,12 +243,16 @@ def test_filters_that_match_nothing_say_so(db, monkeypatch):
     assert app_tab(app, "Ranking").info[0].value.startswith("No instance matches the filters")
     app = run_app(monkeypatch, db, q="no such gpu", view="Instance")
     assert app_tab(app, "Instance").info[0].value.startswith("No instance matches the filters")
-    app = run_app(monkeypatch, db, gpus=["8"], link=["NVSwitch"], sort="fabric, fastest first")
+    app = run_app(
+        monkeypatch, db, mode="Links only", gpus=["8"], link=["NVSwitch"], sort="fabric, fastest first"
+    )
+    assert list(ranking_table(app)["instance"]) == [P5, ND96]
+    app = run_app(monkeypatch, db, gpus=["8"], link=["NVSwitch"])
     assert list(ranking_table(app)["instance"]) == [P5, ND96]
 
 
 def test_the_first_row_is_the_instance_until_another_is_picked(db, monkeypatch):
-    app = run_app(monkeypatch, db, view="Instance")
+    app = run_app(monkeypatch, db, view="Instance", mode="Links only")
     instance = app_tab(app, "Instance")
     assert shown_texts(instance, "subheader") == [f"{P5} (aws)"]
     levels = instance.dataframe[0].value
@@ -167,7 +263,7 @@ def test_the_first_row_is_the_instance_until_another_is_picked(db, monkeypatch):
     instance = app_tab(app, "Instance")
     assert shown_texts(instance, "subheader") == [f"{G5} (aws)"]
     assert list(instance.dataframe[0].value["basis"]) == ["inferred", "not-applicable", "stated", "stated"]
-    claims = instance.dataframe[1].value.set_index("figure")
+    claims = claims_table(instance).set_index("figure")
     assert claims.loc["GPUs per instance", "quote (the source's own words)"] == "1 x NVIDIA A10G GPU"
     assert claims.loc["GPUs per instance", "source"] == f"https://{AWS_PAGE}"
 
@@ -175,7 +271,7 @@ def test_the_first_row_is_the_instance_until_another_is_picked(db, monkeypatch):
 def test_claims_name_figures_in_words_and_round_values(db, monkeypatch):
     """Defect (issue 14): raw column names and unrounded values (85.89934592) in Provenance."""
     app = run_app(monkeypatch, db, view="Instance", instance=f"{P5} (aws)")
-    claims = app_tab(app, "Instance").dataframe[1].value
+    claims = claims_table(app_tab(app, "Instance"))
     assert "gpu_memory_gb" not in set(claims["figure"]) and "inter_node_gbits_per_s" not in set(
         claims["figure"]
     )
@@ -226,24 +322,34 @@ def test_the_cliff_axis_is_the_same_for_every_instance(db, monkeypatch):
 def test_a_shared_url_reproduces_the_view(db, monkeypatch):
     """Every filter, the workload, the units, the comparison, the instance and the tab come from the URL."""
     query = {
-        "workload": "Pipeline",
+        "mode": "Plan a model",
+        "model": "mixtral-8x7b",
+        "task": "Train",
+        "seq_len": "4096",
         "q": "aws",
         "gpus": ["1", "4"],
         "unit": "Gb/s",
         "stale": "false",
-        "sort": "fabric, fastest first",
         "instance": f"{G5_12} (aws)",
         "compare": [f"{G5_12} (aws)", f"{G5} (aws)"],
     }
     app = run_app(monkeypatch, db, **query)
-    assert app.radio(key="workload").value == "Pipeline"
+    assert app.radio(key="mode").value == "Plan a model"
+    assert (app.selectbox(key="model").value, app.segmented_control(key="task").value) == (
+        "mixtral-8x7b",
+        "Train",
+    )
+    assert app.number_input(key="seq_len").value == 4096
     assert app.text_input(key="q").value == "aws"
     assert app.multiselect(key="gpus").value == ["1", "4"]
     assert app.toggle(key="stale").value is False
     assert app.selectbox(key="instance").value == f"{G5_12} (aws)"
     assert app.multiselect(key="compare").value == [f"{G5_12} (aws)", f"{G5} (aws)"]
     table = ranking_table(app)
-    assert list(table["instance"]) == [G5_12, G5] and "fabric Gb/s/GPU" in table
+    assert list(table["instance"]) == [G5_12, G5] and "trained tokens/s" in table
+    assert app_tab(app, "Ranking").subheader[0].value.startswith("Training mixtral-8x7b")
+    app = run_app(monkeypatch, db, **{**query, "mode": "Links only"})
+    assert "fabric Gb/s/GPU" in ranking_table(app)
     app = run_app(monkeypatch, db, **query, view="Instance")
     assert shown_texts(app_tab(app, "Instance"), "subheader") == [f"{G5_12} (aws)"]
 
@@ -254,6 +360,9 @@ def test_a_stale_provider_is_marked_everywhere(tmp_path, monkeypatch):
     (mirror / AWS_PAGE).unlink()
     assert cli_refresh(mirror, db, *SMALL) == 1
     app = run_app(monkeypatch, db)
+    table = ranking_table(app)
+    assert set(table.loc[table["provider"] == "aws", "flags"]) == {"stale"}
+    app = run_app(monkeypatch, db, mode="Links only")
     table = ranking_table(app)
     assert set(table.loc[table["provider"] == "aws", "flags"]) == {"stale"}
     app = run_app(monkeypatch, db, view="Instance")
@@ -275,20 +384,9 @@ def test_a_refreshed_catalog_shows_up_without_a_restart(small_catalog, monkeypat
 
 
 @pytest.mark.shared
-def test_the_real_catalog_answers_the_question(real_catalog_file, monkeypatch):
-    app = run_app(monkeypatch, real_catalog_file)
-    table = ranking_table(app)
-    top = table.iloc[0]
-    assert top["GPU"].startswith(("GB200", "GB300")) and top["TP confined to one node"] == "no"
-    assert table["rank"].isna().any() and table["rank"].dropna().is_monotonic_increasing
-    pcie = table[table["instance"] == "g6e.48xlarge"].iloc[0]
-    assert pcie["tensor index"] == 192 and pcie["why"].endswith("8 GPUs per host: 64 × log2(8) = 192")
-
-
-@pytest.mark.shared
 def test_question_one_8_gpu_nvswitch_boxes_by_fabric(real_catalog_file, monkeypatch):
-    """'Which 8-GPU NVSwitch instances have the fastest fabric?': a search and an order (2 steps)."""
-    app = run_app(monkeypatch, real_catalog_file, q="8-GPU NVSwitch", sort="fabric, fastest first")
+    """'Which 8-GPU NVSwitch instances have the fastest fabric?': Links only, a search (2 steps)."""
+    app = run_app(monkeypatch, real_catalog_file, mode="Links only", q="8-GPU NVSwitch")
     table = ranking_table(app)
     assert set(table["GPUs"]) == {8} and set(table["GPU-GPU link"]) == {"NVSwitch"}
     fabric = table["fabric GB/s/GPU"]
@@ -307,7 +405,7 @@ def test_prices_appear_when_the_catalog_has_them(small_catalog_file, tmp_path, m
     with duckdb.connect(str(unpriced)) as con:
         con.execute("DELETE FROM prices")
         fill_price_columns(con)
-    app = run_app(monkeypatch, unpriced)
+    app = run_app(monkeypatch, unpriced, mode="Links only")
     assert "USD/GPU-hour" not in ranking_table(app)
     assert "max_price" not in [w.key for w in app.number_input]
     db = tmp_path / "priced.duckdb"  # a new file, as a refresh writes one
@@ -320,10 +418,12 @@ def test_prices_appear_when_the_catalog_has_them(small_catalog_file, tmp_path, m
                 [instance_type, usd, f"${usd}"],
             )
         fill_price_columns(con)
-    app = run_app(monkeypatch, db, sort="price per GPU-hour, cheapest first")
+    app = run_app(monkeypatch, db, mode="Links only", sort="price per GPU-hour, cheapest first")
     assert "max_price" in [w.key for w in app.number_input]
     table = ranking_table(app)
     assert list(table["instance"])[:2] == [G5_12, P5]  # 1.42 then 6.88 USD per GPU-hour
     assert list(table["USD/GPU-hour"])[:2] == [1.42, 6.88] and table["USD/GPU-hour"].isna().sum() == 3
-    app = run_app(monkeypatch, db, max_price="2")
+    app = run_app(monkeypatch, db, mode="Links only", max_price="2")
+    assert list(ranking_table(app)["instance"]) == [G5_12]
+    app = run_app(monkeypatch, db, max_price="2")  # the planner's ranking follows the same filters
     assert list(ranking_table(app)["instance"]) == [G5_12]

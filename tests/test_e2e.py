@@ -112,8 +112,8 @@ def test_load_shows_the_ranking_with_a_clean_console_and_no_deploy_button(page, 
     assert page.locator("h1").inner_text() == "GPU interconnect catalog"
     assert caption(page).startswith("557 instance types from 20 providers shown")
     header, first = table_rows(page)[:2]
-    assert header[:4] == ["instance", "rank", "provider", "GPUs"]
-    assert first[0].startswith(("p6e-gb200", "Standard_ND128", "a4x")) and first[1] == "1"
+    assert header[:4] == ["instance", "rank", "provider", "nodes"]  # the planner's ranking: Llama 3.1 70B
+    assert first[:3] == ["p6-b200.48xlarge", "1", "aws"]
     assert page.locator('[data-testid="stAppDeployButton"]').count() == 0
     assert page.console_errors == []
 
@@ -132,17 +132,17 @@ def test_key_columns_fit_beside_the_sidebar_at_1280x800(page, real_app):
 
 @pytest.mark.shared
 def test_question_one_in_two_steps(page, real_app):
-    """'Which 8-GPU NVSwitch instances have the fastest fabric?': search, then order by fabric."""
+    """'Which 8-GPU NVSwitch instances have the fastest fabric?': search, then Links only (by fabric)."""
     open_app(page, real_app)
     step(page, lambda: search(page, "8-GPU NVSwitch"))  # step 1
-    step(page, lambda: choose(page, "sort", "fabric, fastest first"))  # step 2
-    header, *rows = table_rows(page, showing="8")
+    step(page, lambda: page.locator(".st-key-mode").get_by_text("Links only", exact=True).click())  # step 2
+    header, *rows = table_rows(page, showing="fabric GB/s/GPU")
     at = {name: i for i, name in enumerate(header)}
     assert {row[at["GPUs"]] for row in rows} == {"8"} and {row[at["GPU-GPU link"]] for row in rows} == {
         "NVSwitch"
     }
     assert rows[0][at["fabric GB/s/GPU"]] == "100"  # p6-b300.48xlarge: 6,400 Gb/s over 8 GPUs
-    assert "q=8-GPU+NVSwitch" in page.url and "sort=fabric" in page.url
+    assert "q=8-GPU+NVSwitch" in page.url and "mode=Links+only" in page.url
     screenshot(page, "question-1")
 
 
@@ -178,21 +178,46 @@ def test_question_three_in_one_step(page, real_app):
 
 
 @pytest.mark.shared
-def test_switching_the_workload_and_filtering(page, real_app):
+def test_question_four_serve_llama_70b_and_its_cost(page, real_app):
+    """'What should I rent to serve Llama 3.1 70B, and what will it cost?': the app opens on that model
+    served (tokens/s, most first); one click ranks it by cost."""
     open_app(page, real_app)
-    step(page, lambda: page.locator(".st-key-workload").get_by_text("Pipeline", exact=True).click())
-    assert page.get_by_role("heading", name="Pipeline parallelism (across nodes)").is_visible()
-    assert "workload=Pipeline" in page.url
-    # Ranked for pipeline parallelism, the widest fabric per GPU comes first: 100 GB/s, p6e-gb200 (3,200
-    # Gb/s over 4 GPUs) or p6-b300 (6,400 over 8). The index column itself sits past the price, beyond a
-    # 1280-pixel window, and the grid draws only what is seen.
-    header, first = table_rows(page, showing="p6e-gb200.36xlarge")[:2]
-    assert (
-        first[0] in ("p6e-gb200.36xlarge", "p6-b300.48xlarge")
-        and first[at_(header, "fabric GB/s/GPU")] == "100"
-    )
+    assert page.get_by_role(
+        "heading", name="Serving llama-3.1-70b: every instance ranked by output tokens/s"
+    ).is_visible()
+    step(page, lambda: page.locator(".st-key-by").get_by_text("cost", exact=True).click())  # step 1
+    assert page.get_by_role(
+        "heading", name="Serving llama-3.1-70b: every instance ranked by USD per million output tokens"
+    ).is_visible()
+    header, first = table_rows(page, showing="ccs-h200.sxm.8x")[:2]
+    assert first[0] == "ccs-h200.sxm.8x" and first[at_(header, "USD/M output tokens")] == "0.64"
+    assert "by=cost" in page.url
+    screenshot(page, "question-4")
+
+
+@pytest.mark.shared
+def test_picking_a_preset_model_and_filtering(page, real_app):
+    open_app(page, real_app)
+    step(page, lambda: choose(page, "model", "mixtral-8x7b"))
+    assert page.get_by_role(
+        "heading", name="Serving mixtral-8x7b: every instance ranked by output tokens/s, most first"
+    ).is_visible()
+    assert "model=mixtral-8x7b" in page.url
+    header, first = table_rows(page)[:2]
+    assert header[:5] == ["instance", "rank", "provider", "nodes", "layout (TP×PP×EP×DP)"] and first[1] == "1"
     step(page, lambda: choose(page, "provider", "azure"))
     assert caption(page).startswith("31 instance types from 1 provider shown")
+
+
+@pytest.mark.shared
+def test_the_measurements_tab(page, real_app):
+    open_app(page, real_app)
+    step(page, lambda: open_tab(page, "Measurements"))
+    header, first = table_rows(page, 1, showing="measured readings")[:2]
+    assert header[:4] == ["instance", "provider", "expected readings", "measured readings"]
+    assert int(first[2]) + int(first[3]) > 0
+    assert page.get_by_text("Spare Cores sc-inspector-data, CC BY-SA 4.0", exact=False).first.is_visible()
+    screenshot(page, "measurements")
 
 
 def at_(header: list[str], name: str) -> int:
@@ -202,7 +227,6 @@ def at_(header: list[str], name: str) -> int:
 @pytest.mark.shared
 def test_a_shared_url_gives_the_same_view(browser, page, real_app):
     open_app(page, real_app)
-    step(page, lambda: page.locator(".st-key-workload").get_by_text("Expert", exact=True).click())
     step(page, lambda: page.locator(".st-key-unit").get_by_text("Gb/s", exact=True).click())
     step(page, lambda: search(page, "p5.48xlarge, Standard_ND96isr_H100_v5"))
     step(page, lambda: open_tab(page, "Compare"))
@@ -213,15 +237,30 @@ def test_a_shared_url_gives_the_same_view(browser, page, real_app):
         assert other.get_by_role("tab", name="Compare", selected=True).count() == 1
         assert table_rows(other, showing="level (Gb/s per GPU)") == seen
         assert seen[0][1] == "p5.48xlarge (aws)" and seen[3][1] == "400 · stated · EFA"
-        assert other.locator(".st-key-workload input[type=radio]:checked").count() == 1
         assert caption(other) == caption(page)
     finally:
         other.close()
 
 
 @pytest.mark.shared
+def test_a_shared_url_reproduces_the_planner_view(browser, page, real_app):
+    open_app(page, real_app)
+    step(page, lambda: choose(page, "model", "llama-3.1-405b"))
+    step(page, lambda: page.locator(".st-key-task").get_by_text("Train", exact=True).click())
+    shared_url, seen = page.url, table_rows(page, showing="trained tokens/s")
+    assert "model=llama-3.1-405b" in shared_url and "task=Train" in shared_url
+    other = browser.new_page()
+    try:
+        open_app(other, real_app, shared_url.removeprefix(real_app.url))
+        assert table_rows(other, showing="trained tokens/s") == seen
+        assert other.get_by_role("heading", name="Training llama-3.1-405b", exact=False).is_visible()
+    finally:
+        other.close()
+
+
+@pytest.mark.shared
 def test_download_csv_holds_exactly_the_table_shown(page, real_app, tmp_path):
-    open_app(page, real_app, "?q=8-GPU+NVSwitch&unit=Gb/s&per=node")
+    open_app(page, real_app, "?mode=Links+only&q=8-GPU+NVSwitch&unit=Gb/s&per=node")
     shown = table_rows(page, showing="fabric Gb/s/node")
     with page.expect_download() as download:
         page.get_by_role("button", name="Download CSV").click()
@@ -230,7 +269,7 @@ def test_download_csv_holds_exactly_the_table_shown(page, real_app, tmp_path):
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     # The page draws only the columns in view; the file has them first, then the rest.
-    assert rows[0][: len(shown[0])] == shown[0] and rows[0][8] == "fabric Gb/s/node"
+    assert rows[0][: len(shown[0])] == shown[0] and rows[0][7] == "fabric Gb/s/node"
     assert len(rows) - 1 == int(caption(page).split()[0])
     first = dict(zip(rows[0], rows[1], strict=True))
     assert first["instance"] == shown[1][0] and float(first["fabric Gb/s/node"]) > 0

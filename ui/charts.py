@@ -93,8 +93,74 @@ def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units) -> dic
     }
 
 
-def cliff_spec(data: pd.DataFrame, units: Units, theme: str | None = None) -> dict:
-    """A grouped bar chart of ``cliff_data`` on the fixed log axis of ``units``; label text in the
+#: The mark of each kind of reading on the cliff (bars are the claims).
+MARK_SHAPES = {"expected": "triangle-down", "measured": "diamond"}
+
+
+def marks_data(marks: pd.DataFrame, cliffs: pd.DataFrame, units: Units) -> list[dict]:
+    """Expected and measured readings (``catalog.read.measurements.cliff_marks_for``) as chart rows in
+    ``units``: instance and level as the bars name them, the value, the kind, and for the tooltip the
+    reading in words, the tool, the run date and the source."""
+    if marks.empty:
+        return []
+    counts = cliffs.drop_duplicates(["provider", "instance_type"]).set_index(["provider", "instance_type"])
+    gpus = [
+        counts["gpu_count"].get((p, i))
+        for p, i in zip(marks["provider"], marks["instance_type"], strict=True)
+    ]
+    values = units.convert(marks["gbytes_per_s"], pd.Series(gpus, index=marks.index, dtype="float64"))
+    rows = []
+    for (_, mark), value in zip(marks.iterrows(), values, strict=True):
+        if pd.isna(value):
+            continue
+        rows.append(
+            {
+                "instance": f"{mark['instance_type']} ({mark['provider']})",
+                "level": LEVEL_NAMES.get(mark["level"], mark["level"]),
+                "value": float(value),
+                "kind": mark["kind"],
+                "reading": str(mark["label"]),
+                "tool": str(mark["tool"]) if isinstance(mark["tool"], str) else "",
+                "date": f"{pd.Timestamp(mark['run_at']):%Y-%m-%d}"
+                if pd.notna(mark["run_at"])
+                else "not stated",
+                "source": str(mark["source_url"]),
+            }
+        )
+    return rows
+
+
+def _marks_layer(rows: list[dict], x: dict, offset: dict, scale: dict, color: str) -> dict:
+    return {
+        "data": {"values": rows},
+        "mark": {"type": "point", "filled": True, "size": 110, "clip": True, "color": color, "opacity": 0.95},
+        "encoding": {
+            "x": x,
+            "xOffset": offset,
+            "y": {"field": "value", "type": "quantitative", "scale": scale},
+            "shape": {
+                "field": "kind",
+                "type": "nominal",
+                "scale": {"domain": list(MARK_SHAPES), "range": list(MARK_SHAPES.values())},
+                "legend": {"orient": "top", "title": "readings"},
+            },
+            "tooltip": [
+                {"field": "instance", "type": "nominal"},
+                {"field": "level", "type": "nominal"},
+                {"field": "reading", "type": "nominal"},
+                {"field": "tool", "type": "nominal"},
+                {"field": "date", "type": "nominal", "title": "run on"},
+                {"field": "source", "type": "nominal"},
+            ],
+        },
+    }
+
+
+def cliff_spec(
+    data: pd.DataFrame, units: Units, theme: str | None = None, marks: list[dict] | None = None
+) -> dict:
+    """A grouped bar chart of ``cliff_data`` (the claims) on the fixed log axis of ``units``, with
+    ``marks_data`` drawn over the bars (a shape per kind: expected, measured); label text in the
     colour of the theme (``TEXT_COLORS``)."""
     floor, top = AXIS_RANGES[units]
     scale = {"type": "log", "domain": [floor, top]}
@@ -110,4 +176,7 @@ def cliff_spec(data: pd.DataFrame, units: Units, theme: str | None = None) -> di
             "text": {"field": "label", "type": "nominal"},
         },
     }
-    return {"height": 380, "layer": [_bars(x, offset, scale, floor, units), labels]}
+    layers = [_bars(x, offset, scale, floor, units), labels]
+    if marks:
+        layers.append(_marks_layer(marks, x, offset, scale, color))
+    return {"height": 380, "layer": layers}

@@ -13,7 +13,7 @@ no time-to-live, and the connection is reopened on the new file (``Reader``).
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -21,10 +21,11 @@ import pandas as pd
 import streamlit as st
 
 from catalog.paths import default_db
-from catalog.read import conflicts, missing, queries, scoring, shape, status
+from catalog.read import conflicts, measurements, missing, prices, queries, scoring, shape, status
 from catalog.read.connect import connect_readonly
-from catalog.read.filters import Filters
+from catalog.read.filters import NO_FILTERS, Filters
 from ui import tables
+from ui.planning import PlanQuestion
 from ui.units import Units
 
 #: The read-side questions the app asks, by name; those marked True take the catalog's shape.
@@ -43,6 +44,13 @@ QUERIES = {
     "provider_status": (status.provider_status, False),
     "stale_providers": (status.stale_providers, False),
     "recent_changes": (status.recent_changes, False),
+    "region_prices": (prices.region_prices, False),
+    "side_by_side": (measurements.side_by_side, False),
+    "cliff_marks": (measurements.cliff_marks_for, False),
+    "coverage": (measurements.coverage, False),
+    "worst_ratios": (measurements.worst_ratios, False),
+    "unmatched": (measurements.unmatched, False),
+    "measurement_counts": (measurements.counts, False),
 }
 
 
@@ -67,6 +75,11 @@ class Catalog:
     def load(self, query: str, *args):
         """A named query (``QUERIES``) on this catalog file, cached per file version and arguments."""
         return _load(query, str(self.path), self.version, *args)
+
+    def plan(self, question: PlanQuestion, filters: Filters) -> pd.DataFrame:
+        """The planner's ranking (``catalog.read.plan.rank``) for ``question`` on the rows ``filters``
+        select, cached per file version and question like a query."""
+        return _plan(str(self.path), self.version, question, filters)
 
     def ranking_shown(self, filters: Filters, units: Units, priced: bool, order: str) -> pd.DataFrame:
         """The ranking as the table shows it (``tables.ranking_frame``), cached like a query."""
@@ -108,7 +121,21 @@ def reader() -> Reader:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _ranking_shown(path: str, version: str, filters: Filters, units: Units, priced: bool, order: str):
     ranked = _load("ranking", path, version, filters)
-    return tables.ranking_frame(ranked, units, filters.workload, priced, order)
+    return tables.ranking_frame(ranked, units, priced, order)
+
+
+def _rank(con: duckdb.DuckDBPyConnection, question: PlanQuestion, filters: Filters) -> pd.DataFrame:
+    from catalog.read.plan import rank  # the planner loads pint: only when a plan is asked for
+    from planner.models import preset
+
+    return rank(
+        con, preset(question.model), question.workload, nodes=question.nodes, filters=filters, by=question.by
+    )
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _plan(path: str, version: str, question: PlanQuestion, filters: Filters) -> pd.DataFrame:
+    return reader().run(path, version, _rank, question, replace(filters, workload=NO_FILTERS.workload))
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)

@@ -9,7 +9,7 @@ import streamlit as st
 
 from catalog.read.filters import Filters
 from ui import tables
-from ui.instances import figure
+from ui.tables import figure
 from ui.text import day, field_label, link_or_none, plural, show, when
 
 SUMMARY_HEADERS = {

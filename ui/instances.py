@@ -1,9 +1,6 @@
-"""The instance picker, the Instance tab (one instance's cliff and every claim behind it) and the
-Compare tab (2-4 instances side by side, one line per level, in the same units, on one axis).
-
-Measured-vs-claimed figures (issue 12) are meant to join here as extra lines per level and extra
-marks on the chart, beside the claims they test.
-"""
+"""The instance picker, the Instance tab (one instance's cliff with its expected and measured marks,
+its plan, prices, readings and every claim behind it) and the Compare tab (2-4 instances side by
+side, one line per level, in the same units, on one axis)."""
 
 from __future__ import annotations
 
@@ -12,11 +9,20 @@ import streamlit as st
 
 from catalog.read.queries import CLIFF_LEVELS
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS, Fabric, Link
-from ui import charts, tables
+from ui import charts, measures, prices, tables
+from ui.measures import Loader
 from ui.sidebar import BIND
+from ui.tables import figure
 from ui.text import field_label, link_or_none, show, when, yes_no_unknown
-from ui.units import Units, round_significant
+from ui.units import Units
 
+#: What the cliff chart's bars and marks mean (below every cliff chart).
+CHART_KEY = (
+    "Bars are what the pages claim (pale dashed: inferred from the GPU datasheet; 'missing': no figure "
+    "stated or inferred); triangles are what a provider's health check expects, diamonds what a tool "
+    "measured on the instance (hover for the reading, the tool, the date and the source). One-way "
+    "readings sit against a bidirectional claim: the tooltip's verdict compares like with like."
+)
 MAX_COMPARED = 4
 #: Options of the instance pickers (the first rows of the table); more would make every page
 #: update heavy on a large catalog.
@@ -92,14 +98,6 @@ def pickers(shown: pd.DataFrame) -> tuple[tuple[str, str] | None, list[tuple[str
     return selected, chosen
 
 
-def figure(value: object, unit: object = None) -> str:
-    """A claimed figure as text: 4 significant digits, thousands separated, with its unit."""
-    if value is None or pd.isna(value):
-        return tables.MISSING
-    text = format(float(round_significant([float(value)])[0]), ",.10g")
-    return f"{text} {unit}" if isinstance(unit, str) and unit else text
-
-
 def levels_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
     """One instance's levels as shown: value in ``units``, basis, what carries it, how, source."""
     return pd.DataFrame(
@@ -132,9 +130,11 @@ def compare_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
     return frame
 
 
-def _chart(cliffs: pd.DataFrame, units: Units) -> None:
+def _chart(load: Loader, chosen: list[tuple[str, str]], cliffs: pd.DataFrame, units: Units) -> None:
+    """The cliffs of ``chosen`` (bars: the claims) with their expected and measured readings marked."""
     data = charts.cliff_data(cliffs, units)
-    spec = charts.cliff_spec(data, units, st.context.theme.type)
+    marks = charts.marks_data(load("cliff_marks", chosen), cliffs, units)
+    spec = charts.cliff_spec(data, units, st.context.theme.type, marks)
     st.vega_lite_chart(data, spec, width="stretch")
 
 
@@ -146,7 +146,7 @@ def _link_columns(frame: pd.DataFrame) -> dict:
     }
 
 
-def show_compare(load, chosen: list[tuple[str, str]], units: Units, picked: bool) -> None:
+def show_compare(load: Loader, chosen: list[tuple[str, str]], units: Units, picked: bool) -> None:
     """The Compare tab."""
     st.subheader("Side by side")
     if not chosen:
@@ -164,12 +164,8 @@ def show_compare(load, chosen: list[tuple[str, str]], units: Units, picked: bool
         frame, hide_index=True, column_config=widths | _link_columns(frame), placeholder=tables.MISSING
     )
     tables.downloads(frame, "compare", "compare")
-    _chart(cliffs, units)
-    st.caption(
-        f"Every level in {units.label} on the same log axis for every instance. Pale dashed bars are "
-        "inferred from the GPU datasheet; 'missing' means the provider states no figure and none could "
-        "be inferred."
-    )
+    _chart(load, chosen, cliffs, units)
+    st.caption(f"Every level in {units.label} on the same log axis for every instance. {CHART_KEY}")
 
 
 def _summary(row: pd.Series) -> str:
@@ -186,8 +182,16 @@ def _summary(row: pd.Series) -> str:
     )
 
 
-def show_instance(load, selected: tuple[str, str] | None, ranked: pd.DataFrame, units: Units) -> None:
-    """The Instance tab: the selected instance's cliff, its levels with sources, and its claims."""
+def show_instance(
+    load: Loader,
+    selected: tuple[str, str] | None,
+    ranked: pd.DataFrame,
+    units: Units,
+    planned: pd.DataFrame | None = None,
+) -> None:
+    """The Instance tab: the selected instance's plan verdict (when a model is planned), its cliff
+    with expected and measured marks, its levels with sources, its prices per region, claimed vs
+    expected vs measured, and its claims."""
     if selected is None:
         st.info("No instance matches the filters, so there is no instance to show.")
         return
@@ -199,13 +203,19 @@ def show_instance(load, selected: tuple[str, str] | None, ranked: pd.DataFrame, 
         show(f"Stale since {when(row['stale_since'])}: {row['stale_cause']}", "warning")
     if row["flags"]:
         show(f"Flags: {row['flags']}. See the claims below and the Conflicts tab.")
-    show(f"Why it ranks where it does: {row['reason']}")
+    if planned is not None:
+        mine = planned[(planned["provider"] == provider) & (planned["instance_type"] == instance_type)]
+        if not mine.empty:
+            show(f"Plan: {mine.iloc[0]['verdict']}", "info")
     cliffs = load("cliffs", [selected])
-    _chart(cliffs, units)
+    _chart(load, [selected], cliffs, units)
+    st.caption(CHART_KEY)
     levels = levels_frame(cliffs, units)
     st.dataframe(levels, hide_index=True, column_config=_link_columns(levels), placeholder=tables.MISSING)
     if row["notes"]:
         show(f"Notes: {row['notes']}")
+    prices.show_prices(load, provider, instance_type)
+    measures.show_readings(load, provider, instance_type)
     show_claims(load, provider, instance_type)
 
 
@@ -241,7 +251,7 @@ def claims_frame(claims: pd.DataFrame, history: bool) -> pd.DataFrame:
     return frame[keep].rename(columns=CLAIM_HEADERS)
 
 
-def show_claims(load, provider: str, instance_type: str) -> None:
+def show_claims(load: Loader, provider: str, instance_type: str) -> None:
     """Every claim behind one instance, with its quote and source, and its history on request."""
     st.markdown("**Claims behind it**")
     history = st.toggle("include closed claims (history)", key="claim_history")

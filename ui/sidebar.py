@@ -1,5 +1,5 @@
-"""The sidebar: the question (workload, filters, what counts) and the units, every widget bound to the
-URL (``bind="query-params"``), so a copied link reproduces the view.
+"""The sidebar: the question (plan a model or links only, filters, what counts) and the units, every
+widget bound to the URL (``bind="query-params"``), so a copied link reproduces the view.
 
 A bound widget writes the option's label into the URL (``?link=NVSwitch&gpus=8``), so options are
 short human labels and are mapped back to catalog values here.
@@ -16,14 +16,10 @@ from catalog.read.text import fmt
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS
 from ui.units import Units
 
-#: Workload option (shown and in the URL) → catalog workload, with the caption under it.
-WORKLOADS = {"Tensor": "tensor", "Pipeline": "pipeline", "Expert": "expert"}
-WORKLOAD_CAPTIONS = ("inside the NVLink domain", "across nodes", "all-to-all, fabric and NVLink")
-WORKLOAD_TITLES = {
-    "tensor": "Tensor parallelism (inside the NVLink domain)",
-    "pipeline": "Pipeline parallelism (across nodes)",
-    "expert": "Expert parallelism (all-to-all)",
-}
+#: How the Ranking tab ranks (shown and in the URL) → mode, with the caption under each.
+PLAN, LINKS = "Plan a model", "Links only"
+MODES = {PLAN: "plan", LINKS: "links"}
+MODE_CAPTIONS = ("time and cost of a model's workload", "bandwidths, in the units below")
 LINK_BY_LABEL = {label: str(link) for link, label in LINK_LABELS.items()}
 FABRIC_BY_LABEL = {label: str(fabric) for fabric, label in FABRIC_LABELS.items()}
 BIND = "query-params"
@@ -117,13 +113,62 @@ def _numbers(units: Units, priced: bool) -> dict:
     return found
 
 
-def question(facets: dict[str, list], priced: bool) -> Question:
-    """Draw the sidebar and return what it asks (every widget also lives in the URL)."""
-    sb = st.sidebar
-    sb.header("Question")
-    choice = sb.radio(
-        "Rank by workload", list(WORKLOADS), captions=WORKLOAD_CAPTIONS, key="workload", bind=BIND
+#: Questions asked often, each one pick away: label → the sidebar values that ask it.
+READY: dict[str, dict[str, object]] = {
+    "Serve Llama 3.1 70B: what to rent, what it costs": {
+        "mode": PLAN, "model": "llama-3.1-70b", "task": "Serve", "by": "cost",
+    },
+    "Train Llama 3.1 405B: what to rent, what it costs": {
+        "mode": PLAN, "model": "llama-3.1-405b", "task": "Train", "by": "cost",
+    },
+    "8-GPU NVSwitch boxes, fastest fabric first": {
+        "mode": LINKS, "q": "8-GPU NVSwitch", "sort": "fabric, fastest first",
+    },
+    "8 GPUs, NVSwitch, fabric ≥ 3,200 Gb/s, cheapest first": {
+        "mode": LINKS, "q": "8-GPU NVSwitch", "unit": "Gb/s", "per": "node", "min_fabric": 3200.0,
+        "sort": "price per GPU-hour, cheapest first",
+    },
+    "Cheapest fabric: USD per GPU-hour per fabric GB/s": {
+        "mode": LINKS, "sort": "price per fabric GB/s, cheapest first",
+    },
+}  # fmt: skip
+
+
+#: What a ready question starts from: no filter, GB/s per GPU.
+UNFILTERED: dict[str, object] = {
+    "q": "", "provider": [], "gpus": [], "link": [], "fabric": [], "domain": "any", "min_fabric": 0.0,
+    "max_price": 0.0, "unit": "GB/s", "per": "GPU",
+}  # fmt: skip
+
+
+def _ask(label: str | None) -> None:
+    """Set the sidebar to a ready question (``READY``) on no filter; the widgets then put it in the URL."""
+    if label in READY:
+        for key, value in {**UNFILTERED, **READY[label]}.items():
+            st.session_state[key] = value
+    st.session_state["ready"] = None  # a menu: the widgets below now hold the question
+
+
+def mode() -> str:
+    """A ready question to start from, and how the Ranking tab ranks (``MODES``): plan a model, or
+    show the links only; in the URL."""
+    st.sidebar.header("Question")
+    st.sidebar.selectbox(
+        "Start from a question",
+        list(READY),
+        index=None,
+        placeholder="or set the question below",
+        key="ready",
+        on_change=lambda: _ask(st.session_state.get("ready")),
     )
+    choice = st.sidebar.radio("Rank instances by", list(MODES), captions=MODE_CAPTIONS, key="mode", bind=BIND)
+    return MODES[choice or PLAN]
+
+
+def question(facets: dict[str, list], priced: bool) -> Question:
+    """Draw the filters and units and return what they ask (every widget also lives in the URL)."""
+    sb = st.sidebar
+    sb.header("Filters")
     search = sb.text_input(
         "Search", key="q", bind=BIND, placeholder="p5.48xlarge, a3-highgpu-8g", help=SEARCH_HELP
     )
@@ -142,5 +187,5 @@ def question(facets: dict[str, list], priced: bool) -> Question:
             help="Off: only bandwidths the provider states count; inferred ones count as missing.",
         ),
     }
-    filters = Filters(workload=WORKLOADS[choice], search=search, **lists, **numbers, **include)
+    filters = Filters(search=search, **lists, **numbers, **include)
     return Question(filters=filters, units=units)

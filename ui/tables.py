@@ -17,16 +17,20 @@ from ui.units import Units, round_significant
 MISSING = "–"
 #: Above this many rows a table is sent to the browser in chunks as it scrolls, not all at once.
 LAZY_ROWS = 1_000
-#: Orders the ranking table can take: label → (column key of ``ranking_frame``, descending).
+#: Orders the link view can take: label → (column key of ``ranking_frame``, descending). The first
+#: is the default.
 ORDERS = {
-    "rank for the workload": ("rank", False),
     "fabric, fastest first": ("fabric", True),
     "GPU-to-GPU, fastest first": ("intra", True),
     "GPU memory bandwidth, fastest first": ("memory", True),
     "GPUs per instance, most first": ("gpus", True),
     "instance name": ("instance", False),
 }
-PRICE_ORDER = "price per GPU-hour, cheapest first"
+#: Orders by price, offered when the catalog has prices.
+PRICE_ORDERS = {
+    "price per GPU-hour, cheapest first": ("price", False),
+    "price per fabric GB/s, cheapest first": ("price_per_fabric", False),
+}
 
 
 def _labels(values: pd.Series, labels: dict) -> pd.Series:
@@ -34,11 +38,10 @@ def _labels(values: pd.Series, labels: dict) -> pd.Series:
     return values.map(lambda v: names.get(v, v))
 
 
-def ranking_columns(units: Units, workload: str, priced: bool) -> dict[str, str]:
+def ranking_columns(units: Units, priced: bool) -> dict[str, str]:
     """Key of each shown column → its header (with the unit); the first ones fit at 1280x800."""
     columns = {
         "instance": "instance",
-        "rank": "rank",
         "provider": "provider",
         "gpus": "GPUs",
         "gpu": "GPU",
@@ -49,10 +52,9 @@ def ranking_columns(units: Units, workload: str, priced: bool) -> dict[str, str]
     }
     if priced:
         columns["price"] = "USD/GPU-hour"
+        columns["price_per_fabric"] = "USD/GPU-hour per fabric GB/s/GPU"
     return columns | {
-        "score": f"{workload} index",
         "flags": "flags",
-        "why": "why",
         "domain": "NVLink domain (GPUs)",
         "tp": "largest TP group (GPUs)",
         "confined": "TP confined to one node",
@@ -65,13 +67,18 @@ def ranking_columns(units: Units, workload: str, priced: bool) -> dict[str, str]
     }
 
 
-def ranking_frame(
-    ranked: pd.DataFrame, units: Units, workload: str, priced: bool, order: str
-) -> pd.DataFrame:
-    """The ranking as shown: ``ranking_columns`` headers, figures in ``units``, in the chosen order."""
+def _price_per_fabric(ranked: pd.DataFrame) -> pd.Series:
+    """USD per GPU-hour / fabric GB/s per GPU: what one GB/s between nodes costs per hour."""
+    fabric = ranked["fabric_gbytes_per_s_per_gpu"].astype("float64")
+    per = ranked["usd_per_gpu_hour"].astype("float64") / fabric.where(fabric > 0)
+    return pd.Series(round_significant(per.to_numpy(), 3), index=ranked.index)
+
+
+def ranking_frame(ranked: pd.DataFrame, units: Units, priced: bool, order: str) -> pd.DataFrame:
+    """The link view as shown: ``ranking_columns`` headers, figures in ``units``, in the chosen order
+    (rows without the ordering figure last, never as zeros)."""
     count = ranked["gpu_count"]
     values = {
-        "rank": ranked["rank"],
         "instance": ranked["instance_type"],
         "provider": ranked["provider"],
         "gpus": pd.Series(round_significant(count.to_numpy()), index=ranked.index),
@@ -81,11 +88,8 @@ def ranking_frame(
         "fabric_name": _labels(ranked["inter_node_fabric"], FABRIC_LABELS),
         "fabric": units.convert(ranked["fabric_gbytes_per_s_per_gpu"], count),
         "price": ranked["usd_per_gpu_hour"].round(2) if priced else None,
-        "score": pd.Series(
-            round_significant(ranked["score_weighted_gbytes_per_s"].to_numpy()), index=ranked.index
-        ),
+        "price_per_fabric": _price_per_fabric(ranked) if priced else None,
         "flags": ranked["flags"],
-        "why": ranked["reason"],
         "domain": ranked["scale_up_domain_gpus"],
         "tp": ranked["max_tp_degree_gpus"],
         "confined": ranked["confined_to_one_node"].map(yes_no_unknown),
@@ -98,32 +102,37 @@ def ranking_frame(
         "fabric_basis": ranked["inter_node_basis"],
         "source": ranked["source_url"].map(link_or_none),
     }
-    headers = ranking_columns(units, workload, priced)
+    headers = ranking_columns(units, priced)
     frame = pd.DataFrame({headers[key]: values[key] for key in headers})
-    key, descending = ORDERS.get(order, ("price", False) if order == PRICE_ORDER else ("rank", False))
-    if key != "rank":
-        frame = frame.sort_values(headers[key], ascending=not descending, na_position="last", kind="stable")
+    key, descending = {**ORDERS, **(PRICE_ORDERS if priced else {})}.get(order, next(iter(ORDERS.values())))
+    frame = frame.sort_values(headers[key], ascending=not descending, na_position="last", kind="stable")
     return frame.reset_index(drop=True)
 
 
-def column_config(units: Units, workload: str, priced: bool) -> dict:
+PRICE_PER_FABRIC_HELP = "USD per GPU-hour / fabric GB/s per GPU: what 1 GB/s between nodes costs per hour."
+
+
+def column_config(units: Units, priced: bool) -> dict:
     """Streamlit column settings for ``ranking_frame``: widths that fit the key columns, formats."""
-    h = ranking_columns(units, workload, priced)
+    h = ranking_columns(units, priced)
     number = st.column_config.NumberColumn
     text = st.column_config.TextColumn
+    prices = {}
+    if priced:
+        prices = {
+            h["price"]: number(width=90, format="dollar"),
+            h["price_per_fabric"]: number(format="dollar", help=PRICE_PER_FABRIC_HELP),
+        }
     return {
         h["instance"]: text(width=190, pinned=True),
-        h["rank"]: number(width=44, format="%d"),
-        h["provider"]: text(width=70),
+        h["provider"]: text(width=80),
         h["gpus"]: number(width=48, format="localized"),
         h["gpu"]: text(width=125),
         h["intra_link"]: text(width=90, help="How the GPUs inside one instance talk to each other"),
         h["intra"]: number(width=92, format="localized", help=f"GPU-to-GPU bandwidth, {units.label}"),
         h["fabric_name"]: text(width=92, help="The network between instances (not the front-end)"),
         h["fabric"]: number(width=92, format="localized", help=f"Fabric bandwidth, {units.label}"),
-        **({h["price"]: number(width=90, format="dollar")} if priced else {}),
-        h["score"]: number(format="localized", help="The workload's link index: see the rule above."),
-        h["why"]: text(width="large"),
+        **prices,
         h["domain"]: number(format="%d"),
         h["tp"]: number(format="%d"),
         h["memory"]: number(format="localized"),
@@ -131,6 +140,14 @@ def column_config(units: Units, workload: str, priced: bool) -> dict:
         h["ratio"]: number(format="localized"),
         h["source"]: st.column_config.LinkColumn(display_text=r"https?://([^/]+)/.*"),
     }
+
+
+def figure(value: object, unit: object = None) -> str:
+    """A claimed figure as text: 4 significant digits, thousands separated, with its unit."""
+    if value is None or pd.isna(value):
+        return MISSING
+    text = format(float(round_significant([float(value)])[0]), ",.10g")
+    return f"{text} {unit}" if isinstance(unit, str) and unit else text
 
 
 def downloads(frame: pd.DataFrame, name: str, key: str) -> None:

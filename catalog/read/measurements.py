@@ -247,3 +247,21 @@ def counts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
            FROM measurements m LEFT JOIN instances i USING (provider, instance_type)
            GROUP BY ALL ORDER BY m.source, m.kind"""
     ).df()
+
+
+def cliff_marks_for(con: duckdb.DuckDBPyConnection, chosen: list[tuple[str, str]]) -> pd.DataFrame:
+    """``cliff_marks`` of several ``(provider, instance_type)`` pairs, in their order, with the pair's
+    ``provider`` and ``instance_type`` columns; empty (with those columns) when none has a mark or the
+    catalog has no measurements."""
+    columns = ["provider", "instance_type", "level", "kind", "direction", "gbytes_per_s", "label", "tool"]
+    found = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'measurements'"
+    ).fetchone()
+    if not found or not found[0]:
+        return pd.DataFrame(columns=[*columns, "source_url", "run_at"])
+    parts = [
+        cliff_marks(con, provider, instance_type).assign(provider=provider, instance_type=instance_type)
+        for provider, instance_type in chosen
+    ]
+    frame = pd.concat([p for p in parts if not p.empty] or [pd.DataFrame()], ignore_index=True)
+    return frame.reindex(columns=[*columns, "source_url", "run_at"])

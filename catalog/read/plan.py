@@ -10,12 +10,23 @@ the arithmetic is the ``planner`` package's.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import duckdb
 import pandas as pd
 
-from catalog.read.plan_inputs import cheapest_prices, measurements_by_instance, node_from_row
-from catalog.read.queries import Filters, filtered_instances
+from catalog.read.plan_inputs import (
+    cheapest_prices,
+    measurements_by_instance,
+    measurements_of,
+    node_from_row,
+    node_groups,
+)
+from catalog.read.queries import Filters, filtered_instances, instances_sql
+from catalog.read.shape import shape
+from catalog.read.text import known
 from planner.conversions import bytes_to_gb
+from planner.hardware import Node
 from planner.models import ModelSpec
 from planner.plan import plan
 from planner.result import Plan, Workload
@@ -36,6 +47,34 @@ RANK_BY = ("time", "cost")
 COST_COLUMN = {"serve": "usd_per_million_tokens", "train": "usd_per_billion_tokens"}
 
 
+#: The name a plan is computed under when it is shared by every instance with the same hardware; the
+#: one place a name reaches a plan's text (a "does not fit in up to N x NAME" reason) is renamed back.
+_SHARED_NAME = "\x00instance\x00"
+
+
+def _hardware(node: Node) -> Node:
+    """``node`` without what only names, prices or explains it: instances with the same hardware get
+    the same plan (names, prices, bases of memory figures and how a link figure was derived enter a
+    plan's text and costs, never its layouts or times)."""
+    links = tuple(replace(level, figure=replace(level.figure, detail="")) for level in node.links)
+    return replace(
+        node,
+        provider="",
+        instance_type=_SHARED_NAME,
+        memory_basis="",
+        hbm_basis="",
+        links=links,
+        usd_per_hour=None,
+        price_detail="",
+    )
+
+
+def _as_node(shared: Plan, node: Node) -> Plan:
+    """A plan computed for ``_hardware(node)``, told of ``node`` itself (its name and price)."""
+    reason = shared.reason.replace(_SHARED_NAME, node.instance_type) if shared.reason else shared.reason
+    return replace(shared, cluster=replace(shared.cluster, node=node), reason=reason)
+
+
 def plan_rows(
     con: duckdb.DuckDBPyConnection,
     model: ModelSpec,
@@ -45,19 +84,22 @@ def plan_rows(
     filters: Filters | None = None,
     options: Options | None = None,
 ) -> list[tuple[dict, Plan | str]]:
-    """Every ``filtered_instances`` row with its plan, or the reason it has none."""
+    """Every ``filtered_instances`` row with its plan, or the reason it has none. Rows with the same
+    hardware (GPUs, memory, peaks, links with their figures) are planned once."""
     frame = filtered_instances(con, filters or Filters())
     prices, measured = cheapest_prices(con), measurements_by_instance(con)
-    found = []
+    planned: dict[Node, Plan] = {}
+    found: list[tuple[dict, Plan | str]] = []
     for row in frame.to_dict("records"):
         key = (row["provider"], row["instance_type"])
         node = node_from_row(row, prices.get(key), measured.get(key))
-        found.append(
-            (
-                row,
-                node if isinstance(node, str) else plan(model, workload, node, nodes=nodes, options=options),
-            )
-        )
+        if isinstance(node, str):
+            found.append((row, node))
+            continue
+        hardware = _hardware(node)
+        if hardware not in planned:
+            planned[hardware] = plan(model, workload, hardware, nodes=nodes, options=options)
+        found.append((row, _as_node(planned[hardware], node)))
     return found
 
 
@@ -111,6 +153,51 @@ COLUMNS = (
 )  # fmt: skip
 
 
+#: The columns ``rank`` takes from each row itself (the rest comes from its node group's plan).
+_OWN = ("provider", "instance_type", "gpu_model", "gpus_per_node", "flags")
+
+
+def _group_rows(
+    con: duckdb.DuckDBPyConnection,
+    model: ModelSpec,
+    workload: Workload,
+    *,
+    nodes: int | None,
+    filters: Filters,
+    options: Options | None,
+) -> pd.DataFrame:
+    """``_row`` of every row matching ``filters``, planned once per node group (``node_groups``): a
+    group's verdict is written for a stand-in name, then each row gets its own name back."""
+    sql, params = instances_sql(filters, shape(con))
+    rows = node_groups(con, sql, params)
+    if rows.empty:
+        return pd.DataFrame(columns=[c for c in COLUMNS if c != "rank"])
+    firsts = rows.drop_duplicates("node_group").to_dict("records")
+    measured = measurements_of(con, [(r["provider"], r["instance_type"]) for r in firsts])
+    planned: dict[Node, Plan] = {}
+    found = []
+    for row in firsts:
+        price = (row["usd_per_hour_min"], row["price_region"]) if known(row["usd_per_hour_min"]) else None
+        node = node_from_row(row, price, measured.get((row["provider"], row["instance_type"])))
+        result: Plan | str = node
+        if not isinstance(node, str):
+            hardware = _hardware(node)
+            if hardware not in planned:
+                planned[hardware] = plan(model, workload, hardware, nodes=nodes, options=options)
+            result = _as_node(planned[hardware], replace(node, instance_type=_SHARED_NAME))
+        found.append({"node_group": row["node_group"], **_row(row, result)})
+    groups = pd.DataFrame(found).drop(columns=list(_OWN)).set_index("node_group")
+    own = rows.rename(columns={"gpu_count": "gpus_per_node"})[["node_group", *_OWN]]
+    expanded = own.join(groups, on="node_group").drop(columns="node_group")
+    names = expanded["instance_type"].tolist()
+    for column in ("verdict", "reason"):
+        expanded[column] = [
+            text.replace(_SHARED_NAME, name) if isinstance(text, str) else text
+            for text, name in zip(expanded[column].tolist(), names, strict=True)
+        ]
+    return expanded
+
+
 def rank(
     con: duckdb.DuckDBPyConnection,
     model: ModelSpec,
@@ -127,15 +214,13 @@ def rank(
     trained tokens); "cost" by USD per million output tokens (serving) or per billion trained
     tokens (training), then unpriced planned rows by time. ``rank`` numbers the rows that have the
     ranking figure; rows without a plan come last with their ``reason``. ``step_s`` is one decode
-    step when serving and one optimizer step when training.
+    step when serving and one optimizer step when training. Rows with the same hardware, price and
+    measurements are planned once (``plan_inputs.node_groups``).
     """
     if by not in RANK_BY:
         raise ValueError(f"rank by {by!r}; expected one of {RANK_BY}")
-    rows = [
-        _row(row, result)
-        for row, result in plan_rows(con, model, workload, nodes=nodes, filters=filters, options=options)
-    ]
-    frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c != "rank"])
+    found = _group_rows(con, model, workload, nodes=nodes, filters=filters or Filters(), options=options)
+    frame = found.reindex(columns=[c for c in COLUMNS if c != "rank"])
     for column in (
         "step_s",
         "comm_s",

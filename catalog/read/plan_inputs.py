@@ -25,6 +25,7 @@ import statistics
 from collections.abc import Iterable
 
 import duckdb
+import pandas as pd
 
 from catalog.read.text import known
 from normalize.gpus import BY_ID, GPUS
@@ -199,3 +200,64 @@ def node_from_row(
         usd_per_hour=price[0] if price else None,
         price_detail=f"cheapest on-demand, {price[1]}" if price else "",
     )
+
+
+#: The columns of a ``filtered_instances`` row that ``node_from_row`` reads. Rows equal in these, in
+#: their cheapest price (and its region) and in their measurements become the same node but for the
+#: name, so ``catalog.read.plan.rank`` plans one of them per group (tests/test_read_app.py checks
+#: that every row's plan is the one it would get alone).
+NODE_INPUTS = (
+    "gpu_count", "gpu_model", "gpu_memory_gb", "gpu_memory_gbytes_per_s", "gpu_memory_bw_basis",
+    "intra_node_link", "intra_node_gbytes_per_s", "intra_node_basis", "scale_up_domain_gpus",
+    "inter_node_fabric", "inter_node_gbits_per_s", "inter_node_basis",
+)  # fmt: skip
+_READINGS = "kind, metric, value, direction, nodes, gpus, port_count, tool"
+
+
+def node_groups(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pd.DataFrame:
+    """The rows of ``sql`` (``instances_sql``): their names, flags and ``NODE_INPUTS``, with
+    ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand price) and ``node_group``:
+    rows with the same group number have the same ``NODE_INPUTS``, price and measurements (numbered
+    in one query, however many rows)."""
+    price = "NULL::DOUBLE AS usd_per_hour_min, NULL::VARCHAR AS price_region"
+    joins = ""
+    if _has(con, "current_prices"):
+        price = "p.usd_per_hour_min, p.price_region"
+        joins += """ LEFT JOIN (SELECT provider, instance_type, min(usd_per_hour) AS usd_per_hour_min,
+                           arg_min(region, usd_per_hour) AS price_region
+                    FROM current_prices WHERE usd_per_hour IS NOT NULL GROUP BY 1, 2) p
+                   USING (provider, instance_type)"""
+    readings = "NULL::VARCHAR"
+    if _has(con, "measurements"):
+        readings = "m.readings"
+        joins += f""" LEFT JOIN (SELECT provider, instance_type,
+                           CAST(list(({_READINGS}) ORDER BY {_READINGS}) AS VARCHAR) AS readings
+                    FROM measurements WHERE value IS NOT NULL GROUP BY 1, 2) m
+                   USING (provider, instance_type)"""
+    key = ", ".join([*NODE_INPUTS, "usd_per_hour_min", "price_region", "readings"])
+    return con.execute(
+        f"""WITH shown AS ({sql}),
+           keyed AS (SELECT shown.*, {price}, {readings} AS readings FROM shown {joins})
+           SELECT provider, instance_type, flags, {key.removesuffix(", readings")},
+                  dense_rank() OVER (ORDER BY {key}) AS node_group
+           FROM keyed ORDER BY provider, instance_type""",
+        params,
+    ).df()
+
+
+def measurements_of(
+    con: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]
+) -> dict[tuple[str, str], list[Measurement]]:
+    """``measurements_by_instance`` for the ``(provider, instance_type)`` pairs in ``keys`` only."""
+    if not keys or not _has(con, "measurements"):
+        return {}
+    frame = con.execute(
+        """SELECT provider, instance_type, kind, metric, value, direction, nodes, gpus, port_count, tool
+           FROM measurements
+           WHERE value IS NOT NULL AND list_contains($keys, provider || chr(10) || instance_type)""",
+        {"keys": [f"{p}\n{i}" for p, i in keys]},
+    ).df()
+    found: dict[tuple[str, str], list[Measurement]] = {}
+    for record in frame.to_dict("records"):
+        found.setdefault((record["provider"], record["instance_type"]), []).append(record)
+    return found

@@ -133,3 +133,24 @@ def unlisted_prices(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
            GROUP BY provider, instance_type
            ORDER BY provider, min_usd_per_hour NULLS LAST, instance_type"""
     ).df()
+
+
+def region_prices(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str) -> pd.DataFrame:
+    """One row's current prices, one line per region as published, cheapest on-demand first: region,
+    ``usd_per_hour``, ``spot_usd_per_hour``, the source's own words (``quote``), where in the source
+    (``context``), ``notes``, ``source_url`` and ``fetched_at``. Empty without a ``current_prices``
+    view (a catalog built before prices)."""
+    found = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'current_prices'"
+    ).fetchone()
+    if not found or not found[0]:
+        import pandas as pd
+
+        columns = ["region", "usd_per_hour", "spot_usd_per_hour", "quote", "context", "notes", "source_url"]
+        return pd.DataFrame(columns=[*columns, "fetched_at"])
+    return con.execute(
+        """SELECT region, usd_per_hour, spot_usd_per_hour, quote, context, notes, source_url, fetched_at
+           FROM current_prices WHERE provider = $p AND instance_type = $i
+           ORDER BY usd_per_hour NULLS LAST, region""",
+        {"p": provider, "i": instance_type},
+    ).df()

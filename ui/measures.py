@@ -1,0 +1,172 @@
+"""Claimed, expected and measured (``catalog.read.measurements``): the Measurements tab (counts per
+source, which rows shown have which kind of reading, the largest gaps, the readings no row matches)
+and one instance's readings beside its claims in the Instance tab. Verdicts, tools, quotes and
+locators come from the documents and are shown as table cells (text), never as markdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+from ui import tables
+from ui.tables import figure
+from ui.text import link_or_none, plural
+
+#: A cached read-side question by name (``ui.data.Catalog.load``).
+Loader = Callable[..., pd.DataFrame]
+#: The licence note shown wherever Spare Cores' readings are (its data is CC BY-SA 4.0).
+SPARE_CORES = (
+    "Measured GPU-to-GPU copies: Spare Cores sc-inspector-data, CC BY-SA 4.0 "
+    "(https://github.com/SpareCores/sc-inspector-data); figures derived from them are shared alike."
+)
+#: Rows of the largest-gaps table.
+WORST_ROWS = 15
+#: ``worst_ratios``' limit when asking for every gap (filtered here to the rows shown).
+EVERY_GAP = 10**9
+SOURCE = st.column_config.LinkColumn("source", display_text=r"https?://([^/]+)/.*")
+TEXT_WIDE = st.column_config.TextColumn(width="large")
+
+
+def _when(value: object) -> str | None:
+    return f"{pd.Timestamp(value):%Y-%m-%d}" if value is not None and pd.notna(value) else None
+
+
+def _tool(tools: pd.Series, versions: pd.Series) -> list[str | None]:
+    return [
+        None if not isinstance(t, str) else (f"{t} {v}" if isinstance(v, str) and v else t)
+        for t, v in zip(tools, versions, strict=True)
+    ]
+
+
+def _figure(values: pd.Series, units: pd.Series, texts: pd.Series) -> list[str | None]:
+    return [
+        figure(v, u) if pd.notna(v) else (t if isinstance(t, str) else None)
+        for v, u, t in zip(values, units, texts, strict=True)
+    ]
+
+
+def _attribute(sources: pd.Series) -> None:
+    if (sources == "sparecores").any():
+        st.caption(SPARE_CORES)
+
+
+def readings_frame(found: pd.DataFrame) -> pd.DataFrame:
+    """``side_by_side`` as shown: the claim first, then each reading with its ratio and verdict."""
+    ratio = (found["ratio"].astype("float64") * 100).round(0)
+    return pd.DataFrame(
+        {
+            "level": found["level"],
+            "kind": found["kind"],
+            "figure": _figure(found["value"], found["unit"], found["value_text"]),
+            "direction": found["direction"],
+            "of the claim (%)": ratio,
+            "verdict": found["verdict"],
+            "tool": _tool(found["tool"], found["tool_version"]),
+            "run on": found["run_at"].map(_when),
+            "source": found["source_url"].map(link_or_none),
+            "where in the source": found["locator"],
+            "quote": found["quote"],
+        }
+    )
+
+
+def show_readings(load: Loader, provider: str, instance_type: str) -> None:
+    """One instance: claimed, expected and measured side by side, with each reading's verdict."""
+    st.markdown("**Claimed, expected, measured**")
+    found = load("side_by_side", provider, instance_type)
+    if not (found["kind"] != "claimed").any():
+        st.caption("No provider health check or measurement names this instance: only the claims stand.")
+        return
+    st.caption(
+        "The page's figures, then what the provider's health checks expect and what tools measured on "
+        "the instance, each against the claim in the same direction (a one-way copy against half of a "
+        "bidirectional claim)."
+    )
+    frame = readings_frame(found)
+    st.dataframe(
+        frame,
+        hide_index=True,
+        placeholder=tables.MISSING,
+        column_config={"verdict": TEXT_WIDE, "source": SOURCE, "where in the source": TEXT_WIDE},
+    )
+    _attribute(found["source"])
+    tables.downloads(frame, f"readings-{provider}-{instance_type}", "readings")
+
+
+def _shown(frame: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
+    keys = ranked[["provider", "instance_type"]].drop_duplicates()
+    return frame.merge(keys, on=["provider", "instance_type"], how="inner")
+
+
+def coverage_frame(coverage: pd.DataFrame) -> pd.DataFrame:
+    """Which rows have which kind of reading, from which sources."""
+    return pd.DataFrame(
+        {
+            "instance": coverage["instance_type"],
+            "provider": coverage["provider"],
+            "expected readings": coverage["expected_readings"],
+            "measured readings": coverage["measured_readings"],
+            "sources": coverage["sources"].map(lambda s: ", ".join(s) if s is not None else ""),
+            "GPU-to-GPU claim basis": coverage["intra_node_basis"],
+            "fabric claim basis": coverage["inter_node_basis"],
+        }
+    )
+
+
+def gaps_frame(worst: pd.DataFrame) -> pd.DataFrame:
+    """The largest gaps: per instance, level and kind, the best reading against its claim."""
+    return pd.DataFrame(
+        {
+            "instance": worst["instance_type"],
+            "provider": worst["provider"],
+            "level": worst["level"],
+            "kind": worst["kind"],
+            "of the claim (%)": (worst["ratio"].astype("float64") * 100).round(0),
+            "verdict": worst["verdict"],
+            "tool": _tool(worst["tool"], worst["tool_version"]),
+            "run on": worst["run_at"].map(_when),
+            "source": worst["source_url"].map(link_or_none),
+        }
+    )
+
+
+def show(load: Loader, ranked: pd.DataFrame) -> None:
+    """The Measurements tab: the largest gaps first, then coverage, counts per source, unmatched."""
+    st.subheader("Claimed, expected, measured")
+    counts = load("measurement_counts")
+    if counts.empty:
+        st.info("This catalog holds no expected or measured readings.")
+        return
+    st.caption(
+        "Expected: what a provider's own health checks and topology files expect an instance to deliver. "
+        "Measured: what a tool reported on a real instance. Neither overwrites a claim; each is set "
+        "against the claim in the same direction. Coverage and gaps follow the sidebar's filters."
+    )
+    worst = _shown(load("worst_ratios", EVERY_GAP), ranked)
+    worst = worst.sort_values(["ratio", "provider", "instance_type"]).head(WORST_ROWS)
+    gaps = gaps_frame(worst)
+    st.markdown("**Largest gaps** (the best reading of each instance, level and kind, lowest first)")
+    st.dataframe(
+        gaps,
+        hide_index=True,
+        placeholder=tables.MISSING,
+        column_config={"verdict": TEXT_WIDE, "source": SOURCE},
+    )
+    _attribute(worst["source"])
+    coverage = coverage_frame(_shown(load("coverage"), ranked))
+    st.markdown(f"**Coverage**: {plural(len(coverage), 'row')} shown with readings")
+    st.dataframe(coverage, hide_index=True, placeholder=tables.MISSING, lazy=len(coverage) > tables.LAZY_ROWS)
+    tables.downloads(coverage, "coverage", "coverage")
+    st.markdown("**Readings per source** (the whole catalog; matched: about a catalog row)")
+    st.dataframe(counts, hide_index=True)
+    unmatched = load("unmatched")
+    st.markdown(f"**Readings no catalog row matches** ({plural(len(unmatched), 'instance type')}, kept)")
+    shown = unmatched.assign(
+        metrics=unmatched["metrics"].map(lambda m: ", ".join(m) if m is not None else "")
+    )
+    st.dataframe(shown, hide_index=True, placeholder=tables.MISSING, lazy=len(shown) > tables.LAZY_ROWS)
+    if (counts["source"] == "sparecores").any():
+        st.caption(SPARE_CORES)
