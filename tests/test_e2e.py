@@ -113,7 +113,7 @@ def test_load_shows_the_ranking_with_a_clean_console_and_no_deploy_button(page, 
     assert caption(page).startswith("557 instance types from 20 providers shown")
     header, first = table_rows(page)[:2]
     assert header[:4] == ["instance", "rank", "provider", "nodes"]  # the planner's ranking: Llama 3.1 70B
-    assert first[:3] == ["p6-b200.48xlarge", "1", "aws"]
+    assert first[:3] == ["dc_wildebeest__8xB200_180GB__160__1792", "1", "primeintellect"]
     assert page.locator('[data-testid="stAppDeployButton"]').count() == 0
     assert page.console_errors == []
 

@@ -121,7 +121,7 @@ def compare_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
     frame = pd.DataFrame({level: [charts.LEVEL_NAMES[name] for name in CLIFF_LEVELS]})
     for (provider, instance_type), rows in data.groupby(["provider", "instance_type"], sort=False):
         rows = rows.set_index("level").reindex(list(CLIFF_LEVELS))
-        name = label(provider, instance_type)
+        name = label(str(provider), str(instance_type))
         frame[name] = [
             f"{figure(value)} · {basis} · {link}"
             for value, basis, link in zip(rows["shown"], rows["basis"], rows["link"].fillna(""), strict=True)

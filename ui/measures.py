@@ -7,6 +7,7 @@ locators come from the documents and are shown as table cells (text), never as m
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -30,7 +31,7 @@ SOURCE = st.column_config.LinkColumn("source", display_text=r"https?://([^/]+)/.
 TEXT_WIDE = st.column_config.TextColumn(width="large")
 
 
-def _when(value: object) -> str | None:
+def _when(value: Any) -> str | None:
     return f"{pd.Timestamp(value):%Y-%m-%d}" if value is not None and pd.notna(value) else None
 
 

@@ -8,6 +8,7 @@ last with their reason (never as zeros). The arithmetic is ``planner``'s, the ra
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import pandas as pd
 import streamlit as st
@@ -17,7 +18,7 @@ from ui import tables
 from ui.text import show as show_text
 from ui.units import round_significant
 
-BIND = "query-params"
+BIND: Final = "query-params"
 #: The model the planner view opens with.
 DEFAULT_MODEL = "llama-3.1-70b"
 TASKS = {"Serve": "serve", "Train": "train"}

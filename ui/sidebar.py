@@ -8,6 +8,7 @@ short human labels and are mapped back to catalog values here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Final
 
 import streamlit as st
 
@@ -22,7 +23,7 @@ MODES = {PLAN: "plan", LINKS: "links"}
 MODE_CAPTIONS = ("time and cost of a model's workload", "bandwidths, in the units below")
 LINK_BY_LABEL = {label: str(link) for link, label in LINK_LABELS.items()}
 FABRIC_BY_LABEL = {label: str(fabric) for fabric, label in FABRIC_LABELS.items()}
-BIND = "query-params"
+BIND: Final = "query-params"
 
 SEARCH_HELP = (
     "Instance, provider, GPU model, link or fabric. Words must all match; commas separate "
@@ -43,7 +44,7 @@ def count_label(count: float) -> str:
     return fmt(count)
 
 
-def _lists(facets: dict[str, list]) -> dict:
+def _lists(facets: dict[str, list]) -> dict[str, Any]:
     sb = st.sidebar
     providers = sb.multiselect("Providers", facets["providers"], placeholder="all", key="provider", bind=BIND)
     counts = {count_label(c): c for c in facets["gpu_counts"]}
@@ -86,7 +87,7 @@ def _units() -> Units:
     return Units(bits=rate == "Gb/s", per_node=per == "node")
 
 
-def _numbers(units: Units, priced: bool) -> dict:
+def _numbers(units: Units, priced: bool) -> dict[str, Any]:
     sb = st.sidebar
     minimum = sb.number_input(
         f"Fabric at least ({units.label})",
@@ -98,7 +99,10 @@ def _numbers(units: Units, priced: bool) -> dict:
         help="Node-to-node fabric bandwidth, in the units chosen above. 0 keeps every row.",
     )
     per_node, per_gpu = units.from_display(minimum)
-    found = {"min_fabric_gbits_per_s_per_node": per_node, "min_fabric_gbytes_per_s_per_gpu": per_gpu}
+    found: dict[str, float | None] = {
+        "min_fabric_gbits_per_s_per_node": per_node,
+        "min_fabric_gbytes_per_s_per_gpu": per_gpu,
+    }
     if priced:
         price = sb.number_input(
             "Price per GPU-hour at most (USD)",
@@ -187,5 +191,12 @@ def question(facets: dict[str, list], priced: bool) -> Question:
             help="Off: only bandwidths the provider states count; inferred ones count as missing.",
         ),
     }
-    filters = Filters(search=search, **lists, **numbers, **include)
+    filters = Filters(
+        search=search,
+        **lists,
+        **numbers,
+        include_stale=include["include_stale"],
+        include_curated=include["include_curated"],
+        include_inferred=include["include_inferred"],
+    )
     return Question(filters=filters, units=units)

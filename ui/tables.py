@@ -5,7 +5,9 @@ write exactly these frames (same rows, order, columns, units)."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -142,11 +144,11 @@ def column_config(units: Units, priced: bool) -> dict:
     }
 
 
-def figure(value: object, unit: object = None) -> str:
+def figure(value: Any, unit: object = None) -> str:
     """A claimed figure as text: 4 significant digits, thousands separated, with its unit."""
     if value is None or pd.isna(value):
         return MISSING
-    text = format(float(round_significant([float(value)])[0]), ",.10g")
+    text = format(float(round_significant(np.array([float(value)]))[0]), ",.10g")
     return f"{text} {unit}" if isinstance(unit, str) and unit else text
 
 

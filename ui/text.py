@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -70,14 +71,14 @@ def field_label(field: str) -> str:
     return FIELD_LABELS.get(field, field.replace("_", " "))
 
 
-def when(timestamp: object) -> str:
+def when(timestamp: Any) -> str:
     """A UTC timestamp to the minute, or "unknown"."""
     if timestamp is None or pd.isna(timestamp):
         return "unknown"
     return f"{pd.Timestamp(timestamp):%Y-%m-%d %H:%M} UTC"
 
 
-def day(timestamp: object) -> str:
+def day(timestamp: Any) -> str:
     """A UTC timestamp or date as its day, or "unknown"."""
     if timestamp is None or pd.isna(timestamp):
         return "unknown"
@@ -89,7 +90,7 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def yes_no_unknown(value: object) -> str:
+def yes_no_unknown(value: Any) -> str:
     """A nullable boolean as "yes", "no" or "unknown"."""
     if value is None or pd.isna(value):
         return "unknown"

@@ -179,8 +179,10 @@ def _group_rows(
     for row in firsts:
         price = (row["usd_per_hour_min"], row["price_region"]) if known(row["usd_per_hour_min"]) else None
         node = node_from_row(row, price, measured.get((row["provider"], row["instance_type"])))
-        result: Plan | str = node
-        if not isinstance(node, str):
+        result: Plan | str
+        if isinstance(node, str):
+            result = node  # the reason it cannot be planned
+        else:
             hardware = _hardware(node)
             if hardware not in planned:
                 planned[hardware] = plan(model, workload, hardware, nodes=nodes, options=options)
