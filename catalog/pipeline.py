@@ -210,12 +210,19 @@ def _parse(
 
 
 def _fresh(
-    scraper: Scraper, documents: list[Document], parsed: Parsed, previous: Previous, started: datetime
+    scraper: Scraper,
+    documents: list[Document],
+    parsed: Parsed,
+    previous: Previous,
+    started: datetime,
+    *,
+    accept: bool = False,
 ) -> ProviderResult:
-    """A provider whose parse passed: its fresh rows, and what was carried into them (outcome carried)."""
+    """A provider whose parse passed: its fresh rows and prices, and what was carried into them
+    (outcome carried); with ``accept``, the fresh ones as they are."""
     carried = parsed.reconciled
     offers = [*parsed.offers, *carried.carried_rows]
-    prices, prices_cause = _prices_kept(parsed.prices, previous.prices)
+    prices, prices_cause = _prices_kept(parsed.prices, () if accept else previous.prices)
     cause = "; ".join(c for c in (carried.cause(), prices_cause) if c) or None
     outcome = ProviderOutcome(
         scraper.name,
@@ -241,9 +248,8 @@ def _prices_kept(fresh: list[Price], before: tuple[Price, ...]) -> tuple[list[Pr
     could not be fetched, or one that now reads as a handful), the last good ones and why."""
     if not before or len(fresh) >= len(before) / 2:
         return fresh, None
-    return list(
-        before
-    ), f"{len(fresh)} prices against {len(before)} before: the last good {len(before)} carried"
+    why = f"{len(fresh)} prices against {len(before)} before: the last good {len(before)} carried"
+    return list(before), why
 
 
 def provider_result(
@@ -264,7 +270,7 @@ def provider_result(
     if cause is None:
         parsed, cause = _parse(scraper, documents, started, previous, accept=accept)
     if parsed is not None:
-        return _fresh(scraper, documents, parsed, previous, started)
+        return _fresh(scraper, documents, parsed, previous, started, accept=accept)
     if not previous.scraped_rows and curated_facts.curated_file(name) is not None:
         parsed, _ = _parse(scraper, documents, started, previous, scrape=False)  # curated facts alone
     if parsed is not None:

@@ -187,3 +187,17 @@ def test_without_chromium_the_tests_say_why(monkeypatch, tmp_path):
     assert browser.missing_requirement() == (
         f"{tmp_path / 'no-chromium'} not found (install it with `make e2e`, or apt-get install chromium)"
     )
+
+
+def test_how_a_file_was_built_is_said_in_our_words_only():
+    from datetime import datetime
+
+    import pandas as pd
+
+    from ui.health import built_text
+
+    def built(mode: str) -> str:
+        return built_text(pd.DataFrame([{"finished_at": datetime(2026, 12, 3, 6, 0), "mode": mode}]))
+
+    assert built("mirror") == "2026-12-03 06:00 UTC by a mirror refresh"
+    assert built("[a](http://127.0.0.1:9/x)") == "2026-12-03 06:00 UTC by a refresh of an unknown kind"

@@ -198,6 +198,10 @@ def test_an_absent_price_table_leaves_the_rows_fresh_and_carries_the_prices(pric
     assert query(db, "SELECT DISTINCT stale FROM instances WHERE provider = 'aws'") == [(False,)]
     assert main(["changes", "--db", str(db)]) == 0
     assert "(gone)" not in capsys.readouterr().out
+    clock.advance()
+    accepted = run(db, mirror, clock, accept_changes=True)  # published as it is: the prices go
+    assert (accepted.exit_code, accepted.outcomes[0].outcome) == (0, "ok")
+    assert query(db, "SELECT count(*) FROM current_prices WHERE provider = 'aws'") == [(0,)]
 
 
 def test_a_price_file_that_reads_as_a_handful_keeps_the_last_good_prices(priced):

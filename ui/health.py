@@ -137,8 +137,16 @@ def built_text(latest: pd.DataFrame) -> str:
     if latest.empty:
         return "no refresh recorded"
     r = latest.iloc[0]
-    how = "from the shipped snapshot" if r["mode"] == "snapshot" else f"by a {r['mode']} refresh"
-    return f"{when(r['finished_at'])} {how}"
+    return f"{when(r['finished_at'])} {BUILT_BY.get(r['mode'], 'by a refresh of an unknown kind')}"
+
+
+#: How a file was built, from ``refreshes.mode``: our words only (the text goes through markdown).
+BUILT_BY = {
+    "snapshot": "from the shipped snapshot",
+    "live": "by a live refresh",
+    "mirror": "by a mirror refresh",
+    "reparse": "by a reparse",
+}
 
 
 def show_status(load, path) -> None:
