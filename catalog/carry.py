@@ -11,7 +11,9 @@ the fresh rows are built, ``reconcile`` holds them against the provider's last g
 - a figure that moved by ``JUMP_FACTOR`` or more from its last good value (bits read as bytes, an
   SI prefix swapped) is held back as suspect: the last good claims stay and the cause names the
   figure that was not published;
-- new rows, and figures that changed by less, are published as they are.
+- new rows, and figures that changed by less, are published as they are;
+- a provider's prices, when the fresh ones are fewer than half of the last good ones, are the last
+  good ones (``carry_prices``).
 
 Only scraped claims are carried: a datasheet inference is recomputed from the GPU model, and a
 curated fact removed from its file was removed by a person. With ``accept`` (``refresh
@@ -28,6 +30,7 @@ from datetime import datetime
 
 from normalize.vocab import Basis
 from records.offers import FIELD_UNITS, TEXT_FIELDS, Claim, InstanceOffer, RawOffer
+from records.prices import Price
 
 # 8x is a bits/bytes mix-up; 1000x an SI prefix. No provider revises one instance's figure that much.
 JUMP_FACTOR = 8.0
@@ -193,6 +196,16 @@ def reconcile(
         )
         result.carried_claims.update((name, c) for c in before.claims)
     return result
+
+
+def carry_prices(fresh: list[Price], before: tuple[Price, ...]) -> tuple[list[Price], str | None]:
+    """The fresh prices, or, when they lost more than half of the last good ones (a price file that
+    could not be fetched, or one that now reads as a handful), the last good ones and why: a price
+    list is carried whole, as one document gives it, not price by price."""
+    if not before or len(fresh) >= len(before) / 2:
+        return fresh, None
+    why = f"{len(fresh)} prices against {len(before)} before: the last good {len(before)} carried"
+    return list(before), why
 
 
 def _names(message: str, instance_type: str) -> bool:

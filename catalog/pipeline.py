@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 
 from catalog import expectations
-from catalog.carry import Reconciled, reconcile, skipped_rows
+from catalog.carry import Reconciled, carry_prices, reconcile, skipped_rows
 from catalog.offers import build_offer, merge_duplicates
 from catalog.provenance import check_quotes
 from catalog.store import CatalogWriter, Previous
@@ -222,7 +222,7 @@ def _fresh(
     (outcome carried); with ``accept``, the fresh ones as they are."""
     carried = parsed.reconciled
     offers = [*parsed.offers, *carried.carried_rows]
-    prices, prices_cause = _prices_kept(parsed.prices, () if accept else previous.prices)
+    prices, prices_cause = carry_prices(parsed.prices, () if accept else previous.prices)
     cause = "; ".join(c for c in (carried.cause(), prices_cause) if c) or None
     outcome = ProviderOutcome(
         scraper.name,
@@ -241,15 +241,6 @@ def _fresh(
         log.error("%s: %s", scraper.name, cause)
     claims = frozenset(carried.carried_claims)
     return ProviderResult(outcome, documents, offers, prices, parsed.measurements, claims)
-
-
-def _prices_kept(fresh: list[Price], before: tuple[Price, ...]) -> tuple[list[Price], str | None]:
-    """The fresh prices, or, when they lost more than half of the last good ones (a price file that
-    could not be fetched, or one that now reads as a handful), the last good ones and why."""
-    if not before or len(fresh) >= len(before) / 2:
-        return fresh, None
-    why = f"{len(fresh)} prices against {len(before)} before: the last good {len(before)} carried"
-    return list(before), why
 
 
 def provider_result(

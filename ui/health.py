@@ -132,14 +132,6 @@ def data_as_of_text(as_of: pd.DataFrame) -> str:
     return days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
 
 
-def built_text(latest: pd.DataFrame) -> str:
-    """When and how the catalog file itself was built."""
-    if latest.empty:
-        return "no refresh recorded"
-    r = latest.iloc[0]
-    return f"{when(r['finished_at'])} {BUILT_BY.get(r['mode'], 'by a refresh of an unknown kind')}"
-
-
 #: How a file was built, from ``refreshes.mode``: our words only (the text goes through markdown).
 BUILT_BY = {
     "snapshot": "from the shipped snapshot",
@@ -147,6 +139,14 @@ BUILT_BY = {
     "mirror": "by a mirror refresh",
     "reparse": "by a reparse",
 }
+
+
+def built_text(latest: pd.DataFrame) -> str:
+    """When and how the catalog file itself was built."""
+    if latest.empty:
+        return "no refresh recorded"
+    r = latest.iloc[0]
+    return f"{when(r['finished_at'])} {BUILT_BY.get(r['mode'], 'by a refresh of an unknown kind')}"
 
 
 def show_status(load, path) -> None:
