@@ -160,6 +160,7 @@ def test_chart_labels_follow_the_theme():
             "instance_type": ["p5.48xlarge"] * 4,
             "level": ["GPU memory", "intra-node per GPU", "fabric per GPU", "front-end per GPU"],
             "gbytes_per_s": [3350.0, 900.0, 50.0, float("nan")],
+            "direction": ["none", "two-way", "one-way", "one-way"],
             "basis": ["inferred", "inferred", "stated", "missing"],
             "link": ["H100-SXM-80GB", "NVSwitch", "EFA", "front-end network"],
             "gpu_count": [8.0] * 4,
@@ -168,7 +169,7 @@ def test_chart_labels_follow_the_theme():
     data = charts.cliff_data(cliffs, Units())
     assert list(data["label"]) == [
         "3,350 GB/s per GPU (inferred)",
-        "900 GB/s per GPU (inferred)",
+        "450 GB/s per GPU (inferred)",  # one way: half the bidirectional 900
         "50 GB/s per GPU (stated)",
         "missing",
     ]

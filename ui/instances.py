@@ -18,10 +18,23 @@ from ui.units import Units
 
 #: What the cliff chart's bars and marks mean (below every cliff chart).
 CHART_KEY = (
-    "Bars are what the pages claim (pale dashed: inferred from the GPU datasheet; 'missing': no figure "
-    "stated or inferred); triangles are what a provider's health check expects, diamonds what a tool "
-    "measured on the instance (hover for the reading, the tool, the date and the source). One-way "
-    "readings sit against a bidirectional claim: the tooltip's verdict compares like with like."
+    "Bars are what the pages claim, one way (a bidirectional GPU-to-GPU claim is drawn at half; pale "
+    "dashed: inferred from the GPU datasheet; 'missing': no figure stated or inferred); triangles are "
+    "what a provider's health check expects, diamonds what a tool measured on the instance, one way too "
+    "(hover for the reading, the tool, the date and the source), so a bar and a mark compare like with "
+    "like."
+)
+#: Said under a chart drawn in other units than GB/s per GPU.
+NO_MEMORY_BAR = (
+    "GPU memory (HBM) is a memory's bandwidth, not a link: it is drawn and shown only in GB/s per GPU."
+)
+#: How each level of the cliff is named, with the direction of its figure.
+LEVEL_WORDS = dict(
+    zip(
+        CLIFF_LEVELS,
+        ("GPU memory (HBM)", "GPU-to-GPU, one way", "fabric, one way", "front-end, one way"),
+        strict=True,
+    )
 )
 MAX_COMPARED = 4
 #: Options of the instance pickers (the first rows of the table); more would make every page
@@ -98,12 +111,38 @@ def pickers(shown: pd.DataFrame) -> tuple[tuple[str, str] | None, list[tuple[str
     return selected, chosen
 
 
+def _level_units(level: str, units: Units) -> Units:
+    return charts.MEMORY_UNITS if level == CLIFF_LEVELS[0] else units
+
+
+def as_claimed(cliffs: pd.DataFrame, units: Units) -> list[str]:
+    """Each level's figure as the claim states it, with its unit and direction ("900 GB/s per GPU
+    two-way"); HBM always in GB/s per GPU."""
+    texts = []
+    for level, value, direction, count in zip(
+        cliffs["level"], cliffs["gbytes_per_s"], cliffs["direction"], cliffs["gpu_count"], strict=True
+    ):
+        shown = _level_units(level, units)
+        number = shown.convert(pd.Series([value], dtype="float64"), pd.Series([count], dtype="float64"))[0]
+        way = "" if direction == "none" else f" {direction}"
+        texts.append(tables.MISSING if pd.isna(number) else f"{figure(number)} {shown.label}{way}")
+    return texts
+
+
+def one_way_figures(cliffs: pd.DataFrame, units: Units) -> pd.Series:
+    """Each level one way in ``units`` (HBM in GB/s per GPU, and only when ``units`` are those)."""
+    values = units.convert(charts.one_way(cliffs["gbytes_per_s"], cliffs["direction"]), cliffs["gpu_count"])
+    return values.where((cliffs["level"] != CLIFF_LEVELS[0]) | charts.memory_drawn(units))
+
+
 def levels_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
-    """One instance's levels as shown: value in ``units``, basis, what carries it, how, source."""
+    """One instance's levels as shown: one way in ``units``, as claimed (unit and direction), basis,
+    what carries it, how, source."""
     return pd.DataFrame(
         {
-            "level": cliffs["level"].map(charts.LEVEL_NAMES),
-            units.label: units.convert(cliffs["gbytes_per_s"], cliffs["gpu_count"]),
+            "level": cliffs["level"].map(LEVEL_WORDS),
+            f"{units.label}, one way": one_way_figures(cliffs, units),
+            "as claimed": as_claimed(cliffs, units),
             "basis": cliffs["basis"],
             "carried by": cliffs["link"],
             "how (per GPU)": cliffs["detail"],
@@ -114,17 +153,18 @@ def levels_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
 
 
 def compare_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
-    """One line per level; per instance a cell with its value in ``units``, basis and carrier
-    ("50 · stated · EFA"), and its source."""
-    data = cliffs.assign(shown=units.convert(cliffs["gbytes_per_s"], cliffs["gpu_count"]))
-    level = f"level ({units.label})"
-    frame = pd.DataFrame({level: [charts.LEVEL_NAMES[name] for name in CLIFF_LEVELS]})
+    """One line per level; per instance a cell with its figure as claimed (unit and direction), basis
+    and carrier ("400 GB/s per node one-way · stated · EFA"), and its source. HBM stays in GB/s per GPU."""
+    data = cliffs.assign(claimed=as_claimed(cliffs, units))
+    frame = pd.DataFrame({"level": [LEVEL_WORDS[name].split(",")[0] for name in CLIFF_LEVELS]})
     for (provider, instance_type), rows in data.groupby(["provider", "instance_type"], sort=False):
         rows = rows.set_index("level").reindex(list(CLIFF_LEVELS))
         name = label(str(provider), str(instance_type))
         frame[name] = [
-            f"{figure(value)} · {basis} · {link}"
-            for value, basis, link in zip(rows["shown"], rows["basis"], rows["link"].fillna(""), strict=True)
+            f"{claimed} · {basis} · {link}"
+            for claimed, basis, link in zip(
+                rows["claimed"], rows["basis"], rows["link"].fillna(""), strict=True
+            )
         ]
         frame[f"{name} source"] = rows["source_url"].map(link_or_none).to_numpy()
     return frame
@@ -165,7 +205,10 @@ def show_compare(load: Loader, chosen: list[tuple[str, str]], units: Units, pick
     )
     tables.downloads(frame, "compare", "compare")
     _chart(load, chosen, cliffs, units)
-    st.caption(f"Every level in {units.label} on the same log axis for every instance. {CHART_KEY}")
+    memory = "" if charts.memory_drawn(units) else f" {NO_MEMORY_BAR}"
+    st.caption(
+        f"Every link in {units.label}, one way, on the same log axis for every instance. {CHART_KEY}{memory}"
+    )
 
 
 def _summary(row: pd.Series) -> str:
@@ -209,7 +252,7 @@ def show_instance(
             show(f"Plan: {mine.iloc[0]['verdict']}", "info")
     cliffs = load("cliffs", [selected])
     _chart(load, [selected], cliffs, units)
-    st.caption(CHART_KEY)
+    st.caption(CHART_KEY + ("" if charts.memory_drawn(units) else f" {NO_MEMORY_BAR}"))
     levels = levels_frame(cliffs, units)
     st.dataframe(levels, hide_index=True, column_config=_link_columns(levels), placeholder=tables.MISSING)
     if row["notes"]:

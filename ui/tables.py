@@ -28,6 +28,8 @@ ORDERS = {
     "GPUs per instance, most first": ("gpus", True),
     "instance name": ("instance", False),
 }
+#: HBM is a memory's bandwidth, not a link: always GB/s per GPU, whatever units the links are read in.
+MEMORY_UNITS = Units()
 #: Orders by price, offered when the catalog has prices.
 PRICE_ORDERS = {
     "price per GPU-hour, cheapest first": ("price", False),
@@ -48,21 +50,21 @@ def ranking_columns(units: Units, priced: bool) -> dict[str, str]:
         "gpus": "GPUs",
         "gpu": "GPU",
         "intra_link": "GPU-GPU link",
-        "intra": f"GPU-GPU {units.short}",
+        "intra": f"GPU-GPU {units.short} two-way",
         "fabric_name": "fabric",
-        "fabric": f"fabric {units.short}",
+        "fabric": f"fabric {units.short} one-way",
     }
     if priced:
         columns["price"] = "USD/GPU-hour"
-        columns["price_per_fabric"] = "USD/GPU-hour per fabric GB/s/GPU"
+        columns["price_per_fabric"] = "USD/GPU-hour per one-way fabric GB/s/GPU"
     return columns | {
         "flags": "flags",
         "domain": "NVLink domain (GPUs)",
         "tp": "largest TP group (GPUs)",
         "confined": "TP confined to one node",
-        "memory": f"GPU memory {units.short}",
-        "frontend": f"front-end {units.short}",
-        "ratio": "GPU-GPU ÷ fabric (x)",
+        "memory": f"GPU memory (HBM) {MEMORY_UNITS.short}",
+        "frontend": f"front-end {units.short} one-way",
+        "ratio": "GPU-GPU ÷ fabric, one way each (x)",
         "intra_basis": "GPU-GPU basis",
         "fabric_basis": "fabric basis",
         "source": "source",
@@ -95,7 +97,7 @@ def ranking_frame(ranked: pd.DataFrame, units: Units, priced: bool, order: str) 
         "domain": ranked["scale_up_domain_gpus"],
         "tp": ranked["max_tp_degree_gpus"],
         "confined": ranked["confined_to_one_node"].map(yes_no_unknown),
-        "memory": units.convert(ranked["gpu_memory_gbytes_per_s"], count),
+        "memory": MEMORY_UNITS.convert(ranked["gpu_memory_gbytes_per_s"], count),
         "frontend": units.convert(ranked["frontend_gbytes_per_s_per_gpu"], count),
         "ratio": pd.Series(
             round_significant(ranked["nvlink_to_fabric_ratio"].to_numpy(), 3), index=ranked.index
@@ -111,7 +113,13 @@ def ranking_frame(ranked: pd.DataFrame, units: Units, priced: bool, order: str) 
     return frame.reset_index(drop=True)
 
 
-PRICE_PER_FABRIC_HELP = "USD per GPU-hour / fabric GB/s per GPU: what 1 GB/s between nodes costs per hour."
+PRICE_PER_FABRIC_HELP = (
+    "USD per GPU-hour / one-way fabric GB/s per GPU: what 1 GB/s between nodes costs per hour."
+)
+RATIO_HELP = (
+    "How much slower a step off the NVLink domain is, one way against one way: half the bidirectional "
+    "GPU-to-GPU figure / the one-way fabric per GPU (p5.48xlarge: 450 / 50 = 9)."
+)
 
 
 def column_config(units: Units, priced: bool) -> dict:
@@ -131,15 +139,21 @@ def column_config(units: Units, priced: bool) -> dict:
         h["gpus"]: number(width=48, format="localized"),
         h["gpu"]: text(width=125),
         h["intra_link"]: text(width=90, help="How the GPUs inside one instance talk to each other"),
-        h["intra"]: number(width=92, format="localized", help=f"GPU-to-GPU bandwidth, {units.label}"),
+        h["intra"]: number(
+            width=92,
+            format="localized",
+            help=f"GPU-to-GPU bandwidth, {units.label}, two-way (both directions added, as NVIDIA states it)",
+        ),
         h["fabric_name"]: text(width=92, help="The network between instances (not the front-end)"),
-        h["fabric"]: number(width=92, format="localized", help=f"Fabric bandwidth, {units.label}"),
+        h["fabric"]: number(
+            width=92, format="localized", help=f"Fabric bandwidth, {units.label}, one way (as stated)"
+        ),
         **prices,
         h["domain"]: number(format="%d"),
         h["tp"]: number(format="%d"),
-        h["memory"]: number(format="localized"),
-        h["frontend"]: number(format="localized"),
-        h["ratio"]: number(format="localized"),
+        h["memory"]: number(format="localized", help="GPU memory (HBM) bandwidth, GB/s per GPU"),
+        h["frontend"]: number(format="localized", help=f"Front-end network, {units.label}, one way"),
+        h["ratio"]: number(format="localized", help=RATIO_HELP),
         h["source"]: st.column_config.LinkColumn(display_text=r"https?://([^/]+)/.*"),
     }
 

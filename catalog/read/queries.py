@@ -68,7 +68,7 @@ WITH base AS (
 ), rows AS (
     SELECT *,
         CASE WHEN intra_node_link IN {NVLINK_CLASS_SQL} AND fabric_gbytes_per_s_per_gpu > 0
-             THEN intra_node_gbytes_per_s / fabric_gbytes_per_s_per_gpu
+             THEN intra_node_gbytes_per_s / 2 / fabric_gbytes_per_s_per_gpu
         END AS nvlink_to_fabric_ratio,
         concat_ws(', ', CASE WHEN stale THEN 'stale' END, CASE WHEN conflict THEN 'conflict' END,
                   CASE WHEN unit_suspect THEN 'unit corrected' END,
@@ -92,8 +92,9 @@ def instances_sql(filters: Filters = NO_FILTERS, catalog: Shape | None = None) -
     - ``confined_to_one_node``: tensor parallelism at link speed cannot span instances (PCIe,
       single GPU, or a scale-up domain no larger than the instance); False for rack-scale domains;
       NULL when unknown.
-    - ``nvlink_to_fabric_ratio``: intra-node GB/s per GPU / fabric GB/s per GPU for scale-up
-      links: how much slower the step off the NVLink domain is.
+    - ``nvlink_to_fabric_ratio``: one way against one way, for scale-up links: half the
+      bidirectional intra-node GB/s per GPU / the one-way fabric GB/s per GPU (p5.48xlarge: 450 / 50
+      = 9): how much slower the step off the NVLink domain is.
     - ``flags``: what a reader must know before trusting the row: stale, conflict, unit corrected,
       curated (comma-separated; empty when none).
     - ``usd_per_gpu_hour`` (only when ``catalog`` has prices): the cheapest on-demand price of the
@@ -132,7 +133,10 @@ def instance(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str) 
 # Instances side by side: their bandwidth cliffs and their claims
 
 CLIFF_LEVELS = ("GPU memory", "intra-node per GPU", "fabric per GPU", "front-end per GPU")
-CLIFF_COLUMNS = ["level", "gbytes_per_s", "basis", "link", "detail"]
+CLIFF_COLUMNS = ["level", "gbytes_per_s", "direction", "basis", "link", "detail"]
+#: The direction each level's figure is stated in: HBM is a memory's bandwidth (no direction), a
+#: GPU-to-GPU claim is bidirectional per GPU (900 GB/s on Hopper), networks are one way.
+CLIFF_DIRECTIONS = ("none", "two-way", "one-way", "one-way")
 _PER_GPUS = f"CASE WHEN gpu_count IS NOT NULL THEN ' / ' || {fmt_sql('gpu_count')} || ' GPUs' ELSE '' END"
 
 
@@ -149,6 +153,7 @@ def _level_sql(order: int, field: str, value: str, basis: str, link: str, detail
     return f"""SELECT position, provider, instance_type, {order} AS level_order,
         '{CLIFF_LEVELS[order]}' AS level,
         CASE WHEN {basis} = 'not-applicable' THEN NULL ELSE {value} END AS gbytes_per_s,
+        '{CLIFF_DIRECTIONS[order]}' AS direction, source_url AS row_source_url,
         CASE WHEN {basis} = 'not-applicable' THEN {basis}
              WHEN {value} IS NULL THEN 'missing' ELSE {basis} END AS basis,
         {link} AS link, {detail} AS detail, '{field}' AS field, {field} AS field_value, gpu_count
@@ -203,14 +208,16 @@ _CLIFFS_SQL = (
             ),
         )
     )
-    + """), sources AS (
-    SELECT provider, instance_type, field, value, min(source_url) AS source_url, min(quote) AS quote
-    FROM current_claims GROUP BY ALL
-)
-SELECT l.* EXCLUDE (field_value, level_order, position), s.source_url, s.quote
-FROM levels l LEFT JOIN sources s
+    + """)
+SELECT l.* EXCLUDE (field_value, level_order, position, row_source_url), s.source_url, s.quote
+FROM levels l LEFT JOIN current_claims s
   ON s.provider = l.provider AND s.instance_type = l.instance_type AND s.field = l.field
  AND abs(s.value - l.field_value) <= 1e-6 * abs(l.field_value)
+QUALIFY row_number() OVER (
+    PARTITION BY l.position, l.level_order
+    ORDER BY s.basis IS NOT DISTINCT FROM l.basis DESC, s.source_url LIKE 'http%' DESC NULLS LAST,
+             s.source_url IS NOT DISTINCT FROM l.row_source_url DESC, s.evidence = 'verbatim' DESC NULLS LAST,
+             s.source_url, s.quote) = 1
 ORDER BY l.position, l.level_order"""
 )
 
@@ -219,9 +226,12 @@ def cliffs(con: duckdb.DuckDBPyConnection, chosen: list[tuple[str, str]]) -> pd.
     """The bandwidth cliffs of the ``(provider, instance_type)`` pairs, in their order, in one query.
 
     One row per instance and level of ``CLIFF_LEVELS``: ``gbytes_per_s`` per GPU (NaN when not
-    known), ``basis`` (stated, inferred, missing, not-applicable), ``link`` (what carries it),
-    ``detail`` (how the per-GPU figure is derived), ``field`` (the ``instances`` column behind it),
-    ``gpu_count``, and the ``source_url`` and ``quote`` of the claim the row's value comes from.
+    known) in the level's ``direction`` (``CLIFF_DIRECTIONS``), ``basis`` (stated, inferred,
+    missing, not-applicable), ``link`` (what carries it), ``detail`` (how the per-GPU figure is
+    derived), ``field`` (the ``instances`` column behind it),
+    ``gpu_count``, and the ``source_url`` and ``quote`` of the claim the row's value comes from: of
+    the claims of that value, one of the row's basis (a stated figure quotes the page, not a topology
+    file that expects the same number), from an http(s) page (the provider's own before a copy).
     Fabric and front-end are per GPU: the node's Gb/s / 8 / GPUs. Unknown pairs have no rows.
     """
     params = {"inferred": True, "providers": [p for p, _ in chosen], "types": [t for _, t in chosen]}
