@@ -10,17 +10,25 @@ from __future__ import annotations
 import duckdb
 import streamlit as st
 
-from ui import health, instances, measures, planning, ranking, sidebar
+from catalog.read.filters import describe
+from ui import health, instances, measures, planning, ranking, sidebar, tables
 from ui.data import Catalog, db_path
 from ui.text import STYLE, plural, show
 
 TABS = ["Ranking", "Compare", "Instance", "Measurements", "What's missing", "Conflicts", "Catalog status"]
 # Streamlit's wide layout pads the page by 5-6 rem; tighter, the key columns of the ranking fit
-# beside the sidebar at 1280x800 and the table starts above the fold.
+# beside the sidebar at 1280x800 and the table starts above the fold. The grid's own "Download as
+# CSV" is hidden: the app's buttons below each table write the same rows with what they are; so is
+# the sorting in a column's menu (items 2-4): the browser's order would not reach the downloads or the
+# URL, while a header click orders the table on the server (``ui.tables.grid``).
 COMPACT = """
 [data-testid="stMainBlockContainer"] {padding: 3.2rem 1.5rem 2rem 1.5rem;}
 [data-testid="stMainBlockContainer"] h1 {font-size: 1.9rem; padding: 0 0 0.5rem 0;}
 [data-testid="stSidebarUserContent"] {padding-top: 0.5rem;}
+[data-testid="stElementToolbarButton"]:has(button[aria-label="Download as CSV"]) {display: none;}
+[data-testid="stDataFrameColumnMenu"] [role="menu"] > :is(:nth-child(2), :nth-child(3), :nth-child(4)) {
+  display: none;
+}
 """
 
 
@@ -61,6 +69,13 @@ def main() -> None:
         return
     header(catalog, len(ranked), ranked["provider"].nunique(), facets)
     units = question.units
+    tables.about(
+        [
+            f"interconnect-catalog, data as of {health.data_as_of_text(catalog.load('data_as_of'))}",
+            f"filter: {describe(question.filters)}",
+            f"units: {units.label}" + (f"; order: {order}" if order else ""),
+        ]
+    )
     shown = (
         planning.plan_frame(planned, plan_question.workload.kind)
         if planned is not None and plan_question

@@ -467,3 +467,32 @@ def test_prices_appear_when_the_catalog_has_them(small_catalog_file, tmp_path, m
     assert list(ranking_table(app)["instance"]) == [G5_12]
     app = run_app(monkeypatch, db, max_price="2")  # the planner's ranking follows the same filters
     assert list(ranking_table(app)["instance"]) == [G5_12]
+
+
+def test_downloads_say_what_they_are_and_keep_counts_whole():
+    """Issue 21: downloads carried no "data as of" or filter, and counts came out as "8.0"."""
+    from catalog.read.filters import Filters, describe
+    from ui import tables
+
+    lines = ["interconnect-catalog, data as of 2026-12-02", f"filter: {describe(Filters(gpu_counts=(8,)))}"]
+    frame = pd.DataFrame({"instance": ["a", "b"], "GPUs": [8.0, 0.125], "NVLink domain (GPUs)": [8.0, None]})
+    text = tables.csv_bytes(frame, lines).decode()
+    assert text.splitlines()[:3] == [
+        "# interconnect-catalog, data as of 2026-12-02",
+        "# filter: GPUs per instance 8",
+        "instance,GPUs,NVLink domain (GPUs)",
+    ]
+    assert text.splitlines()[3:] == ["a,8,8", "b,0.125,"]
+    import pyarrow.parquet as pq
+
+    path = tables.parquet_bytes(frame, lines)
+    table = pq.read_table(pa_buffer(path))
+    assert str(table.schema.field("NVLink domain (GPUs)").type) == "int64"
+    assert table.schema.metadata[b"interconnect-catalog"].decode().endswith("GPUs per instance 8")
+    assert describe(Filters()) == "no filter"
+
+
+def pa_buffer(data: bytes):
+    import pyarrow as pa
+
+    return pa.BufferReader(data)

@@ -159,6 +159,28 @@ def column_config(kind: str) -> dict:
     }
 
 
+#: Where a header click on the plan's table keeps the column it orders by.
+SORT_KEY = "plan_sort"
+#: Plan columns where more is better (ordered most first); every other column is ordered least first.
+MORE_IS_BETTER = frozenset({"output tokens/s", "trained tokens/s"})
+
+
+def sort_by_column(frame: pd.DataFrame, header: str) -> pd.DataFrame:
+    """The plan's table ordered by one column (``MORE_IS_BETTER`` most first, others least first),
+    unknown cells last, ties in the planner's order."""
+    ordered = frame.sort_values(
+        header, ascending=header not in MORE_IS_BETTER, na_position="last", kind="stable"
+    )
+    return ordered.reset_index(drop=True)
+
+
+def _sort_by_header(key: str) -> None:
+    state = st.session_state.get(key)
+    columns = list(state.selection.columns) if state is not None else []
+    if columns:
+        st.session_state[SORT_KEY] = columns[0] if columns[0] != "rank" else None
+
+
 def _title(question: PlanQuestion) -> str:
     kind = question.workload.kind
     what = "Serving" if kind == "serve" else "Training"
@@ -188,13 +210,13 @@ def show(planned: pd.DataFrame, question: PlanQuestion) -> None:
     priced = int(planned[next(iter(cost_columns(kind)))].notna().sum())
     st.caption(f"planned: **{planned_rows}** of {len(planned)} · with a cost: **{priced}**")
     frame = plan_frame(planned, kind)
-    st.dataframe(
-        frame,
-        hide_index=True,
-        column_config=column_config(kind),
-        height=460,
-        placeholder=tables.MISSING,
-        lazy=len(frame) > tables.LAZY_ROWS,
+    by = str(st.session_state.get(SORT_KEY) or "")
+    if by in frame.columns:
+        frame = sort_by_column(frame, by)
+        most = "most" if by in MORE_IS_BETTER else "least"
+        st.caption(f"Ordered by {by} ({most} first); the rank is the planner's.")
+    tables.grid(
+        frame, key=f"plan_grid:{by}", on_header=_sort_by_header, column_config=column_config(kind), height=460
     )
     tables.downloads(frame, f"plan-{question.model}-{kind}", "plan")
     head = frame.head(VERDICT_ROWS)

@@ -5,7 +5,8 @@ write exactly these frames (same rows, order, columns, units)."""
 from __future__ import annotations
 
 import io
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,19 @@ ORDERS = {
     "GPU memory bandwidth, fastest first": ("memory", True),
     "GPUs per instance, most first": ("gpus", True),
     "instance name": ("instance", False),
+    "provider, A to Z": ("provider", False),
+    "GPU, A to Z": ("gpu", False),
+    "GPU-to-GPU link, A to Z": ("intra_link", False),
+    "fabric type, A to Z": ("fabric_name", False),
+    "front-end, fastest first": ("frontend", True),
+    "NVLink domain, largest first": ("domain", True),
+    "largest TP group, largest first": ("tp", True),
+    "GPU-GPU ÷ fabric, highest first": ("ratio", True),
+    "flagged rows first": ("flags", True),
+    "TP confined to one node, yes first": ("confined", True),
+    "GPU-GPU basis, A to Z": ("intra_basis", False),
+    "fabric basis, A to Z": ("fabric_basis", False),
+    "source, A to Z": ("source", False),
 }
 #: HBM is a memory's bandwidth, not a link: always GB/s per GPU, whatever units the links are read in.
 MEMORY_UNITS = Units()
@@ -69,6 +83,14 @@ def ranking_columns(units: Units, priced: bool) -> dict[str, str]:
         "fabric_basis": "fabric basis",
         "source": "source",
     }
+
+
+def order_of_header(header: str, units: Units, priced: bool) -> str | None:
+    """The order (a key of ``ORDERS`` or ``PRICE_ORDERS``) that sorts by the column ``header``: a
+    click on a grid header orders the table on the server, so the downloads and the URL follow."""
+    keys = {h: k for k, h in ranking_columns(units, priced).items()}
+    orders = {**ORDERS, **(PRICE_ORDERS if priced else {})}
+    return next((label for label, (key, _) in orders.items() if key == keys.get(header)), None)
 
 
 def _price_per_fabric(ranked: pd.DataFrame) -> pd.Series:
@@ -166,12 +188,72 @@ def figure(value: Any, unit: object = None) -> str:
     return f"{text} {unit}" if isinstance(unit, str) and unit else text
 
 
+def grid(
+    frame: pd.DataFrame,
+    *,
+    key: str,
+    on_header: Callable[[str], None] | None = None,
+    column_config: dict | None = None,
+    height: int | Literal["auto"] = "auto",
+) -> None:
+    """A table whose order is the server's: the grid's own sorting is off (a header click selects the
+    column, and ``on_header(key)`` may order the table by it), so what is downloaded is what is
+    shown. Past ``LAZY_ROWS`` rows the table is sent in chunks, which cannot take a selection: there
+    a header click sorts only the browser's view (the caption of such a table says so)."""
+    lazy = len(frame) > LAZY_ROWS
+    selection: dict[str, Any] = {}
+    if not lazy:
+        selection = {
+            "on_select": (lambda: on_header(key)) if on_header else "rerun",
+            "selection_mode": "single-column",
+            "key": key,
+        }
+    st.dataframe(
+        frame,
+        hide_index=True,
+        column_config=column_config,
+        height=height,
+        placeholder=MISSING,
+        lazy=lazy,
+        **selection,
+    )
+    if lazy:
+        st.caption(
+            f"Over {LAZY_ROWS:,} rows: a click on a header sorts only your view; the downloads keep "
+            "the order chosen in the sidebar."
+        )
+
+
+#: Where the app keeps, per session and run, what every download says about itself (``about``).
+ABOUT_KEY = "download_about"
+#: A number in a CSV cell: 8 not 8.0, 0.125 and 3200 as they are.
+CSV_FLOAT = "%.15g"
+
+
+def about(lines: list[str]) -> None:
+    """Set what this run's downloads say about themselves (data as of, the filter, the order)."""
+    st.session_state[ABOUT_KEY] = list(lines)
+
+
+def about_lines() -> list[str]:
+    """What the downloads of this run say about themselves (``about``)."""
+    return list(st.session_state.get(ABOUT_KEY) or [])
+
+
+def csv_bytes(frame: pd.DataFrame, lines: list[str]) -> bytes:
+    """``frame`` as CSV, after one ``# `` line per item of ``lines``; whole numbers without '.0'."""
+    head = "".join(f"# {line}\n" for line in lines)
+    return (head + frame.to_csv(index=False, float_format=CSV_FLOAT)).encode("utf-8")
+
+
 def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
-    """CSV and Parquet buttons for exactly ``frame`` (built when clicked)."""
+    """CSV and Parquet buttons for exactly ``frame`` (built when clicked), each saying when its data
+    was read and which filter and order it shows (``about``)."""
+    lines = about_lines()
     row = st.container(horizontal=True)
     row.download_button(
         "Download CSV",
-        data=lambda: frame.to_csv(index=False).encode("utf-8"),
+        data=lambda: csv_bytes(frame, lines),
         file_name=f"{name}.csv",
         mime="text/csv",
         key=f"{key}_csv",
@@ -179,7 +261,7 @@ def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
     )
     row.download_button(
         "Download Parquet",
-        data=lambda: _parquet(frame),
+        data=lambda: parquet_bytes(frame, lines),
         file_name=f"{name}.parquet",
         mime="application/vnd.apache.parquet",
         key=f"{key}_parquet",
@@ -187,7 +269,27 @@ def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
     )
 
 
-def _parquet(frame: pd.DataFrame) -> bytes:
+def parquet_bytes(frame: pd.DataFrame, lines: list[str]) -> bytes:
+    """``frame`` as Parquet, whole-number columns as integers, ``lines`` in the file's metadata
+    (key ``interconnect-catalog``)."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    table = pa.Table.from_pandas(whole_numbers(frame), preserve_index=False)
+    meta = {**(table.schema.metadata or {}), b"interconnect-catalog": "\n".join(lines).encode("utf-8")}
     buffer = io.BytesIO()
-    frame.to_parquet(buffer, index=False)
+    pq.write_table(table.replace_schema_metadata(meta), buffer)
     return buffer.getvalue()
+
+
+def whole_numbers(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every float column whose values are all whole as nullable integers (GPU counts
+    8, not 8.0; a column with 0.125 GPUs stays float)."""
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if values.dtype.kind == "f" and values.notna().any():
+            finite = values.dropna()
+            if ((finite % 1) == 0).all() and finite.abs().max() < 2**53:
+                out[column] = values.astype("Int64")
+    return out

@@ -119,3 +119,36 @@ def where_sql(filters: Filters, *, nvlink_class_sql: str, priced: bool) -> tuple
     if not filters.include_curated:
         where.append("source_kind <> 'curated'")
     return where, params
+
+
+def describe(filters: Filters) -> str:
+    """The filter in words, for a download or a caption: "providers aws, azure; 8 GPUs; link
+    nvswitch; fabric ≥ 3,200 Gb/s per node", or "no filter". User text is quoted as typed."""
+    parts = []
+    if filters.search.strip():
+        parts.append(f"search {filters.search.strip()!r}")
+    lists = (
+        ("providers", filters.providers),
+        ("GPUs per instance", tuple(f"{c:g}" for c in filters.gpu_counts)),
+        ("GPU-to-GPU link", filters.intra_links),
+        ("fabric", filters.fabrics),
+    )
+    parts += [f"{name} {', '.join(values)}" for name, values in lists if values]
+    if filters.min_scale_up_domain_gpus > 0:
+        parts.append(f"NVLink domain ≥ {filters.min_scale_up_domain_gpus} GPUs")
+    if filters.min_fabric_gbits_per_s_per_node > 0:
+        parts.append(f"fabric ≥ {filters.min_fabric_gbits_per_s_per_node:,g} Gb/s per node, one way")
+    if filters.min_fabric_gbytes_per_s_per_gpu > 0:
+        parts.append(f"fabric ≥ {filters.min_fabric_gbytes_per_s_per_gpu:,g} GB/s per GPU, one way")
+    if filters.max_usd_per_gpu_hour is not None:
+        parts.append(f"price ≤ {filters.max_usd_per_gpu_hour:,g} USD per GPU-hour")
+    parts += [
+        words
+        for off, words in (
+            (not filters.include_stale, "stale rows left out"),
+            (not filters.include_curated, "curated rows left out"),
+            (not filters.include_inferred, "inferred figures left out"),
+        )
+        if off
+    ]
+    return "; ".join(parts) or "no filter"
