@@ -7,6 +7,7 @@ one place and never from each other.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 from datetime import datetime, timedelta
@@ -16,11 +17,12 @@ import duckdb
 import httpx
 
 from catalog import pipeline
-from scrapers import aws_prices, azure_prices
-from scrapers.azure import FAMILY_PAGES, SIZES
-from scrapers.budget import Budget
-from scrapers.http import make_client
-from scrapers.transports import OriginTransport
+from fetch.budget import Budget
+from fetch.http import make_client
+from fetch.transports import OriginTransport
+from scrapers.documents.azure import FAMILY_PAGES, SIZES
+from scrapers.prices import aws as aws_prices
+from scrapers.prices import azure as azure_prices
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -51,6 +53,18 @@ NO_RESULT = {
 }
 
 
+def snapshot_totals() -> tuple[int, int]:
+    """Rows and providers of the shipped snapshot (data/snapshot/instances.jsonl): tests that count the
+    shipped catalog derive their totals from it, so adding a provider or a row breaks no unrelated test."""
+    rows = [
+        json.loads(line) for line in (ROOT / "data" / "snapshot" / "instances.jsonl").read_text().splitlines()
+    ]
+    return len(rows), len({row["provider"] for row in rows})
+
+
+SNAPSHOT_ROWS, SNAPSHOT_PROVIDERS = snapshot_totals()
+
+
 def mirror_text(host_path: str) -> str:
     """The real document published at https://<host_path>, read in place from ../shared/mirror."""
     return (MIRROR / host_path).read_text(encoding="utf-8")
@@ -58,7 +72,7 @@ def mirror_text(host_path: str) -> str:
 
 def fetch_from_mirror(scraper) -> list:
     """The documents a scraper fetches from the real mirror, through the real fetch code."""
-    from scrapers.http import Fetcher, make_client
+    from fetch.http import Fetcher, make_client
 
     async def fetch() -> list:
         async with make_client(mirror=MIRROR) as client:
@@ -233,7 +247,7 @@ def unquoted(bodies: dict[str, str], rows, prices) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------------
-# The fault matrix (tests/test_faults*.py): the real pipeline against the real mirror served over
+# The fault matrix (tests/faults/test_faults*.py): the real pipeline against the real mirror served over
 # loopback by devtools.mirror_server, one fault per URL; the other providers must refresh normally.
 
 FAULT_PROVIDERS = ["aws", "azure", "runpod", "gcp"]
