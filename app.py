@@ -94,7 +94,7 @@ def main() -> None:
         lambda: measures.show(catalog.load, ranked),
         lambda: health.show_missing(catalog.load, question.filters),
         lambda: health.show_conflicts(catalog.load, question.filters),
-        lambda: health.show_status(catalog.load, path),
+        lambda: health.show_status(catalog.load, path, question.filters.providers),
     )
     for tab, view in zip(tabs, views, strict=True):
         if tab.open:
