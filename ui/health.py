@@ -237,7 +237,7 @@ def _stale_and_outcomes(load, providers: tuple[str, ...], latest: pd.DataFrame) 
         st.success("No stale rows: no provider's last refresh failed.")
     for s in stale.itertuples():
         show(
-            f"{s.provider}: {plural(s.stale_rows, 'row')} stale since {when(s.stale_since)} "
+            f"{s.provider}: {plural(int(s.stale_rows), 'row')} stale since {when(s.stale_since)} "
             f"(last success {when(s.last_success_at)}). Cause: {s.stale_cause}",
             "warning",
         )
