@@ -235,10 +235,10 @@ def _stale_and_outcomes(load, providers: tuple[str, ...], latest: pd.DataFrame) 
     stale = _only(load("stale_providers"), providers)
     if stale.empty:
         st.success("No stale rows: no provider's last refresh failed.")
-    for s in stale.itertuples():
+    for s in stale.to_dict("records"):
         show(
-            f"{s.provider}: {plural(int(s.stale_rows), 'row')} stale since {when(s.stale_since)} "
-            f"(last success {when(s.last_success_at)}). Cause: {s.stale_cause}",
+            f"{s['provider']}: {plural(int(s['stale_rows']), 'row')} stale since {when(s['stale_since'])} "
+            f"(last success {when(s['last_success_at'])}). Cause: {s['stale_cause']}",
             "warning",
         )
     outcomes = _only(load("provider_status"), providers)
