@@ -235,10 +235,10 @@ def _stale_and_outcomes(load, providers: tuple[str, ...], latest: pd.DataFrame) 
     stale = _only(load("stale_providers"), providers)
     if stale.empty:
         st.success("No stale rows: no provider's last refresh failed.")
-    for s in stale.to_dict("records"):
+    for r in stale.to_dict("records"):
         show(
-            f"{s['provider']}: {plural(int(s['stale_rows']), 'row')} stale since {when(s['stale_since'])} "
-            f"(last success {when(s['last_success_at'])}). Cause: {s['stale_cause']}",
+            f"{r['provider']}: {plural(int(r['stale_rows']), 'row')} stale since {when(r['stale_since'])} "
+            f"(last success {when(r['last_success_at'])}). Cause: {r['stale_cause']}",
             "warning",
         )
     outcomes = _only(load("provider_status"), providers)
