@@ -11,7 +11,7 @@ import duckdb
 import streamlit as st
 
 from catalog.read.filters import describe
-from ui import health, instances, measures, planning, ranking, sidebar, tables
+from ui import health, instances, links, measures, planning, ranking, sidebar, tables
 from ui.data import Catalog, db_path
 from ui.text import STYLE, plural, show
 
@@ -22,7 +22,7 @@ TABS = ["Ranking", "Compare", "Instance", "Measurements", "What's missing", "Con
 # the sorting in a column's menu (items 2-4): the browser's order would not reach the downloads or the
 # URL, while a header click orders the table on the server (``ui.tables.grid``).
 COMPACT = """
-[data-testid="stMainBlockContainer"] {padding: 3.2rem 1.5rem 2rem 1.5rem;}
+[data-testid="stMainBlockContainer"] {padding: 4rem 1.5rem 2rem 1.5rem;}
 [data-testid="stMainBlockContainer"] h1 {font-size: 1.9rem; padding: 0 0 0.5rem 0;}
 [data-testid="stSidebarUserContent"] {padding-top: 0.5rem;}
 [data-testid="stElementToolbarButton"]:has(button[aria-label="Download as CSV"]) {display: none;}
@@ -43,6 +43,32 @@ def header(catalog: Catalog, shown_rows: int, shown_providers: int, facets: dict
     )
 
 
+def allowed_values(facets: dict, shown, priced: bool) -> dict[str, links.Allowed]:
+    """What each URL parameter may hold in this catalog (``ui.links.problems``)."""
+    from normalize.vocab import FABRIC_LABELS, LINK_LABELS
+    from planner.models import preset_names
+
+    names = set(shown["instance"] + " (" + shown["provider"] + ")")
+    return {
+        "mode": list(sidebar.MODES),
+        "unit": ["GB/s", "Gb/s"],
+        "per": ["GPU", "node"],
+        "task": list(planning.TASKS),
+        "by": list(planning.BY),
+        "precision": ["bf16", "fp8"],
+        "view": TABS,
+        "sort": [*tables.ORDERS, *(tables.PRICE_ORDERS if priced else {})],
+        "model": preset_names(),
+        "provider": facets["providers"],
+        "gpus": [sidebar.count_label(c) for c in facets["gpu_counts"]],
+        "link": [str(label) for label in LINK_LABELS.values()],
+        "fabric": [str(label) for label in FABRIC_LABELS.values()],
+        "domain": ["any", *(str(d) for d in facets["domain_gpus"] if d > 1)],
+        "instance": names.__contains__,
+        "compare": names.__contains__,
+    }
+
+
 def main() -> None:
     """The Streamlit page."""
     st.set_page_config(page_title="GPU interconnect catalog", layout="wide")
@@ -53,6 +79,7 @@ def main() -> None:
         show(f"No catalog at {path}. Run `make app` (builds it) or `make refresh`.", "error")
         return
     catalog = Catalog.at(path)
+    opened = links.opened_with()
     try:
         facets, shape = catalog.load("facets"), catalog.load("shape")
         if not facets["providers"]:
@@ -81,6 +108,7 @@ def main() -> None:
         if planned is not None and plan_question
         else catalog.ranking_shown(question.filters, units, shape.priced, order)
     )
+    links.warn_once(opened, allowed_values(facets, shown, shape.priced))
     selected, chosen = instances.pickers(shown)
     tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
     views = (

@@ -13,7 +13,7 @@ from ui import charts, measures, prices, tables
 from ui.measures import Loader
 from ui.sidebar import BIND
 from ui.tables import figure
-from ui.text import field_label, link_or_none, show, when, yes_no_unknown
+from ui.text import BASIS_HELP, field_label, link_or_none, show, when, yes_no_unknown
 from ui.units import Units
 
 #: What the cliff chart's bars and marks mean (below every cliff chart).
@@ -48,8 +48,23 @@ def label(provider: str, instance_type: str) -> str:
     return f"{instance_type} ({provider})"
 
 
+#: The last instance picked in this session: Escape in the picker clears it (Streamlit's selectbox),
+#: and the Instance tab would fall back to the table's first row, a row the user never asked for.
+KEPT_KEY = "instance_kept"
+
+
 def _switch_to(view: str) -> None:
     st.session_state[VIEW_KEY] = view
+
+
+def _picked_instance() -> None:
+    """The instance picker changed: keep a pick, and restore the last one when the box was cleared."""
+    picked = st.session_state.get("instance")
+    if picked is None and st.session_state.get(KEPT_KEY):
+        st.session_state["instance"] = st.session_state[KEPT_KEY]
+    elif picked is not None:
+        st.session_state[KEPT_KEY] = picked
+    _switch_to("Instance")
 
 
 def _options(shown: pd.DataFrame) -> dict[str, tuple[str, str]]:
@@ -86,9 +101,10 @@ def pickers(shown: pd.DataFrame) -> tuple[tuple[str, str] | None, list[tuple[str
         key="instance",
         bind=BIND,
         help=help_text if len(shown) > MAX_OPTIONS else None,
-        on_change=_switch_to,
-        args=("Instance",),
+        on_change=_picked_instance,
     )
+    if picked is not None:
+        st.session_state[KEPT_KEY] = picked
     compared = cols[1].multiselect(
         f"Compare (2 to {MAX_COMPARED})",
         names,
@@ -218,7 +234,11 @@ def _summary(row: pd.Series) -> str:
         f" {int(row['scale_up_domain_gpus'])}-GPU domain" if pd.notna(row["scale_up_domain_gpus"]) else ""
     )
     link = LINK_LABELS.get(Link(row["intra_node_link"]), row["intra_node_link"])
+    if row["intra_node_link"] == "unknown":
+        link = "link not stated"
     fabric = FABRIC_LABELS.get(Fabric(row["inter_node_fabric"]), row["inter_node_fabric"])
+    if row["inter_node_fabric"] == "unknown":
+        fabric = "not stated"  # the label "unknown fabric" after "fabric" read "fabric unknown fabric"
     return (
         f"{count} × {gpu} · GPU-to-GPU {link}{domain} · fabric {fabric} · "
         f"TP confined to one node: {yes_no_unknown(row['confined_to_one_node'])}"
@@ -240,6 +260,8 @@ def show_instance(
         return
     provider, instance_type = selected
     show(label(provider, instance_type), "subheader")
+    if not st.session_state.get("instance"):
+        st.caption("The first row of the table: pick another instance above.")
     row = ranked[(ranked["provider"] == provider) & (ranked["instance_type"] == instance_type)].iloc[0]
     show(_summary(row))
     if row["stale"]:
@@ -254,7 +276,8 @@ def show_instance(
     _chart(load, [selected], cliffs, units)
     st.caption(CHART_KEY + ("" if charts.memory_drawn(units) else f" {NO_MEMORY_BAR}"))
     levels = levels_frame(cliffs, units)
-    st.dataframe(levels, hide_index=True, column_config=_link_columns(levels), placeholder=tables.MISSING)
+    config = _link_columns(levels) | {"basis": st.column_config.TextColumn(help=BASIS_HELP)}
+    st.dataframe(levels, hide_index=True, column_config=config, placeholder=tables.MISSING)
     if row["notes"]:
         show(f"Notes: {row['notes']}")
     prices.show_prices(load, provider, instance_type)
@@ -312,6 +335,7 @@ def show_claims(load: Loader, provider: str, instance_type: str) -> None:
         hide_index=True,
         placeholder=tables.MISSING,
         column_config={
+            CLAIM_HEADERS["basis"]: st.column_config.TextColumn(help=BASIS_HELP),
             CLAIM_HEADERS["quote"]: st.column_config.TextColumn(width="large"),
             CLAIM_HEADERS["source_url"]: st.column_config.LinkColumn(display_text=r"https?://([^/]+)/.*"),
         },

@@ -15,6 +15,7 @@ import streamlit as st
 
 from planner.models import ServeWorkload, TrainWorkload, preset_names
 from ui import tables
+from ui.text import BOUND_HELP, LAYOUT_HELP
 from ui.text import show as show_text
 from ui.units import round_significant
 
@@ -80,7 +81,8 @@ def plan_question(priced: bool) -> PlanQuestion:
         index=names.index(DEFAULT_MODEL),
         key="model",
         bind=BIND,
-        help="Published configurations (planner/presets); `python -m catalog plan` takes your own.",
+        help="A model's published configuration (layers, hidden size, heads, experts), from its model "
+        "card. Type to search; for another model, paste its config.json below.",
     )
     task = sb.segmented_control(
         "Workload", list(TASKS), default="Serve", required=True, key="task", bind=BIND
@@ -150,7 +152,11 @@ def column_config(kind: str) -> dict:
         "rank": number(width=44, format="%d"),
         "provider": text(width=80),
         "nodes": number(width=50, format="%d"),
-        "layout (TP×PP×EP×DP)": text(width=150),
+        "layout (TP×PP×EP×DP)": text(width=150, help=LAYOUT_HELP),
+        "bound by": text(help=BOUND_HELP),
+        "model fits": text(
+            help="Where the model's weights and state fit: one GPU, one NVLink domain, or more"
+        ),
         tokens: number(width=110, format="localized"),
         **{h: number(width=100, format="dollar") for h in cost_columns(kind).values()},
         "cluster USD/hour": number(format="dollar"),

@@ -15,6 +15,7 @@ import streamlit as st
 from catalog.read.filters import Filters
 from catalog.read.text import fmt
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS
+from ui.text import CURATED_HELP
 from ui.units import Units
 
 #: How the Ranking tab ranks (shown and in the URL) → mode, with the caption under each.
@@ -182,7 +183,9 @@ def question(facets: dict[str, list], priced: bool) -> Question:
     sb.header("Count")
     include = {
         "include_stale": sb.toggle("stale rows (last refresh failed)", value=True, key="stale", bind=BIND),
-        "include_curated": sb.toggle("curated rows (not scraped)", value=True, key="curated", bind=BIND),
+        "include_curated": sb.toggle(
+            "curated rows (not scraped)", value=True, key="curated", bind=BIND, help=CURATED_HELP
+        ),
         "include_inferred": sb.toggle(
             "values inferred from GPU datasheets",
             value=True,

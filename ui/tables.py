@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS
-from ui.text import link_or_none, yes_no_unknown
+from ui.text import BASIS_HELP, FLAGS_HELP, link_or_none, yes_no_unknown
 from ui.units import Units, round_significant
 
 #: What a missing figure looks like in a table cell (never "None").
@@ -156,10 +156,12 @@ def column_config(units: Units, priced: bool) -> dict:
             h["price_per_fabric"]: number(format="dollar", help=PRICE_PER_FABRIC_HELP),
         }
     return {
-        h["instance"]: text(width=190, pinned=True),
+        h["instance"]: text(width=190, pinned=True, help="The provider's name for the instance type"),
         h["provider"]: text(width=80),
-        h["gpus"]: number(width=48, format="localized"),
-        h["gpu"]: text(width=125),
+        h["gpus"]: number(
+            width=48, format="localized", help="GPUs per instance (a fraction: a share of one)"
+        ),
+        h["gpu"]: text(width=125, help="GPU model and memory, with its form factor (SXM, PCIe)"),
         h["intra_link"]: text(width=90, help="How the GPUs inside one instance talk to each other"),
         h["intra"]: number(
             width=92,
@@ -171,8 +173,14 @@ def column_config(units: Units, priced: bool) -> dict:
             width=92, format="localized", help=f"Fabric bandwidth, {units.label}, one way (as stated)"
         ),
         **prices,
-        h["domain"]: number(format="%d"),
-        h["tp"]: number(format="%d"),
+        h["flags"]: text(help=FLAGS_HELP),
+        h["domain"]: number(format="%d", help="GPUs in one NVLink/NVSwitch domain (72 on an NVL72 rack)"),
+        h["tp"]: number(
+            format="%d", help="The largest tensor-parallel group that stays on the GPU-to-GPU link"
+        ),
+        h["confined"]: text(help="yes: tensor parallelism at link speed cannot span instances"),
+        h["intra_basis"]: text(help=BASIS_HELP),
+        h["fabric_basis"]: text(help=BASIS_HELP),
         h["memory"]: number(format="localized", help="GPU memory (HBM) bandwidth, GB/s per GPU"),
         h["frontend"]: number(format="localized", help=f"Front-end network, {units.label}, one way"),
         h["ratio"]: number(format="localized", help=RATIO_HELP),

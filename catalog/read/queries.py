@@ -137,7 +137,10 @@ CLIFF_COLUMNS = ["level", "gbytes_per_s", "direction", "basis", "link", "detail"
 #: The direction each level's figure is stated in: HBM is a memory's bandwidth (no direction), a
 #: GPU-to-GPU claim is bidirectional per GPU (900 GB/s on Hopper), networks are one way.
 CLIFF_DIRECTIONS = ("none", "two-way", "one-way", "one-way")
-_PER_GPUS = f"CASE WHEN gpu_count IS NOT NULL THEN ' / ' || {fmt_sql('gpu_count')} || ' GPUs' ELSE '' END"
+_PER_GPUS = (
+    f"CASE WHEN gpu_count IS NOT NULL THEN ' / ' || {fmt_sql('gpu_count')} "
+    "|| CASE WHEN gpu_count = 1 THEN ' GPU' ELSE ' GPUs' END ELSE '' END"
+)
 
 
 def _node_detail_sql(column: str) -> str:

@@ -496,3 +496,51 @@ def pa_buffer(data: bytes):
     import pyarrow as pa
 
     return pa.BufferReader(data)
+
+
+def test_garbage_in_the_url_is_named_not_dropped(db, monkeypatch):
+    """Issue 21: `?instance=nonexistent&model=foo`, `?gpus=banana` were dropped without a word."""
+    app = run_app(monkeypatch, db, instance="nonexistent", model="foo", gpus="banana", colour="red")
+    warnings = shown_texts(app, "warning")
+    assert "The link's instance='nonexistent' is not one the app can show: ignored." in warnings
+    assert any(
+        w.startswith("The link's model='foo' is not one the app can show (expected one of") for w in warnings
+    )
+    assert any(w.startswith("The link's gpus='banana'") for w in warnings)
+    assert "The link's parameter 'colour' is not one the app knows: ignored." in warnings
+    assert len(warnings) == 4 and all("\n" not in w for w in warnings)
+    app = run_app(monkeypatch, db, min_fabric="lots", instance=f"{P5} (aws)", mode="Links only")
+    assert shown_texts(app, "warning") == [
+        "The link's min_fabric='lots' is not one the app can show (expected a number, 0 or more): ignored."
+    ]
+    app.run()  # said once, when the link is opened
+    assert shown_texts(app, "warning") == []
+
+
+def test_jargon_explains_itself_on_hover(db, monkeypatch):
+    """Issue 21: TP×PP×EP×DP, HBM-bound, paraphrased, curated, basis had no one-line explanation."""
+    app = run_app(monkeypatch, db)
+    config = json.loads(app_tab(app, "Ranking").dataframe[0].proto.columns)
+    assert config["layout (TP×PP×EP×DP)"]["help"].startswith("TP×PP×EP×DP: tensor × pipeline")
+    assert "HBM-bound" in config["bound by"]["help"]
+    app = run_app(monkeypatch, db, mode="Links only")
+    config = json.loads(app_tab(app, "Ranking").dataframe[0].proto.columns)
+    assert "paraphrased:" in config["GPU-GPU basis"]["help"] and "Curated:" in config["flags"]["help"]
+    assert app.toggle(key="curated").help.startswith("Curated: facts a person read")
+    app = run_app(monkeypatch, db, view="Instance", instance=f"{G5} (aws)")
+    instance = app_tab(app, "Instance")
+    assert "inferred:" in json.loads(instance.dataframe[0].proto.columns)["basis"]["help"]
+    # Issue 21: "/ 1 GPUs"; the Model help named a folder of the repository.
+    assert instance.dataframe[0].value.loc[2, "how (per GPU)"] == "2.5 Gb/s per node / 8 / 1 GPU"
+    assert "planner/presets" not in (run_app(monkeypatch, db).selectbox(key="model").help or "")
+
+
+def test_an_unstated_fabric_reads_not_stated(small_catalog_file, tmp_path, monkeypatch):
+    """Issue 21: the instance summary said "fabric unknown fabric"."""
+    db = tmp_path / "c.duckdb"
+    shutil.copyfile(small_catalog_file, db)
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE instances SET inter_node_fabric = 'unknown' WHERE instance_type = 'g5.xlarge'")
+    app = run_app(monkeypatch, db, view="Instance", instance=f"{G5} (aws)")
+    summary = shown_texts(app_tab(app, "Instance"), "caption")[0]
+    assert "fabric not stated" in summary and "unknown fabric" not in summary

@@ -419,3 +419,33 @@ def test_a_header_click_orders_the_table_the_url_the_caption_and_the_download(pa
     page.get_by_text("Hide column").wait_for()
     assert not page.get_by_text("Sort ascending").is_visible()
     assert page.console_errors == []
+
+
+def test_escape_after_picking_an_instance_keeps_the_pick(page, small_app):
+    """Issue 21: picking an instance and pressing Escape showed the table's first row instead."""
+    open_app(page, small_app, "?mode=Links+only")
+    box = page.locator(".st-key-instance [role=combobox]")
+    box.click()
+    box.fill("g5.xlarge")
+    option = page.locator("[role=listbox] [role=option]").filter(has_text=re.compile("^g5.xlarge"))
+    step(page, lambda: option.first.click())
+    step(page, lambda: page.keyboard.press("Escape"))
+    wait_idle(page)
+    assert page.locator(".ic-subheader").all_inner_texts() == ["g5.xlarge (aws)"]
+    assert "instance=g5.xlarge" in page.url
+    assert page.console_errors == []
+
+
+def test_garbage_url_parameters_are_named_in_the_browser(page, small_app):
+    open_app(page, small_app, "?instance=nonexistent&model=foo&gpus=banana")
+    warnings = page.locator(".ic-warning").all_inner_texts()
+    assert "The link's instance='nonexistent' is not one the app can show: ignored." in warnings
+    assert any(w.startswith("The link's gpus='banana'") for w in warnings) and len(warnings) == 3
+
+
+def test_the_title_is_not_under_streamlits_header(page, small_app):
+    """Issue 21: the page title was clipped under Streamlit's header."""
+    open_app(page, small_app)
+    title = page.locator("h1").first.bounding_box()
+    header = page.locator('[data-testid="stHeader"]').bounding_box()
+    assert title["y"] >= header["y"] + header["height"] - 1
