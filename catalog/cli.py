@@ -267,6 +267,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         with connect_readonly(args.db) as con:
+            problem = _names_problem(con, args.provider, args.instance)
+            if problem:
+                print(f"error: {problem}", file=sys.stderr)
+                return EXIT_USAGE
             if args.instance:
                 plans = instance_plans(con, args.instance, model, workload, nodes=args.nodes, options=options)
             else:
@@ -287,6 +291,22 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names_problem(con, providers, instance: str | None, regions: list[str] | None = None) -> str | None:
+    """The error for a provider, instance type or region the catalog does not have, with a "did you
+    mean"; None when all are known."""
+    from catalog.cli_names import unknown
+    from catalog.read.prices import regions as price_regions
+    from catalog.read.queries import providers as catalog_providers
+
+    problem = unknown("provider", providers or (), catalog_providers(con))
+    if problem is None and instance:
+        types = [t for (t,) in con.execute("SELECT DISTINCT instance_type FROM instances").fetchall()]
+        problem = unknown("instance type", [instance], types)
+    if problem is None and regions:
+        problem = unknown("region", regions, price_regions(con))
+    return problem
+
+
 def cmd_cheapest(args: argparse.Namespace) -> int:
     """cheapest: rows matching a filter, ranked by on-demand price (or price per GPU, or per fabric GB/s)."""
     from catalog.read.connect import connect_readonly
@@ -302,9 +322,15 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         include_inferred=not args.stated_only,
         priced_only=args.priced_only,
         order_by=args.by,
+        region=args.region,
+        spot=args.spot,
     )
     try:
         with connect_readonly(args.db) as con:
+            problem = _names_problem(con, args.provider, None, [args.region] if args.region else [])
+            if problem:
+                print(f"error: {problem}", file=sys.stderr)
+                return EXIT_USAGE
             frame = cheapest(con, question).head(args.limit)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -336,6 +362,8 @@ CHEAPEST_TABLE = (
     "price_region",
     "min_spot_usd_per_hour",
     "usd_per_gpu_hour_per_fabric_gbytes_per_s",
+    "currency",
+    "price_kind",
     "stale",
 )
 
@@ -518,6 +546,8 @@ def _cheapest_parser(cheap: argparse.ArgumentParser) -> None:
     cheap.add_argument("--stated-only", action="store_true", help="ignore datasheet-inferred fabric figures")
     cheap.add_argument("--priced-only", action="store_true", help="leave out rows with no on-demand price")
     cheap.add_argument("--limit", type=int, default=50, help="at most this many rows (default 50)")
+    cheap.add_argument("--region", help="price in this region only, as the price source names it")
+    cheap.add_argument("--spot", action="store_true", help="rank by the spot price, not on-demand")
     cheap.add_argument("--format", choices=("table", "csv", "json"), default="table")
     cheap.set_defaults(func=cmd_cheapest)
 
