@@ -24,6 +24,8 @@ from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, Query
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    import duckdb
+
     from catalog.pipeline import RefreshReport
     from planner.models import ModelSpec
     from planner.result import Workload
@@ -291,7 +293,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _names_problem(con, providers, instance: str | None, regions: list[str] | None = None) -> str | None:
+def _names_problem(
+    con: duckdb.DuckDBPyConnection,
+    providers: list[str] | None,
+    instance: str | None,
+    regions: list[str] | None = None,
+) -> str | None:
     """The error for a provider, instance type or region the catalog does not have, with a "did you
     mean"; None when all are known."""
     from catalog.cli_names import unknown
