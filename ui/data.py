@@ -126,10 +126,10 @@ def _ranking_shown(path: str, version: str, filters: Filters, units: Units, pric
 
 def _rank(con: duckdb.DuckDBPyConnection, question: PlanQuestion, filters: Filters) -> pd.DataFrame:
     from catalog.read.plan import rank  # the planner loads pint: only when a plan is asked for
-    from planner.models import preset
+    from ui.planning import model_of
 
     return rank(
-        con, preset(question.model), question.workload, nodes=question.nodes, filters=filters, by=question.by
+        con, model_of(question), question.workload, nodes=question.nodes, filters=filters, by=question.by
     )
 
 

@@ -39,6 +39,70 @@ class PlanQuestion:
     workload: ServeWorkload | TrainWorkload
     nodes: int | None = None
     by: str = "time"
+    config_text: str = ""  # a pasted or uploaded Hugging Face config.json: planned instead of ``model``
+
+
+#: What a pasted config.json is called in titles and downloads.
+OWN_MODEL = "your model (config.json)"
+#: Said when the planner cannot read a Hugging Face config.json yet.
+NO_HF_READER = (
+    "Planning a pasted config.json needs planner.models.model_from_hf_config, which this version of "
+    "the planner does not have yet: the preset above is planned instead."
+)
+
+
+def hf_reader():
+    """``planner.models.model_from_hf_config(text, name)``, or None when the planner has none yet."""
+    from planner import models
+
+    return getattr(models, "model_from_hf_config", None)
+
+
+def model_of(question: PlanQuestion):
+    """The ``ModelSpec`` a question plans: its pasted config.json when it has one, else its preset
+    (ParseError for a config.json the planner cannot read)."""
+    from planner.models import preset
+
+    reader = hf_reader()
+    if question.config_text and reader is not None:
+        return reader(question.config_text, OWN_MODEL)
+    return preset(question.model)
+
+
+def _own_model(sb) -> str:
+    """The box for a Hugging Face config.json (pasted or uploaded); its text once it reads as a model,
+    with the sizes shown back; "" otherwise (the preset stands, and the reason is said)."""
+    from normalize.errors import ParseError
+
+    with sb.expander("Your own model: a Hugging Face config.json"):
+        pasted = st.text_area(
+            "Paste config.json", key="hf_config", height=120, placeholder='{"hidden_size": 8192, ...}'
+        )
+        uploaded = st.file_uploader("or upload it", type=["json"], key="hf_config_file")
+        text = uploaded.getvalue().decode("utf-8", errors="replace") if uploaded is not None else pasted
+        if not text.strip():
+            return ""
+        reader = hf_reader()
+        if reader is None:
+            show_text(NO_HF_READER, "warning")
+            return ""
+        try:
+            spec = reader(text, OWN_MODEL)
+        except ParseError as exc:
+            show_text(f"config.json not planned: {exc}", "error")
+            return ""
+        show_text(sizes_text(spec), "info")
+        return text
+
+
+def sizes_text(spec) -> str:
+    """A model's sizes as the planner read them, for the user to check against their config."""
+    experts = f", {spec.experts} experts ({spec.experts_per_token} per token)" if spec.is_moe else ""
+    return (
+        f"Read as: {spec.params_total / 1e9:,.1f}B parameters ({spec.params_active / 1e9:,.1f}B active), "
+        f"{spec.layers} layers, hidden size {spec.hidden_size}, {spec.attention_heads} attention heads, "
+        f"{spec.kv_heads} KV heads{experts}, weights in {spec.weight_dtype}."
+    )
 
 
 def _whole(box, label: str, default: int, key: str, help_text: str, low: int = 1) -> int:
@@ -94,11 +158,16 @@ def plan_question(priced: bool) -> PlanQuestion:
             help="time: tokens/s of the planned cluster; cost: USD per million output tokens (serve) or "
             "per billion trained tokens (train). Unpriced rows follow the priced ones.",
         )  # fmt: skip
+    config_text = _own_model(sb)
     with sb.expander("Workload details"):
         workload = _serve(st) if TASKS[task or "Serve"] == "serve" else _train(st)
         nodes = _whole(st, "Instances per cluster (0: the fewest that fit)", 0, "nodes", "Up to 64.", low=0)
     return PlanQuestion(
-        model=model or DEFAULT_MODEL, workload=workload, nodes=nodes or None, by=BY[by or "time"]
+        model=OWN_MODEL if config_text else (model or DEFAULT_MODEL),
+        workload=workload,
+        nodes=nodes or None,
+        by=BY[by or "time"],
+        config_text=config_text,
     )
 
 

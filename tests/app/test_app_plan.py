@@ -168,3 +168,34 @@ def test_ready_questions_are_one_pick_away(shipped, monkeypatch):
         0.64,
         3483,
     )
+
+
+def test_a_pasted_config_json_is_planned_or_says_why_not(small_catalog_file, monkeypatch):
+    """Issue 21: people's own model. The app plans a pasted Hugging Face config.json through the
+    planner's reader (``planner.models.model_from_hf_config``) and shows the sizes it read; without
+    that reader it says so and plans the preset."""
+    import dataclasses
+
+    import planner.models
+    from tests.helpers import app_tab, run_app, shown_texts
+
+    config = '{"hidden_size": 4096, "num_hidden_layers": 32}'
+    monkeypatch.delattr(planner.models, "model_from_hf_config", raising=False)
+    app = run_app(monkeypatch, small_catalog_file)
+    app.text_area(key="hf_config").input(config).run()
+    assert any(t.startswith("Planning a pasted config.json needs") for t in shown_texts(app, "warning"))
+    assert app_tab(app, "Ranking").subheader[0].value.startswith("Serving llama-3.1-70b")
+    read: list[tuple[str, str]] = []
+
+    def reader(text: str, name: str):
+        read.append((text, name))
+        return dataclasses.replace(planner.models.preset("llama-3.1-8b"), name="My model")
+
+    monkeypatch.setattr(planner.models, "model_from_hf_config", reader, raising=False)
+    app.run()
+    assert read and read[-1][0] == config
+    (sizes,) = [t for t in shown_texts(app, "info") if t.startswith("Read as:")]
+    assert sizes.startswith("Read as: 8.0B parameters (8.0B active), 32 layers, hidden size 4096")
+    ranking = app_tab(app, "Ranking")
+    assert ranking.subheader[0].value.startswith("Serving your model (config.json)")
+    assert ranking.dataframe[0].value["verdict"].iloc[0].startswith("My model")
