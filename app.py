@@ -43,7 +43,7 @@ def header(catalog: Catalog, shown_rows: int, shown_providers: int, facets: dict
     )
 
 
-def allowed_values(facets: dict, shown, priced: bool) -> dict[str, links.Allowed]:
+def allowed_values(facets: dict, shown, priced: bool, regions: list[str]) -> dict[str, links.Allowed]:
     """What each URL parameter may hold in this catalog (``ui.links.problems``)."""
     from normalize.vocab import FABRIC_LABELS, LINK_LABELS
     from planner.models import preset_names
@@ -64,6 +64,8 @@ def allowed_values(facets: dict, shown, priced: bool) -> dict[str, links.Allowed
         "link": [str(label) for label in LINK_LABELS.values()],
         "fabric": [str(label) for label in FABRIC_LABELS.values()],
         "domain": ["any", *(str(d) for d in facets["domain_gpus"] if d > 1)],
+        "region": [sidebar.ANY_REGION, *regions],
+        "price_kind": list(sidebar.PRICE_KINDS),
         "instance": names.__contains__,
         "compare": names.__contains__,
     }
@@ -88,7 +90,8 @@ def main() -> None:
         planning_asked = sidebar.mode() == "plan"
         plan_question = planning.plan_question(shape.priced) if planning_asked else None
         order = "" if planning_asked else ranking.order_picker(shape.priced)
-        question = sidebar.question(facets, shape.priced)
+        regions = catalog.load("regions") if "current_prices" in shape.tables else []
+        question = sidebar.question(facets, shape.priced, regions)
         ranked = catalog.load("ranking", question.filters)
         planned = catalog.plan(plan_question, question.filters) if plan_question else None
     except duckdb.Error as err:
@@ -108,14 +111,16 @@ def main() -> None:
         if planned is not None and plan_question
         else catalog.ranking_shown(question.filters, units, shape.priced, order)
     )
-    links.warn_once(opened, allowed_values(facets, shown, shape.priced))
+    links.warn_once(opened, allowed_values(facets, shown, shape.priced, regions))
     selected, chosen = instances.pickers(shown)
     tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
     views = (
         lambda: (
-            planning.show(planned, plan_question)
+            planning.show(planned, plan_question, question.filters if shape.priced else None)
             if planned is not None and plan_question
-            else ranking.show(ranked, shown, units, shape.priced, order)
+            else ranking.show(
+                ranked, shown, units, shape.priced, order, sidebar.price_words(question.filters)
+            )
         ),
         lambda: instances.show_compare(catalog.load, chosen, units, bool(st.session_state.get("compare"))),
         lambda: instances.show_instance(catalog.load, selected, ranked, units, planned),

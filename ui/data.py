@@ -45,6 +45,7 @@ QUERIES = {
     "stale_providers": (status.stale_providers, False),
     "recent_changes": (status.recent_changes, False),
     "region_prices": (prices.region_prices, False),
+    "regions": (prices.regions, False),
     "side_by_side": (measurements.side_by_side, False),
     "cliff_marks": (measurements.cliff_marks_for, False),
     "coverage": (measurements.coverage, False),

@@ -268,10 +268,19 @@ def _title(question: PlanQuestion) -> str:
     return f"{what} {question.model}: every instance ranked by {order}"
 
 
-def show(planned: pd.DataFrame, question: PlanQuestion) -> None:
+#: Said when the sidebar asks for a region or spot prices: the planner's costs do not take them yet.
+PLAN_PRICE_NOTE = (
+    "Costs: USD, each row's cheapest on-demand price in any region: the planner does not take a region "
+    "or spot prices yet. The region chosen keeps only the rows priced there ({region})."
+)
+
+
+def show(planned: pd.DataFrame, question: PlanQuestion, filters=None) -> None:
     """The Ranking tab when it plans a model."""
     kind = question.workload.kind
     st.subheader(_title(question))
+    if filters is not None and (filters.region or filters.spot):
+        show_text(PLAN_PRICE_NOTE.format(region=filters.region or "any region"), "warning")
     st.caption(
         "Each instance gets its best layout (TP within the NVLink domain) on the fewest instances that "
         "hold the model, its step time, the share of it spent communicating, the link that share "

@@ -53,14 +53,16 @@ def _sort_by_header(key: str, units: Units, priced: bool) -> None:
 ORDER_KEY = "sort"
 
 
-def show(ranked: pd.DataFrame, shown: pd.DataFrame, units: Units, priced: bool, order: str) -> None:
+def show(
+    ranked: pd.DataFrame, shown: pd.DataFrame, units: Units, priced: bool, order: str, prices: str = ""
+) -> None:
     """Draw the link view: ``shown`` is ``ranked`` as ``tables.ranking_frame`` lays it out."""
     st.subheader("Links only: bandwidths per instance")
     st.caption(
         f"Ordered by {order}; rows without that figure come last (click a column's header to order by "
         f"it). Figures in {units.label}, each header saying its direction; '{tables.MISSING}' means the "
         "catalog has none (see What's missing). To rank by what the links cost a model in time and "
-        "money, choose 'Plan a model'."
+        "money, choose 'Plan a model'." + (f" Prices: {prices}." if priced and prices else "")
     )
     if ranked.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")

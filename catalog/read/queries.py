@@ -30,8 +30,20 @@ _PRICE_JOIN = """LEFT JOIN (
     ) USING (provider, instance_type)"""
 
 
-def _derived_sql(catalog: Shape | None) -> str:
-    """Derived columns on top of ``instances``; ``$inferred`` False blanks inferred bandwidths."""
+_ASKED_PRICE = "CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END"
+_ASKED_JOIN = f"""LEFT JOIN (
+        SELECT provider, instance_type, min({_ASKED_PRICE}) AS asked_usd_per_hour,
+               arg_min(region, {_ASKED_PRICE}) AS asked_region
+        FROM current_prices
+        WHERE ($region = '' OR lower(region) = lower($region)) AND {_ASKED_PRICE} IS NOT NULL
+        GROUP BY provider, instance_type
+    ) USING (provider, instance_type)"""
+
+
+def _derived_sql(catalog: Shape | None, asked: bool = False) -> str:
+    """Derived columns on top of ``instances``; ``$inferred`` False blanks inferred bandwidths.
+    ``asked``: price each row in ``$region`` (all regions when empty), spot when ``$spot``."""
+    asked = asked and catalog is not None and catalog.priced and "current_prices" in catalog.tables
     join_prices = catalog is not None and catalog.priced and not catalog.prices_in_instances
     price_columns = (
         "min_usd_per_hour / gpu_count AS usd_per_gpu_hour," if join_prices else ""
@@ -46,7 +58,7 @@ WITH base AS (
         CASE WHEN $inferred OR inter_node_basis <> 'inferred'
              THEN inter_node_gbytes_per_s END AS inter_node_gbytes_per_s
     )
-    FROM instances {_PRICE_JOIN if join_prices else ""}
+    FROM instances {_PRICE_JOIN if join_prices else ""} {_ASKED_JOIN if asked else ""}
 ), derived AS (
     SELECT *,
         CASE WHEN gpu_count > 0 THEN inter_node_gbytes_per_s / greatest(gpu_count, 1)
@@ -65,7 +77,7 @@ WITH base AS (
         lower(concat_ws(' ', provider, instance_type, gpu_model, {LINK_LABEL_SQL}, intra_node_link,
                         {FABRIC_LABEL_SQL}, inter_node_fabric)) AS search_text
     FROM base
-), rows AS (
+), flagged AS (
     SELECT *,
         CASE WHEN intra_node_link IN {NVLINK_CLASS_SQL} AND fabric_gbytes_per_s_per_gpu > 0
              THEN intra_node_gbytes_per_s / 2 / fabric_gbytes_per_s_per_gpu
@@ -74,7 +86,13 @@ WITH base AS (
                   CASE WHEN unit_suspect THEN 'unit corrected' END,
                   CASE WHEN source_kind = 'curated' THEN 'curated' END) AS flags
     FROM derived
+), rows AS ({_ASKED_ROWS if asked else "SELECT * FROM flagged"}
 )"""
+
+
+_ASKED_ROWS = """SELECT * EXCLUDE (asked_usd_per_hour, asked_region) REPLACE (
+        asked_usd_per_hour / gpu_count AS usd_per_gpu_hour), asked_region AS price_region_asked
+    FROM flagged"""
 
 
 def instances_sql(filters: Filters = NO_FILTERS, catalog: Shape | None = None) -> tuple[str, dict]:
@@ -98,13 +116,17 @@ def instances_sql(filters: Filters = NO_FILTERS, catalog: Shape | None = None) -
     - ``flags``: what a reader must know before trusting the row: stale, conflict, unit corrected,
       curated (comma-separated; empty when none).
     - ``usd_per_gpu_hour`` (only when ``catalog`` has prices): the cheapest on-demand price of the
-      instance divided by its GPUs.
+      instance divided by its GPUs; with ``filters.region`` or ``filters.spot``, the cheapest price
+      of that kind in that region, and ``price_region_asked`` the region it is published for.
     """
     priced = catalog is not None and catalog.priced
     where, params = where_sql(filters, nvlink_class_sql=NVLINK_CLASS_SQL, priced=priced)
     params["inferred"] = filters.include_inferred
+    asked = bool(filters.region or filters.spot) and priced
+    if asked:
+        params |= {"region": filters.region, "spot": filters.spot}
     sql = (
-        _derived_sql(catalog)
+        _derived_sql(catalog, asked)
         + "\nSELECT * EXCLUDE (search_text) FROM rows"
         + (" WHERE " + " AND ".join(where) if where else "")
         + " ORDER BY provider, instance_type"

@@ -199,3 +199,26 @@ def test_a_pasted_config_json_is_planned_or_says_why_not(small_catalog_file, mon
     ranking = app_tab(app, "Ranking")
     assert ranking.subheader[0].value.startswith("Serving your model (config.json)")
     assert ranking.dataframe[0].value["verdict"].iloc[0].startswith("My model")
+
+
+def test_region_spot_and_memory_filters_in_the_sidebar(small_catalog_file, monkeypatch):
+    """Issue 21: prices per region were only on the Instance tab; ranking always used the cheapest
+    on-demand region in the world; no GPU memory filter."""
+    from tests.helpers import app_tab, run_app, shown_texts
+
+    app = run_app(monkeypatch, small_catalog_file, mode="Links only", region="westeurope")
+    table = app_tab(app, "Ranking").dataframe[0].value
+    assert list(table["instance"]) == ["Standard_ND96isr_T9_v9"]  # the only row priced there
+    assert list(table["USD/GPU-hour"]) == [8.25]  # 66 USD/hour there, not the cheapest 60, / 8 GPUs
+    assert "Prices: USD as published, on-demand, in westeurope." in app_tab(app, "Ranking").caption[0].value
+    app = run_app(monkeypatch, small_catalog_file, mode="Links only", price_kind="spot")
+    assert app_tab(app, "Ranking").dataframe[0].value["USD/GPU-hour"].isna().all()  # no spot price here
+    app = run_app(monkeypatch, small_catalog_file, mode="Links only", min_mem="80", min_total_mem="400")
+    assert set(app_tab(app, "Ranking").dataframe[0].value["instance"]) == {
+        "p5.48xlarge",  # 8 x 85.9 GB
+        "Standard_ND96isr_T9_v9",  # 8 x 80 GB; the 4 x 80 GB ND48 holds 320 GB in all
+    }
+    app = run_app(monkeypatch, small_catalog_file, region="eastus")
+    (note,) = [t for t in shown_texts(app_tab(app, "Ranking"), "warning") if t.startswith("Costs:")]
+    assert "the planner does not take a region or spot prices yet" in note and "(eastus)" in note
+    assert set(app_tab(app, "Ranking").dataframe[0].value["provider"]) == {"azure"}
