@@ -122,7 +122,15 @@ def main() -> None:
                 ranked, shown, units, shape.priced, order, sidebar.price_words(question.filters)
             )
         ),
-        lambda: instances.show_compare(catalog.load, chosen, units, bool(st.session_state.get("compare"))),
+        lambda: instances.show_compare(
+            catalog.load,
+            chosen,
+            units,
+            bool(st.session_state.get("compare")),
+            ranked,
+            planned,
+            question.filters.region,
+        ),
         lambda: instances.show_instance(catalog.load, selected, ranked, units, planned),
         lambda: measures.show(catalog.load, ranked),
         lambda: health.show_missing(catalog.load, question.filters),

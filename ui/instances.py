@@ -202,8 +202,74 @@ def _link_columns(frame: pd.DataFrame) -> dict:
     }
 
 
-def show_compare(load: Loader, chosen: list[tuple[str, str]], units: Units, picked: bool) -> None:
-    """The Compare tab."""
+def _price_text(prices: pd.DataFrame, column: str, region: str, gpus: object) -> str:
+    found = prices[prices[column].notna()]
+    if region:
+        found = found[found["region"].str.lower() == region.lower()]
+    if found.empty:
+        return tables.MISSING + (f" (none in {region})" if region else " (none published)")
+    best = found.sort_values(column, kind="stable").iloc[0].to_dict()
+    per_gpu = (
+        f", {best[column] / float(gpus):,.2f} per GPU-hour" if isinstance(gpus, float | int) and gpus else ""
+    )
+    return f"{best[column]:,.2f} USD/hour in {best['region']}{per_gpu}"
+
+
+def decide_frame(
+    load: Loader,
+    chosen: list[tuple[str, str]],
+    ranked: pd.DataFrame,
+    planned: pd.DataFrame | None = None,
+    region: str = "",
+) -> pd.DataFrame:
+    """What a choice turns on, per compared instance: GPUs, GPU memory, the on-demand and the spot
+    price (in ``region`` when one is chosen, else the cheapest region, with the region said), and the
+    planned model's result on it when a model is planned."""
+    frame: dict[str, list[str]] = {
+        "": [
+            "GPUs",
+            "GPU memory",
+            "on-demand (USD)",
+            "spot (USD)",
+            *(["plan"] if planned is not None else []),
+        ]
+    }
+    for provider, instance_type in chosen:
+        found = ranked[(ranked["provider"] == provider) & (ranked["instance_type"] == instance_type)]
+        if found.empty:
+            continue
+        row = found.iloc[0].to_dict()
+        count = row["gpu_count"]
+        gpus = f"{figure(count)} × {row['gpu_model']}" if pd.notna(count) else tables.MISSING
+        memory = row["gpu_memory_gb"]
+        memory_text = tables.MISSING
+        if pd.notna(memory):
+            total = f", {figure(memory * count)} GB in all" if pd.notna(count) else ""
+            memory_text = f"{figure(memory)} GB per GPU{total}"
+        prices_found = load("region_prices", provider, instance_type)
+        cells = [
+            gpus,
+            memory_text,
+            _price_text(prices_found, "usd_per_hour", region, count),
+            _price_text(prices_found, "spot_usd_per_hour", region, count),
+        ]
+        if planned is not None:
+            mine = planned[(planned["provider"] == provider) & (planned["instance_type"] == instance_type)]
+            cells.append(str(mine.iloc[0]["verdict"]) if not mine.empty else tables.MISSING)
+        frame[label(provider, instance_type)] = cells
+    return pd.DataFrame(frame)
+
+
+def show_compare(
+    load: Loader,
+    chosen: list[tuple[str, str]],
+    units: Units,
+    picked: bool,
+    ranked: pd.DataFrame | None = None,
+    planned: pd.DataFrame | None = None,
+    region: str = "",
+) -> None:
+    """The Compare tab: what a choice turns on (GPUs, memory, prices, the plan), then the links."""
     st.subheader("Side by side")
     if not chosen:
         st.info("No instance matches the filters, so there is nothing to compare.")
@@ -212,6 +278,14 @@ def show_compare(load: Loader, chosen: list[tuple[str, str]], units: Units, pick
         st.caption(
             f"Showing the first {len(chosen)} rows of the table. Pick 2 to {MAX_COMPARED} instances above "
             "to compare others (or search for them by name, separated by commas)."
+        )
+    if ranked is not None:
+        decide = decide_frame(load, chosen, ranked, planned, region)
+        wide = {c: st.column_config.TextColumn(width=260) for c in decide.columns[1:]}
+        st.dataframe(decide, hide_index=True, column_config=wide, placeholder=tables.MISSING)
+        st.caption(
+            "Prices as published, in USD: the cheapest region unless the sidebar names one; the plan is "
+            "the model and workload of the sidebar, on this instance."
         )
     cliffs = load("cliffs", chosen)
     frame = compare_frame(cliffs, units)

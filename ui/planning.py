@@ -256,6 +256,52 @@ def _sort_by_header(key: str) -> None:
         st.session_state[SORT_KEY] = columns[0] if columns[0] != "rank" else None
 
 
+def _money(value: float) -> str:
+    return f"${value:,.2f}" if value >= 0.995 else f"${value:,.3g}"
+
+
+def _because(row: dict, cheap: bool) -> str:
+    """Why a planned row is the fastest (what bounds its step, its links) or the cheapest (what it
+    rents at, and the same), in words."""
+    nodes, gpus = int(row["nodes"]), row["gpus_per_node"]
+    share = row["comm_share"]
+    bound = str(row["bound"] or "").replace("-bound", "")
+    parts = [f"its step is bound by {bound}" if bound else ""]
+    if nodes == 1:
+        parts.append("its fabric is not used at this size (one instance holds the model)")
+    elif row["bottleneck_link"] and pd.notna(share):
+        parts.append(
+            f"{share:.0%} of the step crosses {row['bottleneck_link']} between its {nodes} instances"
+        )
+    if cheap and pd.notna(row.get("usd_per_hour")) and pd.notna(gpus) and gpus:
+        parts.insert(0, f"it rents at {_money(row['usd_per_hour'] / nodes / gpus)} per GPU-hour")
+    return "; ".join(p for p in parts if p)
+
+
+def why_these(planned: pd.DataFrame, kind: str) -> list[str]:
+    """'Why this one' for the fastest row and the cheapest row of a plan, each in its own words."""
+    rows = planned[planned["tokens_per_s"].notna()]
+    if rows.empty:
+        return []
+    tokens = "output tokens/s" if kind == "serve" else "trained tokens/s"
+    fastest = rows.sort_values("tokens_per_s", ascending=False, kind="stable").iloc[0].to_dict()
+    name = f"{fastest['instance_type']} ({fastest['provider']})"
+    found = [
+        f"Fastest: {name}, {fastest['tokens_per_s']:,.0f} {tokens} on {int(fastest['nodes'])} × "
+        f"{fastest['gpus_per_node']:g} {fastest['gpu_model']}, because {_because(fastest, cheap=False)}."
+    ]
+    cost = next(iter(cost_columns(kind)))
+    priced = rows[rows[cost].notna()]
+    if not priced.empty:
+        cheap = priced.sort_values(cost, kind="stable").iloc[0].to_dict()
+        unit = "per million output tokens" if kind == "serve" else "per billion trained tokens"
+        name = f"{cheap['instance_type']} ({cheap['provider']})"
+        found.append(
+            f"Cheapest: {name}, {_money(cheap[cost])} {unit}, because {_because(cheap, cheap=True)}."
+        )
+    return found
+
+
 def _title(question: PlanQuestion) -> str:
     kind = question.workload.kind
     what = "Serving" if kind == "serve" else "Training"
@@ -290,6 +336,8 @@ def show(planned: pd.DataFrame, question: PlanQuestion, filters=None) -> None:
     if planned.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return
+    for sentence in why_these(planned, kind):
+        show_text(sentence, "info")
     planned_rows = int(planned["tokens_per_s"].notna().sum())
     priced = int(planned[next(iter(cost_columns(kind)))].notna().sum())
     st.caption(f"planned: **{planned_rows}** of {len(planned)} · with a cost: **{priced}**")

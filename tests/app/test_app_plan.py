@@ -222,3 +222,32 @@ def test_region_spot_and_memory_filters_in_the_sidebar(small_catalog_file, monke
     (note,) = [t for t in shown_texts(app_tab(app, "Ranking"), "warning") if t.startswith("Costs:")]
     assert "the planner does not take a region or spot prices yet" in note and "(eastus)" in note
     assert set(app_tab(app, "Ranking").dataframe[0].value["provider"]) == {"azure"}
+
+
+def test_compare_decides_and_the_plan_says_why(small_catalog_file, monkeypatch):
+    """Issue 21: Compare had no price, GPU count, memory or plan rows; the cheapest and fastest rows
+    gave no reason in their own words."""
+    from tests.helpers import app_tab, run_app, shown_texts
+
+    compared = ["p5.48xlarge (aws)", "Standard_ND96isr_T9_v9 (azure)"]
+    app = run_app(monkeypatch, small_catalog_file, view="Compare", compare=compared)
+    decide = app_tab(app, "Compare").dataframe[0].value.set_index("")
+    assert list(decide.index) == ["GPUs", "GPU memory", "on-demand (USD)", "spot (USD)", "plan"]
+    p5, nd96 = decide[compared[0]], decide[compared[1]]
+    assert (p5["GPUs"], p5["GPU memory"]) == ("8 × H100-SXM-80GB", "85.9 GB per GPU, 687.2 GB in all")
+    assert p5["on-demand (USD)"] == "55.04 USD/hour in us-east-1, 6.88 per GPU-hour"
+    assert nd96["on-demand (USD)"] == "60.00 USD/hour in eastus, 7.50 per GPU-hour"  # the cheapest region
+    assert p5["spot (USD)"] == "– (none published)"
+    assert p5["plan"].startswith("Llama 3.1 70B fits one NVLink domain")
+    app = run_app(monkeypatch, small_catalog_file, view="Compare", compare=compared, region="westeurope")
+    decide = app_tab(app, "Compare").dataframe[0].value.set_index("")
+    assert decide.loc["on-demand (USD)", compared[1]] == "66.00 USD/hour in westeurope, 8.25 per GPU-hour"
+    app = run_app(monkeypatch, small_catalog_file, by="cost")
+    why = [t for t in shown_texts(app_tab(app, "Ranking"), "info") if t.startswith(("Fastest", "Cheapest"))]
+    assert why[0].startswith(
+        "Fastest: p5.48xlarge (aws), 2,779 output tokens/s on 1 × 8 H100-SXM-80GB, because"
+    )
+    assert why[1].startswith(
+        "Cheapest: p5.48xlarge (aws), $5.50 per million output tokens, because it rents at"
+    )
+    assert "$6.88 per GPU-hour" in why[1] and "its fabric is not used at this size" in why[1]
