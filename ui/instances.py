@@ -362,6 +362,7 @@ def show_instance(
 CLAIM_HEADERS = {
     "field": "figure",
     "value": "value",
+    "read_from": "read from",
     "basis": "basis",
     "quote": "quote (the source's own words)",
     "context": "where on the page",
@@ -375,6 +376,21 @@ CLAIM_HEADERS = {
 }
 
 
+def read_from(claim: dict) -> str:
+    """What kind of document a claim was read from, in a few words, so the same figure from the
+    provider's page and from a third-party copy of it do not look like duplicates."""
+    url, original = str(claim.get("source_url") or ""), claim.get("original_url")
+    if claim.get("evidence") == "datasheet":
+        return "the GPU's datasheet"
+    if claim.get("basis") == "expected":
+        return "a health check or topology file"
+    if url.startswith("copy:"):
+        return "a third-party copy of " + (str(original) if isinstance(original, str) else "a page")
+    if claim.get("evidence") == "paraphrase":
+        return "a page, paraphrased"
+    return "the page itself"
+
+
 def claims_frame(claims: pd.DataFrame, history: bool) -> pd.DataFrame:
     """Claims as shown: figure names in words, values rounded with their unit, links checked."""
     values = [
@@ -384,6 +400,7 @@ def claims_frame(claims: pd.DataFrame, history: bool) -> pd.DataFrame:
     frame = claims.assign(
         field=claims["field"].map(field_label),
         value=values,
+        read_from=[read_from(row) for row in claims.to_dict("records")],
         source_url=claims["source_url"].map(link_or_none),
         unit_suspect=claims["unit_suspect"].map(yes_no_unknown),
     )

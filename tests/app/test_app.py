@@ -544,3 +544,26 @@ def test_an_unstated_fabric_reads_not_stated(small_catalog_file, tmp_path, monke
     app = run_app(monkeypatch, db, view="Instance", instance=f"{G5} (aws)")
     summary = shown_texts(app_tab(app, "Instance"), "caption")[0]
     assert "fabric not stated" in summary and "unknown fabric" not in summary
+
+
+def test_a_claim_says_whether_it_was_read_from_the_page_or_a_copy():
+    """Issue 21: the same claim from AWS's page and from the third-party copy looked like duplicates."""
+    from ui.instances import claims_frame
+
+    page = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
+    claims = pd.DataFrame(
+        {
+            "field": ["inter_node_gbits_per_s"] * 2,
+            "value": [3200.0, 3200.0],
+            "value_text": [None, None],
+            "unit": ["Gbit/s"] * 2,
+            "basis": ["stated"] * 2,
+            "quote": ["3200 Gigabit"] * 2,
+            "source_url": [f"https://{AWS_PAGE}", "copy:reference/aws/ac.html-tables.md"],
+            "evidence": ["verbatim"] * 2,
+            "original_url": [None, page],
+            "unit_suspect": [False, False],
+        }
+    )
+    shown = claims_frame(claims, history=False)
+    assert list(shown["read from"]) == ["the page itself", f"a third-party copy of {page}"]
