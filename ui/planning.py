@@ -105,6 +105,11 @@ def sizes_text(spec) -> str:
     )
 
 
+def default_question() -> PlanQuestion:
+    """The question the sidebar asks before anyone touches it (what ``ui.serve.warm`` asks ahead)."""
+    return PlanQuestion(model=DEFAULT_MODEL, workload=ServeWorkload(), nodes=None, by="time")
+
+
 def _whole(box, label: str, default: int, key: str, help_text: str, low: int = 1) -> int:
     return int(
         box.number_input(label, min_value=low, value=default, step=1, key=key, bind=BIND, help=help_text)

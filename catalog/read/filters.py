@@ -44,14 +44,16 @@ class Filters:
     intra_links: tuple[str, ...] = ()
     fabrics: tuple[str, ...] = ()
     min_scale_up_domain_gpus: int = 0
-    min_fabric_gbits_per_s_per_node: float = 0
-    min_fabric_gbytes_per_s_per_gpu: float = 0
+    # Floats, as the sidebar's number boxes give them: the default question and an untouched sidebar
+    # are then the same cache key (Streamlit's hash tells 0 from 0.0), which ui.serve.warm relies on.
+    min_fabric_gbits_per_s_per_node: float = 0.0
+    min_fabric_gbytes_per_s_per_gpu: float = 0.0
     max_usd_per_gpu_hour: float | None = None
     search: str = ""
     region: str = ""
     spot: bool = False
-    min_gpu_memory_gb: float = 0
-    min_total_gpu_memory_gb: float = 0
+    min_gpu_memory_gb: float = 0.0
+    min_total_gpu_memory_gb: float = 0.0
     include_stale: bool = True
     include_curated: bool = True
     include_inferred: bool = True

@@ -251,3 +251,25 @@ def test_compare_decides_and_the_plan_says_why(small_catalog_file, monkeypatch):
         "Cheapest: p5.48xlarge (aws), $5.50 per million output tokens, because it rents at"
     )
     assert "$6.88 per GPU-hour" in why[1] and "its fabric is not used at this size" in why[1]
+
+
+def test_the_server_warms_the_first_page(small_catalog_file, tmp_path, monkeypatch):
+    """Issue 21 (speed): the first session computed the planner's ranking (39 % of its render);
+    ``ui.serve.warm`` asks it when the server starts, so the first page finds it cached."""
+    import shutil
+
+    import catalog.read.plan
+    from tests.helpers import app_tab, run_app
+    from ui import serve
+
+    db = tmp_path / "fresh.duckdb"  # a file no other test has asked about
+    shutil.copyfile(small_catalog_file, db)
+    monkeypatch.setenv("INTERCONNECT_CATALOG_DB", str(db))
+    serve.warm()
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("the first page planned again: warm() asked another question")
+
+    monkeypatch.setattr(catalog.read.plan, "rank", not_again)
+    app = run_app(monkeypatch, db)
+    assert app_tab(app, "Ranking").subheader[0].value.startswith("Serving llama-3.1-70b")
