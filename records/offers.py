@@ -160,7 +160,6 @@ class InstanceOffer:
     usd_per_gpu_hour: float | None = None
     regions: int = 0
     price_region: str | None = None
-    nvlink_generation: str | None = None
     claims: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
 
     @property
