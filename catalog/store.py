@@ -121,6 +121,7 @@ FETCH_COLUMNS = (
     "attempts",
     "error",
     "required",
+    "fetched_url",
 )
 
 

@@ -37,6 +37,7 @@ from scrapers.transports import (
     PublicOnly,
     mirror_transport,
 )
+from scrapers.urls import canonical, refusal
 
 # Re-exported: the transports lived here before scrapers.transports.
 __all__ = [
@@ -103,6 +104,7 @@ class _Reply:
     response: httpx.Response
     body: bytes | None = None
     received: int = 0
+    url: str = ""  # the URL this response answered (the last hop of any redirects)
 
     @property
     def status(self) -> int:
@@ -205,24 +207,26 @@ class Fetcher:
             last_modified=headers.get("Last-Modified"),
             attempts=attempts,
             bytes_received=reply.received,
+            fetched_url=reply.url or url,
         )
 
     async def _request(self, url: str, budget: Budget, check: Check) -> _Reply:
         """One attempt: GET ``url``, following redirects that ``check`` allows, body within budget."""
-        target = url
+        target = canonical(url)  # what the client sends, and what was checked
         for _ in range(MAX_REDIRECTS + 1):
             request = self.client.build_request("GET", target, headers=self._conditional_headers(url))
             response = await self.client.send(request, stream=True)
             try:
                 if response.has_redirect_location:
                     target = urljoin(target, response.headers["Location"])
-                    if (refusal := check(target)) is not None:
-                        raise OffLimits(f"redirected to {target[:200]}: {refusal}")
+                    if (why := check(target)) is not None:
+                        raise OffLimits(f"redirected to {target[:200]}: {why}")
+                    target = canonical(target)
                     continue
                 if response.status_code != 200:
-                    return _Reply(response)
+                    return _Reply(response, url=target)
                 body, received = await read_capped(response, budget.max_document_bytes)
-                return _Reply(response, body, received)
+                return _Reply(response, body, received, target)
             finally:
                 await response.aclose()
         raise FetchError(f"more than {MAX_REDIRECTS} redirects (last to {target[:200]})")
@@ -356,8 +360,16 @@ class ProviderFetcher:
         self._asked = 0
 
     def off_limits(self, url: str) -> str | None:
-        """Why ``url`` may not be fetched for this provider, or None."""
-        if not url.startswith(self.url_prefixes):
+        """Why ``url`` may not be fetched for this provider, or None: refused as written (dot
+        segments and the like, see scrapers.urls), or not under a declared prefix both as written and
+        as the client will send it."""
+        if (why := refusal(url)) is not None:
+            return f"{url[:200]} {why}"
+        try:
+            sent = canonical(url)
+        except httpx.InvalidURL as exc:
+            return f"{url[:200]} is not a URL ({exc})"
+        if not (url.startswith(self.url_prefixes) and sent.startswith(self.url_prefixes)):
             return f"{url[:200]} is not under {self.provider}'s declared sources"
         return None
 
