@@ -36,6 +36,7 @@ from records.prices import Price
 from scrapers import REGISTRY, curated_facts
 from scrapers.base import Scraper
 from scrapers.http import Fetcher
+from scrapers.slots import within_work_deadline
 
 log = logging.getLogger(__name__)
 
@@ -124,9 +125,8 @@ async def _fetch(scraper: Scraper, fetcher: Fetcher) -> tuple[list[Document], Ex
         scraper.name, scraper.url_prefixes, scraper.budget, copy_paths=scraper.copy_paths
     )
     deadline = bound.budget.provider_deadline_s
-    try:
-        async with asyncio.timeout(deadline):
-            await scraper.fetch(bound)
+    try:  # its own work: the time all its requests wait for other providers' slots is not charged
+        await within_work_deadline(scraper.fetch(bound), bound.work, deadline)
     except TimeoutError:
         return bound.documents, TooSlow(f"{scraper.name}: fetch still running after {deadline:g} s")
     except (ProviderError, httpx.HTTPError) as exc:

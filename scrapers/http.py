@@ -29,6 +29,7 @@ from normalize.errors import FetchError, NotInMirror, OffLimits, TooLarge, TooSl
 from records.clock import utcnow
 from records.documents import Document, body_sha256, copy_url
 from scrapers.budget import Budget, decode_text, read_capped
+from scrapers.slots import FairSlots, WorkClock
 from scrapers.transports import (
     MIRROR_MISSING_HEADER,
     NOT_IN_MIRROR,
@@ -150,9 +151,10 @@ class Fetcher:
         self.copies = None if copies is None else Path(copies).resolve()
         self.sleep = sleep
         self.clock = clock
-        self._slots = asyncio.Semaphore(concurrency)
+        # Fair per provider: one provider holds at most half of the slots, overall and per host.
+        self._slots = FairSlots(concurrency, max(1, concurrency // 2))
         self._per_host = per_host
-        self._host_slots: dict[str, asyncio.Semaphore] = {}
+        self._host_slots: dict[str, FairSlots] = {}
 
     def _conditional_headers(self, url: str) -> dict[str, str]:
         prev = self.previous.get(url)
@@ -258,13 +260,23 @@ class Fetcher:
         return self.failed(url, provider, error, status=status, attempts=self.max_attempts), FetchError
 
     async def fetch_checked(
-        self, url: str, provider: str, budget: Budget, check: Check
+        self, url: str, provider: str, budget: Budget, check: Check, work: WorkClock | None = None
     ) -> tuple[Document, type[FetchError]]:
-        """Fetch one URL within the concurrency bounds and the per-document deadline; the document,
-        and the error class to raise if it is required and not ok."""
+        """Fetch one URL within the concurrency bounds (fair per provider) and the per-document
+        deadline; the document, and the error class to raise if it is required and not ok. The wait
+        for a slot is marked on ``work``, the provider's clock, which does not charge it."""
         host = urlsplit(url).netloc
-        host_slots = self._host_slots.setdefault(host, asyncio.Semaphore(self._per_host))
-        async with self._slots, host_slots:
+        if (host_slots := self._host_slots.get(host)) is None:
+            host_slots = self._host_slots[host] = FairSlots(self._per_host, max(1, self._per_host // 2))
+        work = work or WorkClock()
+        async with work.waiting():
+            await host_slots.acquire(provider)
+            try:
+                await self._slots.acquire(provider)
+            except BaseException:
+                host_slots.release(provider)
+                raise
+        try:
             try:
                 async with asyncio.timeout(budget.document_deadline_s):
                     doc, kind = await self._attempts(url, provider, budget, check)
@@ -273,6 +285,9 @@ class Fetcher:
                     f"TooSlow: still arriving after {budget.document_deadline_s:g} s (per-document deadline)"
                 )
                 doc, kind = self.failed(url, provider, deadline), TooSlow
+        finally:
+            self._slots.release(provider)
+            host_slots.release(provider)
         if self.on_document is not None:
             self.on_document(doc)
         return doc, kind
@@ -357,6 +372,7 @@ class ProviderFetcher:
         self.budget = budget
         self.copy_paths = copy_paths
         self.documents: list[Document] = []
+        self.work = WorkClock()  # what its deadline counts: not the waits for another's slots
         self._asked = 0
 
     def off_limits(self, url: str) -> str | None:
@@ -396,7 +412,10 @@ class ProviderFetcher:
             )
         else:
             try:
-                doc, kind = await self.fetcher.fetch_checked(url, self.provider, self.budget, self.off_limits)
+                with self.work.request():
+                    doc, kind = await self.fetcher.fetch_checked(
+                        url, self.provider, self.budget, self.off_limits, self.work
+                    )
             except asyncio.CancelledError:  # the provider's deadline passed while this one was running
                 self.documents.append(self.fetcher.failed(url, self.provider, "cancelled: provider deadline"))
                 raise
