@@ -14,9 +14,9 @@ import pytest
 
 from catalog import pipeline
 from devtools.mirror_server import Reply
-from scrapers.budget import Budget
-from scrapers.http import Fetcher, make_client
-from scrapers.slots import FairSlots, WorkClock
+from fetch.budget import Budget
+from fetch.http import Fetcher, make_client
+from fetch.slots import FairSlots, WorkClock
 from tests.helpers import MIRROR, SHARED_MISSING, fault_refresh, no_sleep, outcomes
 
 HOST = "https://docs.example.test/"

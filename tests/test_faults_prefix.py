@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from devtools.mirror_server import Reply
-from scrapers.digitalocean import VMS_URL
-from scrapers.http import Fetcher, make_client
-from scrapers.urls import canonical, refusal
+from fetch.http import Fetcher, make_client
+from fetch.urls import canonical, refusal
+from scrapers.offer_lists.digitalocean import VMS_URL
 from tests.helpers import (
     AZURE_ND_FAMILY_PATH,
     LOOPBACK_TIMEOUT,
