@@ -18,12 +18,17 @@ from typing import TypedDict, Unpack
 
 from catalog import expectations
 from catalog.store import CatalogWriter
+from fetch.files import FileRefused, read_capped_file
 from measure import parse_output
 from measure.common import Origin
 from measure.instances import Found, find_instance
 from measure.probe_record import is_probe_record, probe_readings, read_probe_record
 from normalize.errors import ParseError
 from records.measurements import USER_SOURCE, Measurement
+
+# One file's cap: the largest real tool output is a few hundred kB, and a probe record holds six
+# tools' outputs of at most 8 MB each (catalog.probe.MAX_STDOUT_BYTES).
+MAX_IMPORT_BYTES = 64_000_000
 
 
 @dataclass
@@ -87,9 +92,12 @@ def read_files(
     errors: list[str] = []
     for path in paths:
         try:
-            text = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            errors.append(f"{path}: cannot read it: {exc}")
+            text = read_capped_file(path, MAX_IMPORT_BYTES).decode("utf-8")
+        except FileRefused as exc:
+            errors.append(str(exc))
+            continue
+        except UnicodeDecodeError as exc:
+            errors.append(f"{path}: cannot read it: not UTF-8 ({exc.reason} at byte {exc.start})")
             continue
         try:
             readings, found, skipped = readings_from_text(text, path.resolve().as_uri(), known, **flags)

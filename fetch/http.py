@@ -26,6 +26,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from fetch.budget import Budget, decode_text, read_capped
+from fetch.files import FileRefused, FileTooLarge, read_capped_file
 from fetch.slots import FairSlots, WorkClock
 from fetch.transports import (
     MIRROR_MISSING_HEADER,
@@ -292,19 +293,25 @@ class Fetcher:
             self.on_document(doc)
         return doc, kind
 
-    def read_copy(self, path: str, provider: str) -> Document:
+    def read_copy(self, path: str, provider: str, max_bytes: int = Budget.max_document_bytes) -> Document:
         """A local copy at ``path`` under the copies directory, as a stored document (status 0 with
-        the reason when there is no copies directory, no such file, or a path leaving it)."""
+        the reason when there is no copies directory, no such file, a path leaving it, not a regular
+        file, or over ``max_bytes``, the cap on one document)."""
         url = copy_url(path)
         error = NO_COPIES if self.copies is None else None
         if self.copies is not None:
             file = (self.copies / path).resolve()
             if not file.is_relative_to(self.copies):
                 error = f"off limits: {path} is outside the copies directory"
-            elif not file.is_file():
+            elif not file.exists():
                 error = f"no copy at {path} in {self.copies}"
             else:
-                body = file.read_bytes().decode("utf-8")
+                try:
+                    raw = read_capped_file(file, max_bytes)
+                except FileRefused as exc:
+                    raw, error = b"", f"TooLarge: {exc}" if isinstance(exc, FileTooLarge) else str(exc)
+            if error is None:
+                body = decode_text(raw, "utf-8")
                 doc = Document(
                     url=url,
                     provider=provider,
@@ -440,7 +447,7 @@ class ProviderFetcher:
                 required=False,
             )
         else:
-            doc = self.fetcher.read_copy(path, self.provider)
+            doc = self.fetcher.read_copy(path, self.provider, self.budget.max_document_bytes)
         self.documents.append(doc)
         return doc
 
