@@ -18,6 +18,7 @@ from typing import TypedDict, Unpack
 
 from catalog import expectations
 from catalog.store import CatalogWriter
+from catalog.validate import reading_problem
 from fetch.files import FileRefused, read_capped_file
 from measure import parse_output
 from measure.common import Origin
@@ -101,11 +102,20 @@ def read_files(
             continue
         try:
             readings, found, skipped = readings_from_text(text, path.resolve().as_uri(), known, **flags)
+            _gate(readings)
         except ParseError as exc:
             errors.append(f"{path}: {exc}")
             continue
         results.append(FileReadings(path, readings, found, skipped))
     return results, errors
+
+
+def _gate(readings: list[Measurement]) -> None:
+    """ParseError naming the first reading outside the physical bounds a page's figure must respect
+    (catalog.validate): an import is held to the same gates as a scrape."""
+    for m in readings:
+        if (problem := reading_problem(m.metric, m.value, m.port_count)) is not None:
+            raise ParseError(f"{m.locator.split(' (', 1)[0]}: outside physical bounds: {problem}")
 
 
 def known_instances(db_path: Path) -> set[tuple[str, str]]:
@@ -132,5 +142,6 @@ def write(db_path: Path, readings: list[Measurement], now: datetime) -> tuple[in
         ]
         fresh = list({(m.source_url, m.locator, m.metric, m.value, m.value_text): m for m in fresh}.values())
         writer.write_fresh(USER_SOURCE, [], [], fresh, {m.source_url: now for m in fresh}, now)
+        writer.write_staged()  # the new readings in the table before the fill reads it
         expectations.apply(writer.con, now)
     return len(fresh), len(readings) - len(fresh)
