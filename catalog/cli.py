@@ -137,12 +137,21 @@ def cmd_query(args: argparse.Namespace) -> int:
     limit) and print the result. Exit 2 for bad or refused SQL and for a query past its time limit."""
     import duckdb
 
-    from catalog.read.connect import connect_sandboxed, corrupt, execute_limited, is_corrupt
+    from catalog.read.connect import (
+        connect_sandboxed,
+        corrupt,
+        execute_limited,
+        is_corrupt,
+        time_limit_problem,
+    )
     from catalog.read.output import write_rows
 
+    if (problem := time_limit_problem(args.timeout)) is not None:
+        print(f"error: --timeout {args.timeout:g}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with connect_sandboxed(args.db) as con:
-            columns, rows = execute_limited(con, args.sql, args.timeout)
+            columns, rows, cut = execute_limited(con, args.sql, args.timeout)
     except duckdb.Error as exc:
         if is_corrupt(exc):
             raise corrupt(args.db, exc) from None
@@ -152,6 +161,9 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"error: {exc} (--timeout SECONDS to change it, 0 for none)", file=sys.stderr)
         return EXIT_USAGE
     write_rows(columns, rows, args.format, sys.stdout)
+    if cut is not None:  # like a query past its time limit: what was printed is not the whole answer
+        print(f"error: result {cut}; narrow the query (WHERE, LIMIT) to see the rest", file=sys.stderr)
+        return EXIT_USAGE
     return 0
 
 
