@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row
+from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row, file_system_error
 from catalog.validate import measured_against_datasheet, reading_problem
 from normalize.units import gbits_to_gbytes
 from normalize.vocab import Basis
@@ -187,11 +187,13 @@ def apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:
     con.execute("BEGIN TRANSACTION")
     try:
         derivation = _apply(con, now)
-    except Exception:  # a bug here must not cost the refresh: undo, log the traceback, go on
+    except Exception as exc:  # a bug here must not cost the refresh: undo, log the traceback, go on
         con.execute("ROLLBACK")
+        if file_system_error(exc):  # a full disk is not a bug: the writer says so in one line
+            raise
         log.exception("deriving from measurements failed; rows keep their sources' figures")
         return None
-    con.execute("COMMIT")
+    con.execute("COMMIT")  # a full disk fails here (the WAL): the writer turns it into one line
     return derivation
 
 

@@ -143,11 +143,26 @@ def _fields(record: Price | Measurement) -> dict:
     return {f.name: getattr(record, f.name) for f in fields(record)}
 
 
-def _file_system(exc: BaseException) -> bool:
+# What the operating system says when it refuses a write, as DuckDB passes it on in any of its errors
+# (an IOException, or a TransactionException when the commit's WAL write fails on a full disk).
+OS_REFUSALS = (
+    "No space left on device",
+    "Disk quota exceeded",
+    "File too large",
+    "Read-only file system",
+    "Permission denied",
+)
+
+
+def file_system_error(exc: BaseException) -> bool:
     """Whether an error is the file system refusing (disk full, read-only, permissions), not a bug."""
     if isinstance(exc, OSError):
         return True
-    return isinstance(exc, duckdb.IOException | duckdb.FatalException) and "Could not " in str(exc)
+    if not isinstance(exc, duckdb.Error):
+        return False
+    text = str(exc)
+    io = isinstance(exc, duckdb.IOException | duckdb.FatalException) and "Could not " in text
+    return io or any(refusal in text for refusal in OS_REFUSALS)
 
 
 def _reason(exc: BaseException) -> str:
@@ -155,7 +170,8 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text.split("because of error: ", 1)[-1]  # DuckDB's "Failed to create checkpoint because of ..."
+    text = text.split("because of error: ", 1)[-1]  # DuckDB's "Failed to create checkpoint because of ..."
+    return text.removeprefix("TransactionContext Error: ").removeprefix("Failed to commit: ")
 
 
 def _frame(rows: list[dict], columns: Iterable[str]) -> pd.DataFrame:
@@ -244,7 +260,7 @@ class CatalogWriter:
                     writer._abort()
                     raise
         except (OSError, duckdb.Error) as exc:
-            if isinstance(exc, EnvironmentProblem) or not _file_system(exc):
+            if isinstance(exc, EnvironmentProblem) or not file_system_error(exc):
                 raise
             raise EnvironmentProblem(f"cannot write the catalog at {target}: {_reason(exc)}") from exc
 
