@@ -99,6 +99,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if mode == "reparse" and not Path(args.db).exists():  # nothing to reparse: never create one
+        raise EnvironmentProblem(f"no catalog at {args.db} to reparse; run `make refresh` first")
     progress = None if args.quiet else _progress(sys.stderr)
     try:
         import asyncio

@@ -293,6 +293,17 @@ def provider_result(
     return ProviderResult(outcome, documents)
 
 
+def _reparsable(scraper: Scraper, documents: list[Document]) -> bool:
+    """Whether a reparse has what the source's parse reads: a provider's required pages (its price
+    document alone is not its rows), a measurement source's documents (all of them optional: a
+    health-check file or a run that is absent is simply not read), or nothing at all (curated)."""
+    if scraper.source_kind != "scraped":
+        return True
+    if scraper.kind == "provider":
+        return any(d.required for d in documents)
+    return any(d.ok for d in documents)
+
+
 def _unchanged(scraper: Scraper, previous: Previous) -> ProviderResult:
     """A reparse found none of the provider's required documents stored: its rows stay as they were."""
     outcome = ProviderOutcome(
@@ -352,7 +363,7 @@ async def refresh(
                 documents, error = await _fetch(scraper, fetcher)
                 return await parsed(scraper, documents, error, previous)
             documents = [d for d in stored.values() if d.provider == scraper.name]
-            if not any(d.required for d in documents) and scraper.source_kind == "scraped":
+            if not _reparsable(scraper, documents):
                 return _unchanged(scraper, previous)  # e.g. only its optional price document was stored
             return await parsed(scraper, documents, None, previous)
 
