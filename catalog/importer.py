@@ -129,6 +129,7 @@ def known_instances(db_path: Path) -> set[tuple[str, str]]:
 def write(db_path: Path, readings: list[Measurement], now: datetime) -> tuple[int, int]:
     """Add the readings to the catalog at ``db_path``; (added, already there)."""
     with CatalogWriter.open(db_path) as writer:
+        writer.refuse_a_clock_behind(now)
         writer.keep_untouched([])
         writer.con.execute("INSERT INTO source_layouts SELECT * FROM old.source_layouts")
         there = set(

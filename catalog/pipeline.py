@@ -338,6 +338,7 @@ async def refresh(
     refresh_id = f"{started:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     scrapers = [REGISTRY[name]() for name in providers or REGISTRY]
     with CatalogWriter.open(Path(db_path), rebuild_corrupt=not replay) as writer:
+        writer.refuse_a_clock_behind(started)
         stored = writer.previous_documents()
         fetcher = Fetcher(
             client, previous=stored, on_document=on_document, copies=copies, **(fetcher_options or {})
