@@ -238,3 +238,15 @@ def test_whats_missing_counts_prices(tmp_path, monkeypatch):
     prices = items[items["missing"] == "on-demand price"]
     assert len(prices) == oci_rows and set(prices["why"]) == {"no price source lists it"}
     assert any(f"oci 0 of {oci_rows} rows priced" in c.value for c in missing.caption)
+
+
+def test_a_stated_fabric_quotes_the_page_not_a_topology_file(tmp_path, monkeypatch):
+    """Issue 21: on the shipped catalog the stated 3,200 Gb/s of p5.48xlarge quoted an aws-ofi-nccl XML
+    line (`<net name="rdmap79s0" ...`) and had no source link; it is the page's "3200 Gigabit"."""
+    db = tmp_path / "seeded.duckdb"
+    snapshot.load(snapshot.DEFAULT_DIR, db)
+    app = run_app(monkeypatch, db, view="Instance", instance="p5.48xlarge (aws)", mode="Links only")
+    levels = app_tab(app, "Instance").dataframe[0].value.set_index("level")
+    fabric = levels.loc["fabric, one way"]
+    assert (fabric["basis"], fabric["quote"]) == ("stated", "3200 Gigabit")
+    assert fabric["source"] == "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
