@@ -6,7 +6,7 @@ DB     ?= data/catalog.duckdb
 SHARED ?= ../shared
 PYTEST_ARGS ?=
 
-.PHONY: install app seed test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
+.PHONY: install compat app seed test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
 
 # Create .venv and install the pinned dependencies (again whenever pyproject/constraints change).
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -16,6 +16,18 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	touch $@
 
 install: $(VENV)/.installed
+
+# Older DuckDB engines in .venv-compat, for the test that they open the catalog file and a release
+# (tests/test_storage_compat.py): duckdb 1.1.3, the oldest we promise (the file is written in storage
+# version v1.1.0), and the duckdb shell 1.5.6, the newest 1.x CLI. CI runs it (.ci/run); about 10 s.
+COMPAT_VENV := .venv-compat
+COMPAT_PINS := duckdb==1.1.3 duckdb-cli==1.5.6
+$(COMPAT_VENV)/.installed: Makefile
+	$(PYTHON) -m venv $(COMPAT_VENV)
+	$(COMPAT_VENV)/bin/python -m pip install --quiet $(COMPAT_PINS)
+	touch $@
+
+compat: $(COMPAT_VENV)/.installed
 
 # Build the catalog from the snapshot that ships in the repo (no network), only if none exists.
 $(DB): | $(VENV)/.installed
@@ -106,4 +118,4 @@ fuzz: install
 	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m property tests/
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .snapshot.duckdb*
+	rm -rf $(VENV) $(COMPAT_VENV) .pytest_cache .ruff_cache .mypy_cache .snapshot.duckdb*
