@@ -6,15 +6,21 @@ DB     ?= data/catalog.duckdb
 SHARED ?= ../shared
 PYTEST_ARGS ?=
 
-.PHONY: install compat app seed test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
+.PHONY: runtime install compat app seed test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
 
-# Create .venv and install the pinned dependencies (again whenever pyproject/constraints change).
-$(VENV)/.installed: pyproject.toml constraints.txt
+# .venv with what the app, seed and refresh need (the runtime dependencies, pinned by constraints.txt),
+# and again whenever pyproject/constraints change; `make app` installs only this.
+$(VENV)/.runtime: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e .
 	touch $@
 
+# The test and lint tools on top (the [dev] extra): `make test`, `make lint` and the benchmarks.
+$(VENV)/.installed: $(VENV)/.runtime
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	touch $@
+
+runtime: $(VENV)/.runtime
 install: $(VENV)/.installed
 
 # Older DuckDB engines in .venv-compat, for the test that they open the catalog file and a release
@@ -30,17 +36,20 @@ $(COMPAT_VENV)/.installed: Makefile
 compat: $(COMPAT_VENV)/.installed
 
 # Build the catalog from the snapshot that ships in the repo (no network), only if none exists.
-$(DB): | $(VENV)/.installed
+$(DB): | $(VENV)/.runtime
 	$(PY) -m catalog seed --db $(DB)
 
 # Rebuild the catalog from the shipped snapshot, replacing the current one.
-seed: install
+seed: runtime
 	$(PY) -m catalog seed --db $(DB) --force
 
-# Install, build the catalog if missing, and serve the Streamlit app on http://localhost:8501
-# (streamlit run app.py, with the app's modules loaded before the first visitor: ui/serve.py).
-app: install $(DB)
-	INTERCONNECT_CATALOG_DB=$(DB) $(PY) -m ui.serve
+# Install the runtime dependencies, build the catalog if missing, and serve the Streamlit app on
+# http://localhost:$(PORT) (`make app PORT=8600` for another port; a busy one is named in one line).
+# It is `streamlit run app.py` with the app's modules loaded before the first visitor: ui/serve.py.
+PORT ?= 8501
+app: runtime $(DB)
+	@$(PY) -m devtools.port $(PORT)
+	INTERCONNECT_CATALOG_DB=$(DB) $(PY) -m ui.serve --server.port $(PORT)
 
 # Run the test suite (pytest exits 5, and so fails, if no test was collected).
 test: install
@@ -72,12 +81,12 @@ test-fast: install
 # (add COPIES=../shared to read the local copies providers declare, as `make snapshot` does).
 # Exit codes: 0 all providers refreshed; 1 some provider failed and kept its last good rows
 # (stale); 2 usage error; 3 another refresh is running. Meant for cron (see README).
-refresh: install
+refresh: runtime
 	$(PY) -m catalog refresh --db $(DB) $(if $(MIRROR),--mirror $(MIRROR)) $(if $(COPIES),--copies $(COPIES)) \
 	  $(if $(QUIET),--quiet)
 
 # Parse the stored documents of the last refresh again (after a parser fix; no network).
-reparse: install
+reparse: runtime
 	$(PY) -m catalog reparse --db $(DB)
 
 # Lint: ruff check, ruff format check and the mypy type check (CI runs this after the tests).
@@ -92,7 +101,7 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 
 # Regenerate the shipped snapshot from the real documents in $(SHARED)/mirror and the local copies in $(SHARED).
-snapshot: install
+snapshot: runtime
 	rm -f .snapshot.duckdb
 	$(PY) -m catalog refresh --quiet --db .snapshot.duckdb --mirror $(SHARED)/mirror --copies $(SHARED)
 	$(PY) -c "from pathlib import Path; from catalog import snapshot; \

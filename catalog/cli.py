@@ -182,11 +182,15 @@ def cmd_seed(args: argparse.Namespace) -> int:
     if not source.is_dir():
         raise EnvironmentProblem(f"snapshot directory {source} does not exist")
     try:
-        rows = snapshot.load(source, Path(args.db))
+        snapshot.load(source, Path(args.db))
     except LockHeld as exc:
         print(f"error: {exc}; not seeding underneath it", file=sys.stderr)
         return EXIT_LOCKED
-    print(f"built {args.db} from {source}: {rows} instances", file=sys.stderr)
+    from catalog.read.connect import connect_readonly
+    from catalog.read.summary import summary
+
+    with connect_readonly(args.db) as con:
+        print(f"built {args.db} from {source}: {summary(con).line()}", file=sys.stderr)
     return 0
 
 

@@ -1,0 +1,85 @@
+"""Set-up as a new user meets it: what `make app` installs and serves on, a busy port, what `seed` says."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+
+import pytest
+
+from catalog.cli import main
+from devtools.port import port_problem
+from tests.helpers import ROOT
+
+
+def dry_run(*args: str) -> list[str]:
+    """The commands `make ARGS` would run on a machine with no .venv and no catalog (``make -n``)."""
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+    done = subprocess.run(
+        [
+            "make",
+            "-n",
+            "--no-print-directory",
+            "-C",
+            str(ROOT),
+            *args,
+            "VENV=/nonexistent/venv",
+            "DB=/nonexistent/c.duckdb",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_make_app_installs_the_runtime_dependencies_only_and_takes_a_port():
+    commands = dry_run("app", "PORT=8600")
+    installs = [c for c in commands if "pip install" in c]
+    assert installs == [c for c in installs if c.endswith("-e .")] and len(installs) == 1
+    assert not any("[dev]" in c for c in commands)
+    port_check, serve = commands[-2:]
+    assert port_check.endswith("-m devtools.port 8600")
+    assert serve.endswith("-m ui.serve --server.port 8600")
+
+
+def test_make_test_adds_the_dev_extra():
+    installs = [c for c in dry_run("test") if "pip install" in c]
+    assert installs[0].endswith("-e .") and installs[-1].endswith("-e '.[dev]'")
+
+
+def test_a_busy_port_is_named_with_the_way_out():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        problem = port_problem(str(port))
+    assert problem is not None and f"port {port} is already in use" in problem
+    assert "make app PORT=" in problem and "\n" not in problem
+
+
+def test_a_free_port_passes_and_a_bad_one_names_the_variable():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    assert port_problem(str(free)) is None
+    assert port_problem("http") == "PORT must be a whole number from 1 to 65535, got 'http'"
+    assert port_problem("70000") is not None
+
+
+def test_seed_says_what_it_built(tmp_path, capsys):
+    import duckdb
+
+    db = tmp_path / "c.duckdb"
+    assert main(["seed", "--db", str(db)]) == 0
+    err = capsys.readouterr().err
+    with duckdb.connect(str(db), read_only=True) as con:
+        counted = con.execute("SELECT count(*), count(DISTINCT provider) FROM instances").fetchone()
+        instances, providers = counted
+        prices, built = con.execute("SELECT count(*), max(fetched_at) FROM current_prices").fetchone()
+    assert f"{instances:,} instances from {providers} providers" in err
+    assert f"{prices:,} current prices" in err
+    assert f"data as of {built:%Y-%m-%d %H:%M} UTC" in err
