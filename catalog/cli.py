@@ -155,20 +155,40 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """export: write one table to csv, parquet or json."""
+    """export: write one table to csv, parquet or json: to ``--out``, or else to standard output
+    (never a file in the working directory; parquet, being binary, only to a pipe or a redirect)."""
+    import tempfile
+
+    if args.out is None and args.format == "parquet" and sys.stdout.isatty():
+        print("error: parquet is binary: give --out FILE, or redirect standard output", file=sys.stderr)
+        return EXIT_USAGE
+    if args.out is not None:
+        _export(args.db, args.table, args.format, args.out)
+        print(f"wrote {args.table} to {args.out}", file=sys.stderr)
+        return 0
+    with tempfile.TemporaryDirectory(prefix="catalog-export-") as scratch:
+        out = Path(scratch) / f"{args.table}.{args.format}"
+        _export(args.db, args.table, args.format, str(out))
+        if args.format == "parquet":
+            sys.stdout.flush()
+            sys.stdout.buffer.write(out.read_bytes())
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(out.read_text(encoding="utf-8"))
+    return 0
+
+
+def _export(db: Path, table: str, fmt: str, out: str) -> None:
     import duckdb
 
     from catalog.read.connect import connect_readonly
 
-    out = args.out or f"{args.table}.{args.format}"
-    with connect_readonly(args.db) as con:
-        quoted = out.replace("'", "''")  # a SQL string literal; args.table is one of the choices
+    with connect_readonly(db) as con:
+        quoted = out.replace("'", "''")  # a SQL string literal; table is one of the choices
         try:
-            con.execute(f"COPY (SELECT * FROM {args.table}) TO '{quoted}' {EXPORT_FORMATS[args.format]}")
+            con.execute(f"COPY (SELECT * FROM {table}) TO '{quoted}' {EXPORT_FORMATS[fmt]}")
         except duckdb.IOException as exc:
             raise EnvironmentProblem(f"cannot write {out}: {str(exc).splitlines()[0]}") from None
-    print(f"wrote {args.table} to {out}", file=sys.stderr)
-    return 0
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
@@ -428,7 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         default="instances",
     )
-    export.add_argument("--out", help="output file (default <table>.<format>)")
+    export.add_argument("--out", help="output file (default: standard output)")
     export.set_defaults(func=cmd_export)
 
     seed = with_db(sub.add_parser("seed", help="build the catalog from the snapshot shipped in the repo"))
