@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from catalog.cli_measurements import cmd_import, cmd_probe
+from catalog.cli_release import add_release_parser
 from catalog.paths import default_db
 from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped
 
@@ -498,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     planning.set_defaults(func=cmd_plan)
 
     _cheapest_parser(with_db(sub.add_parser("cheapest", help="rank rows by price for a filter")))
+    add_release_parser(sub, with_db)
 
     measurements = sub.add_parser("measurements", help="add your own measurements to the catalog")
     actions = measurements.add_subparsers(dest="action", required=True)

@@ -127,3 +127,9 @@ def assert_an_older_engine_reads(db: Path) -> None:
 def test_an_older_engine_opens_the_seeded_catalog(seeded):
     old_engine()
     assert_an_older_engine_reads(seeded)
+
+
+def test_an_older_engine_opens_a_release(seeded, tmp_path):
+    old_engine()
+    assert main(["release", "--db", str(seeded), "--out", str(tmp_path / "release")]) == 0
+    assert_an_older_engine_reads(tmp_path / "release" / "catalog.duckdb")
