@@ -12,6 +12,7 @@ import re
 import duckdb
 
 from catalog.store import schema_sql
+from records.columns import INSTANCES
 
 _TABLE = re.compile(r"CREATE (TABLE IF NOT EXISTS|OR REPLACE VIEW) (\w+)")
 _COLUMN = re.compile(r"^\s{4}(\w+)\s+[A-Z]+[^-]*?(?:--\s*(.*))?$")
@@ -45,6 +46,7 @@ def comments(ddl: str) -> tuple[dict[str, str], dict[str, dict[str, str]], list[
 def schema_markdown(con: duckdb.DuckDBPyConnection, tables: tuple[str, ...]) -> str:
     """``schema.md`` for the tables of a release, read from the connection's current database."""
     about, described, views = comments(schema_sql())
+    described["instances"] = {c.name: " ".join(c.doc.split()) for c in INSTANCES}  # the column table
     lines = [
         "# Schema of this release",
         "",
