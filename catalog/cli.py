@@ -25,6 +25,8 @@ from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, Query
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    import pandas as pd
+
     from catalog.pipeline import RefreshReport
     from planner.models import ModelSpec
     from planner.result import Workload
@@ -277,28 +279,38 @@ def _plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options
     )
 
 
+def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
+    """The ranking ``plan`` prints: every instance for the model, workload and options ``args`` name,
+    by time or cost, and the workload's kind. ParseError names a bad input; FileNotFoundError if there
+    is no catalog. ``catalog.api.Catalog.plan`` calls it too, so an option added here reaches both."""
+    from catalog.read.connect import connect_readonly
+    from catalog.read.plan import rank
+    from catalog.read.queries import Filters
+
+    model, workload, options = _plan_inputs(args)
+    with connect_readonly(args.db) as con:
+        filters = Filters(providers=tuple(args.provider or ()))
+        frame = rank(con, model, workload, nodes=args.nodes, filters=filters, options=options, by=args.by)
+    return frame, workload.kind
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     """plan: rank every instance by a model's time or cost, or show one instance's plan in full."""
     from catalog.read import plan_output
     from catalog.read.connect import connect_readonly
-    from catalog.read.plan import instance_plans, rank
-    from catalog.read.queries import Filters
+    from catalog.read.plan import instance_plans
     from normalize.errors import ParseError
 
     try:
-        model, workload, options = _plan_inputs(args)
+        if args.instance:
+            model, workload, options = _plan_inputs(args)
+            with connect_readonly(args.db) as con:
+                plans = instance_plans(con, args.instance, model, workload, nodes=args.nodes, options=options)
+        else:
+            frame, kind = plan_ranking(args)
     except ParseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        with connect_readonly(args.db) as con:
-            if args.instance:
-                plans = instance_plans(con, args.instance, model, workload, nodes=args.nodes, options=options)
-            else:
-                filters = Filters(providers=tuple(args.provider or ()))
-                frame = rank(
-                    con, model, workload, nodes=args.nodes, filters=filters, options=options, by=args.by
-                )
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -308,7 +320,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         sys.stdout.write(plan_output.instance_report(plans, args.format))
         return 0
-    sys.stdout.write(plan_output.ranking_report(frame, workload.kind, args.top, args.format))
+    sys.stdout.write(plan_output.ranking_report(frame, kind, args.top, args.format))
     return 0
 
 
@@ -323,6 +335,7 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         intra_links=tuple(args.link or ()),
         fabrics=tuple(args.fabric or ()),
         providers=tuple(args.provider or ()),
+        regions=tuple(args.region or ()),
         min_fabric_gbits_per_s_per_node=args.min_fabric_gbits,
         include_inferred=not args.stated_only,
         priced_only=args.priced_only,
@@ -340,7 +353,10 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         sys.stdout.write(frame.to_json(orient="records") + "\n")
     else:
         shown = frame[[c for c in CHEAPEST_TABLE if c in frame.columns]].round(3)
-        rows = [[None if v != v else v for v in row] for row in shown.itertuples(index=False)]
+        import pandas as pd
+
+        # NaN and pandas' NA (a nullable rank, an unpriced row) print as NULL; NA has no truth value
+        rows = [[None if pd.isna(v) else v for v in row] for row in shown.itertuples(index=False)]
         write_rows(list(shown.columns), rows, "table", sys.stdout)
     return 0
 
@@ -539,6 +555,7 @@ def _cheapest_parser(cheap: argparse.ArgumentParser) -> None:
     cheap.add_argument("--link", action="append", choices=[v.value for v in Link], help="intra-node link")
     cheap.add_argument("--fabric", action="append", choices=[v.value for v in Fabric], help="fabric")
     cheap.add_argument("--provider", action="append", help="only this provider (repeatable)")
+    cheap.add_argument("--region", action="append", help="priced in this region, as the source names it")
     cheap.add_argument("--min-fabric-gbits", type=float, default=0, help="fabric per node at least (Gbit/s)")
     cheap.add_argument("--by", choices=list(ORDERS), default="usd_per_hour", help="order, cheapest first")
     cheap.add_argument("--stated-only", action="store_true", help="ignore datasheet-inferred fabric figures")

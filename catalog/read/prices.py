@@ -31,6 +31,9 @@ class PriceQuestion:
       (``Fabric`` values), ``providers``: a row matches one of the listed values.
     - ``min_fabric_gbits_per_s_per_node``: at least this fabric per node; a row whose figure is not
       known does not match. ``include_inferred`` False counts only figures the provider states.
+    - ``regions``: only rows with a current price in one of these regions (as the price source names
+      them: ``us-east-1``, ``eastus``), and their price columns (cheapest, its region, regions, spot)
+      counted over those regions only.
     - ``include_stale`` False drops rows kept from a failed refresh.
     - ``priced_only`` drops rows with no on-demand price; otherwise they come last, unranked.
     - ``order_by``: a key of ``ORDERS``.
@@ -40,6 +43,7 @@ class PriceQuestion:
     intra_links: tuple[str, ...] = ()
     fabrics: tuple[str, ...] = ()
     providers: tuple[str, ...] = ()
+    regions: tuple[str, ...] = ()
     min_fabric_gbits_per_s_per_node: float = 0
     include_inferred: bool = True
     include_stale: bool = True
@@ -47,13 +51,28 @@ class PriceQuestion:
     order_by: str = "usd_per_hour"
 
 
+# With ``regions``: the prices of those regions only, and each row's price columns recounted over them
+# as catalog/pricing.py counts them over every region (cheapest on-demand, first region by name on a tie).
+_REGIONAL_PRICES = "(SELECT * FROM current_prices WHERE list_contains($regions, region))"
+_REGIONAL_INSTANCES = f"""(
+    SELECT i.* REPLACE (
+        r.min_usd_per_hour AS min_usd_per_hour, r.min_usd_per_hour / i.gpu_count AS usd_per_gpu_hour,
+        r.price_region AS price_region, r.regions AS regions)
+    FROM instances i JOIN (
+        SELECT provider, instance_type, min(usd_per_hour) AS min_usd_per_hour,
+               (list(region ORDER BY usd_per_hour, region) FILTER (usd_per_hour IS NOT NULL))[1]
+                   AS price_region,
+               count(DISTINCT region) FILTER (usd_per_hour IS NOT NULL) AS regions
+        FROM {_REGIONAL_PRICES} GROUP BY provider, instance_type
+    ) r USING (provider, instance_type))"""
+
 _RANKED = """
 WITH spot AS (
     SELECT provider, instance_type, min(spot_usd_per_hour) AS min_spot_usd_per_hour
-    FROM current_prices GROUP BY provider, instance_type
+    FROM {prices} GROUP BY provider, instance_type
 ), source AS (
     SELECT provider, instance_type, region, arg_min(source_url, usd_per_hour) AS price_source_url
-    FROM current_prices WHERE usd_per_hour IS NOT NULL GROUP BY provider, instance_type, region
+    FROM {prices} WHERE usd_per_hour IS NOT NULL GROUP BY provider, instance_type, region
 ), base AS (
     SELECT i.* REPLACE (
         CASE WHEN $inferred OR inter_node_basis <> 'inferred' THEN inter_node_gbits_per_s END
@@ -61,7 +80,7 @@ WITH spot AS (
         CASE WHEN $inferred OR inter_node_basis <> 'inferred' THEN inter_node_gbytes_per_s END
             AS inter_node_gbytes_per_s),
         spot.min_spot_usd_per_hour, source.price_source_url
-    FROM instances i
+    FROM {instances} i
     LEFT JOIN spot USING (provider, instance_type)
     LEFT JOIN source ON source.provider = i.provider AND source.instance_type = i.instance_type
         AND source.region = i.price_region
@@ -94,6 +113,8 @@ def _where(question: PriceQuestion) -> tuple[list[str], dict]:
         if values:
             where.append(f"list_contains(${name}, {column})")
             params[name] = values
+    if question.regions:
+        params["regions"] = list(question.regions)
     if question.min_fabric_gbits_per_s_per_node > 0:
         where.append("inter_node_gbits_per_s >= $min_fabric")
         params["min_fabric"] = float(question.min_fabric_gbits_per_s_per_node)
@@ -117,7 +138,12 @@ def cheapest(con: duckdb.DuckDBPyConnection, question: PriceQuestion = PriceQues
     if question.order_by not in ORDERS:
         raise ValueError(f"order_by {question.order_by!r}: choose one of {', '.join(ORDERS)}")
     where, params = _where(question)
-    sql = _RANKED.format(key=ORDERS[question.order_by], where="WHERE " + " AND ".join(where) if where else "")
+    sql = _RANKED.format(
+        key=ORDERS[question.order_by],
+        where="WHERE " + " AND ".join(where) if where else "",
+        prices=_REGIONAL_PRICES if question.regions else "current_prices",
+        instances=_REGIONAL_INSTANCES if question.regions else "instances",
+    )
     return con.execute(sql, params).df()
 
 
