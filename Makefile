@@ -6,7 +6,7 @@ DB     ?= data/catalog.duckdb
 SHARED ?= ../shared
 PYTEST_ARGS ?=
 
-.PHONY: runtime install compat app seed test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
+.PHONY: runtime install compat app seed release test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
 
 # .venv with what the app, seed and refresh need (the runtime dependencies, pinned by constraints.txt),
 # and again whenever pyproject/constraints change; `make app` installs only this.
@@ -86,15 +86,23 @@ refresh: runtime
 	$(PY) -m catalog refresh --db $(DB) $(if $(MIRROR),--mirror $(MIRROR)) $(if $(COPIES),--copies $(COPIES)) \
 	  $(if $(QUIET),--quiet)
 
+# Write a release of the catalog into OUT (a new or empty directory): catalog.duckdb, one Parquet file
+# per table, instances.json, schema.md, manifest.json, SHA256SUMS (docs/operations.md, Releases).
+OUT ?= release
+release: runtime $(DB)
+	$(PY) -m catalog release --db $(DB) --out $(OUT)
+
 # Parse the stored documents of the last refresh again (after a parser fix; no network).
 reparse: runtime
 	$(PY) -m catalog reparse --db $(DB)
 
-# Lint: ruff check, ruff format check and the mypy type check (CI runs this after the tests).
+# Lint: ruff check, ruff format check, the mypy type check, and actionlint on the GitHub workflows
+# (CI runs this after the tests).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/actionlint .github/workflows/*.yml
 
 # Format and apply ruff's safe fixes.
 format: install

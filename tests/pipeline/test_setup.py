@@ -83,3 +83,27 @@ def test_seed_says_what_it_built(tmp_path, capsys):
     assert f"{instances:,} instances from {providers} providers" in err
     assert f"{prices:,} current prices" in err
     assert f"data as of {built:%Y-%m-%d %H:%M} UTC" in err
+
+
+def test_make_lint_checks_the_workflows_with_actionlint():
+    assert any(c.endswith("bin/actionlint .github/workflows/*.yml") for c in dry_run("lint"))
+
+
+def test_the_refresh_workflow_runs_make_targets_that_exist():
+    """.github/workflows/refresh.yml runs the same make targets CI runs; each is one make knows."""
+    import re
+
+    workflow = (ROOT / ".github" / "workflows" / "refresh.yml").read_text()
+    commands = re.findall(r"(?:^\s*|run: |\|\| )make ([a-z][a-z-]*)", workflow, re.M)  # run steps only
+    targets = set(commands)
+    assert {"seed", "refresh", "compat", "test", "release"} <= targets
+    for target in sorted(targets):
+        assert dry_run(target), target
+    assert "on:\n  schedule:" in workflow and "workflow_dispatch:" in workflow
+    assert '"$code" -gt 1' in workflow  # exit 2, 3, 4 stop before the tests: nothing is published
+
+
+def test_make_release_writes_where_out_says():
+    assert dry_run("release", "OUT=/tmp/r")[-1].endswith(
+        "-m catalog release --db /nonexistent/c.duckdb --out /tmp/r"
+    )
