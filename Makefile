@@ -8,14 +8,18 @@ PYTEST_ARGS ?=
 
 .PHONY: runtime install compat app seed release test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
 
-# .venv with what the app, seed and refresh need (the runtime dependencies, pinned by constraints.txt),
-# and again whenever pyproject/constraints change; `make app` installs only this.
+# .venv with what the app, seed and refresh need: pyproject's runtime dependencies, pinned by
+# constraints.txt (again whenever either changes); `make app` installs only this. The project itself
+# runs from the checkout (`python -m ...` here), so nothing is built for it until `make test`.
 $(VENV)/.runtime: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e .
+	$(PY) -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], \
+	  sep='\n')" > $(VENV)/runtime-requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -r $(VENV)/runtime-requirements.txt
 	touch $@
 
-# The test and lint tools on top (the [dev] extra): `make test`, `make lint` and the benchmarks.
+# The project (editable) and the test and lint tools on top (the [dev] extra): `make test`, `make lint`
+# and the benchmarks.
 $(VENV)/.installed: $(VENV)/.runtime
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
 	touch $@
