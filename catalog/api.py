@@ -132,7 +132,8 @@ class Catalog:
 
     def query(self, sql: str, *, timeout_s: float = 30.0) -> pd.DataFrame:
         """Read-only SQL in ``catalog query``'s sandbox, as a DataFrame. ValueError for SQL the
-        sandbox refuses or that fails; QueryStopped past ``timeout_s`` (0: no limit)."""
+        sandbox refuses or that fails, and for a result past the sandbox's caps; QueryStopped past
+        ``timeout_s`` (0: no limit)."""
         import duckdb
         import pandas as pd
 
@@ -140,7 +141,9 @@ class Catalog:
 
         try:
             with connect_sandboxed(self.path) as con:
-                columns, rows = execute_limited(con, sql, timeout_s)
+                columns, rows, cut = execute_limited(con, sql, timeout_s)
         except duckdb.Error as exc:
             raise ValueError(str(exc).splitlines()[0]) from None
+        if cut is not None:  # as the CLI: a cut result is not the answer, so none is returned
+            raise ValueError(f"result {cut}; narrow the query (WHERE, LIMIT) to see the rest")
         return pd.DataFrame(rows, columns=columns)
