@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from catalog.cli_measurements import cmd_import, cmd_probe
+from catalog.cli_release import add_release_parser
 from catalog.paths import default_db
 from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped, Unpublishable
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     import duckdb
+    import pandas as pd
 
     from catalog.pipeline import RefreshReport
     from planner.models import ModelSpec
@@ -172,20 +174,40 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """export: write one table to csv, parquet or json."""
+    """export: write one table to csv, parquet or json: to ``--out``, or else to standard output
+    (never a file in the working directory; parquet, being binary, only to a pipe or a redirect)."""
+    import tempfile
+
+    if args.out is None and args.format == "parquet" and sys.stdout.isatty():
+        print("error: parquet is binary: give --out FILE, or redirect standard output", file=sys.stderr)
+        return EXIT_USAGE
+    if args.out is not None:
+        _export(args.db, args.table, args.format, args.out)
+        print(f"wrote {args.table} to {args.out}", file=sys.stderr)
+        return 0
+    with tempfile.TemporaryDirectory(prefix="catalog-export-") as scratch:
+        out = Path(scratch) / f"{args.table}.{args.format}"
+        _export(args.db, args.table, args.format, str(out))
+        if args.format == "parquet":
+            sys.stdout.flush()
+            sys.stdout.buffer.write(out.read_bytes())
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(out.read_text(encoding="utf-8"))
+    return 0
+
+
+def _export(db: Path, table: str, fmt: str, out: str) -> None:
     import duckdb
 
     from catalog.read.connect import connect_readonly
 
-    out = args.out or f"{args.table}.{args.format}"
-    with connect_readonly(args.db) as con:
-        quoted = out.replace("'", "''")  # a SQL string literal; args.table is one of the choices
+    with connect_readonly(db) as con:
+        quoted = out.replace("'", "''")  # a SQL string literal; table is one of the choices
         try:
-            con.execute(f"COPY (SELECT * FROM {args.table}) TO '{quoted}' {EXPORT_FORMATS[args.format]}")
+            con.execute(f"COPY (SELECT * FROM {table}) TO '{quoted}' {EXPORT_FORMATS[fmt]}")
         except duckdb.IOException as exc:
             raise EnvironmentProblem(f"cannot write {out}: {str(exc).splitlines()[0]}") from None
-    print(f"wrote {args.table} to {out}", file=sys.stderr)
-    return 0
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
@@ -199,11 +221,15 @@ def cmd_seed(args: argparse.Namespace) -> int:
     if not source.is_dir():
         raise EnvironmentProblem(f"snapshot directory {source} does not exist")
     try:
-        rows = snapshot.load(source, Path(args.db))
+        snapshot.load(source, Path(args.db))
     except LockHeld as exc:
         print(f"error: {exc}; not seeding underneath it", file=sys.stderr)
         return EXIT_LOCKED
-    print(f"built {args.db} from {source}: {rows} instances", file=sys.stderr)
+    from catalog.read.connect import connect_readonly
+    from catalog.read.summary import summary
+
+    with connect_readonly(args.db) as con:
+        print(f"built {args.db} from {source}: {summary(con).line()}", file=sys.stderr)
     return 0
 
 
@@ -268,32 +294,45 @@ def _plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options
     )
 
 
+def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
+    """The ranking ``plan`` prints: every instance for the model, workload and options ``args`` name,
+    by time or cost, and the workload's kind. ParseError names a bad input; FileNotFoundError if there
+    is no catalog. ``catalog.api.Catalog.plan`` calls it too, so an option added here reaches both."""
+    from catalog.read.connect import connect_readonly
+    from catalog.read.plan import rank
+    from catalog.read.queries import Filters
+    from normalize.errors import ParseError
+
+    model, workload, options = _plan_inputs(args)
+    with connect_readonly(args.db) as con:
+        problem = _names_problem(con, args.provider, None)
+        if problem:
+            raise ParseError(problem)
+        filters = Filters(providers=tuple(args.provider or ()))
+        frame = rank(con, model, workload, nodes=args.nodes, filters=filters, options=options, by=args.by)
+    return frame, workload.kind
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     """plan: rank every instance by a model's time or cost, or show one instance's plan in full."""
     from catalog.read import plan_output
     from catalog.read.connect import connect_readonly
-    from catalog.read.plan import instance_plans, rank
-    from catalog.read.queries import Filters
+    from catalog.read.plan import instance_plans
     from normalize.errors import ParseError
 
     try:
-        model, workload, options = _plan_inputs(args)
+        if args.instance:
+            model, workload, options = _plan_inputs(args)
+            with connect_readonly(args.db) as con:
+                problem = _names_problem(con, args.provider, args.instance)
+                if problem:
+                    raise ParseError(problem)
+                plans = instance_plans(con, args.instance, model, workload, nodes=args.nodes, options=options)
+        else:
+            frame, kind = plan_ranking(args)
     except ParseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        with connect_readonly(args.db) as con:
-            problem = _names_problem(con, args.provider, args.instance)
-            if problem:
-                print(f"error: {problem}", file=sys.stderr)
-                return EXIT_USAGE
-            if args.instance:
-                plans = instance_plans(con, args.instance, model, workload, nodes=args.nodes, options=options)
-            else:
-                filters = Filters(providers=tuple(args.provider or ()))
-                frame = rank(
-                    con, model, workload, nodes=args.nodes, filters=filters, options=options, by=args.by
-                )
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -303,7 +342,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         sys.stdout.write(plan_output.instance_report(plans, args.format))
         return 0
-    sys.stdout.write(plan_output.ranking_report(frame, workload.kind, args.top, args.format))
+    sys.stdout.write(plan_output.ranking_report(frame, kind, args.top, args.format))
     return 0
 
 
@@ -362,7 +401,10 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         sys.stdout.write(frame.to_json(orient="records") + "\n")
     else:
         shown = frame[[c for c in CHEAPEST_TABLE if c in frame.columns]].round(3)
-        rows = [[None if v != v else v for v in row] for row in shown.itertuples(index=False)]
+        import pandas as pd
+
+        # NaN and pandas' NA (a nullable rank, an unpriced row) print as NULL; NA has no truth value
+        rows = [[None if pd.isna(v) else v for v in row] for row in shown.itertuples(index=False)]
         write_rows(list(shown.columns), rows, "table", sys.stdout)
     return 0
 
@@ -474,7 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         default="instances",
     )
-    export.add_argument("--out", help="output file (default <table>.<format>)")
+    export.add_argument("--out", help="output file (default: standard output)")
     export.set_defaults(func=cmd_export)
 
     seed = with_db(sub.add_parser("seed", help="build the catalog from the snapshot shipped in the repo"))
@@ -524,6 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     planning.set_defaults(func=cmd_plan)
 
     _cheapest_parser(with_db(sub.add_parser("cheapest", help="rank rows by price for a filter")))
+    add_release_parser(sub, with_db)
 
     measurements = sub.add_parser("measurements", help="add your own measurements to the catalog")
     actions = measurements.add_subparsers(dest="action", required=True)

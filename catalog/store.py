@@ -38,6 +38,13 @@ from records.prices import Price
 
 log = logging.getLogger(__name__)
 
+#: The storage format every catalog file is written in: DuckDB's v1.1.0 format (storage version 64),
+#: which every DuckDB from 1.1 on reads (the duckdb shell, DBeaver and other clients on a 1.x engine),
+#: where the engine's own newest format would shut them out. ``tests/test_storage_compat.py`` opens a
+#: seeded catalog and a release with an older engine (``make compat``). Writing it costs nothing here:
+#: the catalog uses no type or compression that needs a newer format.
+STORAGE_VERSION = "v1.1.0"
+
 # The writer's column list comes from the one column table (records/instance_columns.toml).
 CLAIM_IDENTITY = (
     "provider",
@@ -200,7 +207,7 @@ class CatalogWriter:
             leftover.unlink(missing_ok=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.has_old = keep_history and self.path.exists() and self._readable_old(rebuild_corrupt)
-        self.con = duckdb.connect(str(self.tmp))
+        self.con = duckdb.connect(str(self.tmp), config={"storage_compatibility_version": STORAGE_VERSION})
         self.con.execute(schema_sql())
         self._insert("measurements", self._salvaged)  # a corrupt old catalog's imported readings
         if self.has_old:
