@@ -280,8 +280,8 @@ def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
 def parquet_bytes(frame: pd.DataFrame, lines: list[str]) -> bytes:
     """``frame`` as Parquet, whole-number columns as integers, ``lines`` in the file's metadata
     (key ``interconnect-catalog``)."""
-    import pyarrow as pa  # type: ignore[import-untyped]
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(whole_numbers(frame), preserve_index=False)
     meta = {**(table.schema.metadata or {}), b"interconnect-catalog": "\n".join(lines).encode("utf-8")}
