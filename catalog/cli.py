@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from catalog import cli_plan
 from catalog.cli_measurements import cmd_import, cmd_probe
 from catalog.paths import default_db
 from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped
@@ -472,6 +473,8 @@ def build_parser() -> argparse.ArgumentParser:
     planning.add_argument("--provider", action="append", help="only this provider (repeatable)")
     planning.add_argument("--format", choices=("table", "csv", "json"), default="table")
     planning.set_defaults(func=cmd_plan)
+
+    cli_plan.register(sub, with_db)
 
     _cheapest_parser(with_db(sub.add_parser("cheapest", help="rank rows by price for a filter")))
 

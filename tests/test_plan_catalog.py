@@ -17,9 +17,19 @@ from catalog.read.plan import instance_plans, rank
 from catalog.read.plan_inputs import dense_peaks
 from catalog.read.queries import Filters
 from planner.models import ServeWorkload, TrainWorkload, preset
+from planner.plan import plan
 from planner.verdict import verdict
+from tests.helpers import planner_node
 
 SERVE_70B = (preset("llama-3.1-70b"), ServeWorkload())
+
+
+def p5_tokens_per_s() -> float:
+    """What the planner gives 70B on 8 x H100 SXM over 3,200 Gb/s EFA built from the datasheet
+    figures (tests/test_planner_cases.py works the arithmetic): the test catalog's p5 row has them."""
+    return plan(*SERVE_70B, planner_node("H100-SXM-80GB", 8)).best.tokens_per_s
+
+
 # Karpenter's on-demand table for us-east-1 (aws/karpenter-provider-aws, zz_generated.pricing_aws.go).
 P5_QUOTE = '"p5.48xlarge": 55.040000, "p5.4xlarge": 6.880000,'
 PRICING_URL = (
@@ -52,7 +62,7 @@ def test_rank_plans_every_row_and_puts_the_unplannable_last(small_catalog_file):
     with connect_readonly(small_catalog_file) as con:
         frame = rank(con, *SERVE_70B)
     assert list(frame["instance_type"]) == [
-        "p5.48xlarge",  # 8 x H100 (80 GiB): TP4 x DP2, 2,779 output tokens/s
+        "p5.48xlarge",  # 8 x H100 (80 GiB): TP4 x DP2
         "Standard_ND96isr_T9_v9",  # 8 x H100 (80 GB): the same layout and speed; ties go by provider
         "Standard_ND48is_T9_v9",  # 4 x H100: one TP4 replica, half the tokens
         "g5.12xlarge",  # A10G: no datasheet compute peak, so no time at all
@@ -66,11 +76,11 @@ def test_rank_plans_every_row_and_puts_the_unplannable_last(small_catalog_file):
         1,
         "NVSwitch",
     )
-    assert p5["tokens_per_s"] == pytest.approx(2779, rel=1e-3)
+    assert p5["tokens_per_s"] == pytest.approx(p5_tokens_per_s())
     assert p5["min_gpus"] == 4  # 141 GB of weights: 2 x 77.3 GB cannot also hold the KV cache, 4 can
     assert frame.iloc[2]["tokens_per_s"] == pytest.approx(p5["tokens_per_s"] / 2)
     assert p5["bandwidth_basis"] == "NVSwitch 450 GB/s one way per GPU (inferred)"
-    assert p5["comm_share"] == pytest.approx(0.0222, rel=1e-2)
+    assert 0.2 < p5["comm_share"] < 0.4  # NCCL's per-call latency, 160 all-reduces per decode step
     unplanned = frame.iloc[3]
     assert (
         unplanned["reason"] == "no dense BF16 peak for A10G-24GB in the datasheet table: compute time unknown"
@@ -93,7 +103,13 @@ def test_training_ranks_clusters_of_the_fewest_nodes_that_fit(small_catalog_file
         12,
         "TP4 x PP24 x EP1 x DP1, full recompute",
     )
-    assert p5["step_s"] == pytest.approx(340.4, rel=1e-3)
+    alone = plan(
+        preset("llama-3.1-405b"),
+        TrainWorkload(),
+        planner_node("H100-SXM-80GB", 8, memory_gb=85.89934592),
+        nodes=12,
+    )
+    assert p5["step_s"] == pytest.approx(alone.best.step.step_s)
     # Four 24 GB A10Gs per node: 6.5 TB needs 77 nodes, past the 64 the planner tries.
     assert (
         frame.iloc[1]["reason"]
@@ -113,11 +129,12 @@ def test_prices_give_the_cost_and_rank_by_it(small_catalog):
         tokens = frame.iloc[0]["tokens_per_s"]
         plans = instance_plans(con, "p5.48xlarge", *SERVE_70B)
     p5 = frame.iloc[0]
-    # The cheapest region's $55.04 an hour / 3,600 s / 2,779 tokens/s x 10^6 = $5.50 per million tokens.
+    # The cheapest region's $55.04 an hour / 3,600 s / tokens/s x 10^6 = USD per million tokens.
     assert p5["usd_per_hour"] == 55.04
     assert p5["usd_per_million_tokens"] == pytest.approx(55.04 / 3600 / tokens * 1e6)
-    assert p5["usd_per_million_tokens"] == pytest.approx(5.50, abs=0.01)
-    assert "$5.50 per million output tokens" in p5["verdict"]
+    usd = 55.04 / 3600 / p5_tokens_per_s() * 1e6
+    assert p5["usd_per_million_tokens"] == pytest.approx(usd)
+    assert f"${usd:,.2f} per million output tokens" in p5["verdict"]
     # Unpriced rows are not ranked by cost, yet come before the rows that cannot be planned.
     assert list(frame["rank"].astype("object"))[:2] == [1, pd.NA]
     assert frame.iloc[1]["instance_type"] == "Standard_ND96isr_T9_v9"
@@ -185,7 +202,7 @@ def test_a_catalog_without_prices_or_measurements_tables_still_plans(small_catal
         con.execute("DROP TABLE measurements")
     with connect_readonly(db) as con:
         frame = rank(con, *SERVE_70B)
-    assert frame.iloc[0]["tokens_per_s"] == pytest.approx(2779, rel=1e-3)
+    assert frame.iloc[0]["tokens_per_s"] == pytest.approx(p5_tokens_per_s())
     assert frame["usd_per_million_tokens"].isna().all()
 
 
@@ -220,9 +237,10 @@ def test_cli_plan_table_json_and_csv(small_catalog_file, capsys):
     db = str(small_catalog_file)
     assert main(["plan", "--model", "llama-3.1-70b", "--workload", "serve", "--db", db]) == 0
     out = capsys.readouterr().out
-    assert "p5.48xlarge" in out and "TP4 x PP1 x EP1 x DP2" in out and "2,779" in out
+    assert "p5.48xlarge" in out and "TP4 x PP1 x EP1 x DP2" in out and f"{p5_tokens_per_s():,.0f}" in out
     assert "1. aws p5.48xlarge: Llama 3.1 70B fits one NVLink domain (4 GPUs at least)" in out
-    assert "5.50" in out  # p5.48xlarge's $ per million output tokens at the small mirror's price
+    usd = 55.04 / 3600 / p5_tokens_per_s() * 1e6
+    assert f"{usd:,.2f}" in out  # p5.48xlarge's $ per million output tokens at the small mirror's price
     assert (
         main(
             [

@@ -307,3 +307,16 @@ def transfers_frame(result: Plan) -> pd.DataFrame:
             for t in best.step.transfers
         ]
     )
+
+
+def instance_nodes(con: duckdb.DuckDBPyConnection, instance_type: str) -> list[tuple[str, Node | str]]:
+    """(provider, the planner's node or the reason it has none) for every provider's ``instance_type``."""
+    frame = filtered_instances(con, Filters(search=instance_type))
+    prices, measured = cheapest_prices(con), measurements_by_instance(con)
+    found: list[tuple[str, Node | str]] = []
+    for row in frame.to_dict("records"):
+        if row["instance_type"] != instance_type:
+            continue
+        key = (row["provider"], row["instance_type"])
+        found.append((row["provider"], node_from_row(row, prices.get(key), measured.get(key))))
+    return found
