@@ -15,8 +15,14 @@ import math
 import re
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from normalize.errors import ParseError
+
+if TYPE_CHECKING:
+    from planner.models import ModelSpec
+    from planner.result import Workload
+    from planner.step import Options
 
 #: The largest message and cluster a prediction is made for (bounds on user input).
 MAX_BYTES = 2**40
@@ -145,3 +151,187 @@ def register(
     parser.add_argument("--bytes", required=True, help="message size as nccl-tests prints it (512K, 8G ...)")
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.set_defaults(func=cmd_collective)
+
+
+#: Bounds on what a user may ask ``plan`` for: a model name, the tokens of one conversation, the
+#: concurrency, the cluster, the latency targets (a number outside them is a one-line error).
+MAX_MODEL_ARG_CHARS = 4096
+MAX_MODEL_FILE_BYTES = 1_000_000
+MAX_TOKENS = 10_000_000
+MAX_CONCURRENCY = 10_000_000
+MAX_PLAN_NODES = 1024
+MAX_TARGET = 1e9
+
+
+def _bounded_int(name: str, text: str | None, low: int, high: int) -> int | None:
+    if text is None:
+        return None
+    if not re.fullmatch(r"\s*\d{1,12}\s*", text) or not low <= int(text) <= high:
+        raise ParseError(f"{name} must be a whole number from {low:,} to {high:,}, got {text[:40]!r}")
+    return int(text)
+
+
+def _bounded_float(name: str, text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text[:40])
+    except ValueError:
+        raise ParseError(f"{name} must be a number, got {text[:40]!r}") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_TARGET):
+        raise ParseError(f"{name} must be a positive number up to {MAX_TARGET:g}, got {text[:40]!r}")
+    return value
+
+
+def read_model(arg: str) -> ModelSpec:
+    """A preset name, a planner TOML/JSON file, or a Hugging Face config.json; ParseError naming
+    --model for anything else."""
+    from pathlib import Path
+
+    from planner.models import model_from_hf_config, model_from_text, preset, preset_names
+
+    if len(arg) > MAX_MODEL_ARG_CHARS:
+        raise ParseError(f"--model is {len(arg):,} characters long; at most {MAX_MODEL_ARG_CHARS:,}")
+    if arg in preset_names():
+        return preset(arg)
+    path = Path(arg)
+    if not path.is_file():
+        raise ParseError(f"--model: no preset or file {arg[:200]!r}; presets: {', '.join(preset_names())}")
+    if path.stat().st_size > MAX_MODEL_FILE_BYTES:
+        raise ParseError(f"--model: {arg[:200]} is larger than {MAX_MODEL_FILE_BYTES:,} bytes")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParseError(f"--model: cannot read {arg[:200]}: {exc}") from None
+    name = path.stem[:200]
+    if '"architectures"' in text or '"num_hidden_layers"' in text:
+        return model_from_hf_config(text, name)
+    return model_from_text(text, arg[:200])
+
+
+def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]:
+    """The model, workload and options a ``plan`` command asks for; ParseError names a bad one."""
+    from planner.models import ServeWorkload, TrainWorkload
+    from planner.step import Options
+
+    model = read_model(args.model)
+    workload: Workload
+    context = _bounded_int("--context", args.context, 1, MAX_TOKENS)
+    batch_text = None if args.batch in (None, "max") else args.batch
+    batch = _bounded_int("--batch", batch_text, 1, MAX_CONCURRENCY)
+    if args.workload == "serve":
+        if args.precision not in (None, "bf16", "fp8", "fp4"):
+            raise ParseError(f"--precision for serving is bf16, fp8 or fp4, got {args.precision!r}")
+        workload = ServeWorkload(
+            batch_sequences=batch,
+            prompt_tokens=context or 2048,
+            output_tokens=_bounded_int("--output", args.output, 1, MAX_TOKENS) or 512,
+            target_tokens_per_s=_bounded_float("--tokens-per-s", args.tokens_per_s),
+            tpot_ms=_bounded_float("--tpot-ms", args.tpot_ms),
+            ttft_ms=_bounded_float("--ttft-ms", args.ttft_ms),
+            precision=args.precision or "",
+        )
+    else:
+        if args.precision not in (None, "bf16", "fp8"):
+            raise ParseError(f"--precision for training is bf16 or fp8, got {args.precision!r}")
+        sequence = context or 8192
+        workload = TrainWorkload(
+            global_batch_tokens=(batch or 512) * sequence,
+            sequence_tokens=sequence,
+            precision=args.precision or "bf16",
+        )
+    efficiency = _bounded_float("--efficiency", args.efficiency)
+    if efficiency is not None and efficiency > 1:
+        raise ParseError(f"--efficiency must be in (0, 1], got {args.efficiency}")
+    return (
+        model,
+        workload,
+        Options(compute_efficiency=efficiency or 0.5, tp_across_domain=args.tp_across_domain),
+    )
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """plan: rank every instance by a model's time or cost, or show one instance's plan in full."""
+    from catalog.read import plan_output
+    from catalog.read.connect import connect_readonly
+    from catalog.read.plan import instance_plans, rank
+    from catalog.read.queries import Filters
+
+    try:
+        model, workload, options = plan_inputs(args)
+        nodes = _bounded_int("--nodes", args.nodes, 1, MAX_PLAN_NODES)
+    except ParseError as exc:
+        print(f"error: {str(exc).splitlines()[0][:500]}", file=sys.stderr)
+        return 2
+    try:
+        with connect_readonly(args.db) as con:
+            if args.instance:
+                plans = instance_plans(
+                    con, args.instance[:200], model, workload, nodes=nodes, options=options
+                )
+            else:
+                filters = Filters(providers=tuple(p[:100] for p in args.provider or ()))
+                frame = rank(con, model, workload, nodes=nodes, filters=filters, options=options, by=args.by)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.instance:
+        if not plans:
+            print(
+                f"error: --instance: no instance type {args.instance[:200]!r} in the catalog", file=sys.stderr
+            )
+            return 2
+        sys.stdout.write(plan_output.instance_report(plans, args.format))
+        return 0
+    targets = getattr(workload, "tpot_ms", None) or getattr(workload, "ttft_ms", None)
+    if targets and not frame.empty and frame["tokens_per_s"].isna().all():
+        missed = frame["reason"].fillna("").str.contains("misses the latency target")
+        if missed.any():
+            print(
+                f"error: --tpot-ms/--ttft-ms: no instance meets them; {frame['reason'][missed].iloc[0]}",
+                file=sys.stderr,
+            )
+            return 2
+    sys.stdout.write(plan_output.ranking_report(frame, workload.kind, args.top, args.format))
+    return 0
+
+
+def register_plan(
+    sub: argparse._SubParsersAction,
+    with_db: Callable[[argparse.ArgumentParser], argparse.ArgumentParser],
+) -> None:
+    """Add ``plan`` to the CLI's subcommands."""
+    planning = with_db(sub.add_parser("plan", help="rank instances by a model's time and cost"))
+    planning.add_argument(
+        "--model", required=True, help="a preset name (llama-3.1-70b, ...), a TOML/JSON file or a config.json"
+    )
+    planning.add_argument("--workload", choices=("serve", "train"), required=True)
+    planning.add_argument(
+        "--batch",
+        help="serve: conversations at once per cluster, or max (default: the most tokens/s within memory "
+        "and the latency targets); train: global batch in sequences (512)",
+    )
+    planning.add_argument("--context", help="serve: prompt tokens (2048); train: sequence length (8192)")
+    planning.add_argument("--output", help="serve: output tokens per sequence (512)")
+    planning.add_argument("--tokens-per-s", help="serve: output tokens/s the cluster must reach")
+    planning.add_argument("--tpot-ms", help="serve: time per output token at most (ms)")
+    planning.add_argument("--ttft-ms", help="serve: time to first token at most (ms)")
+    planning.add_argument(
+        "--precision", help="weights and matmuls: serve bf16|fp8|fp4 (default the model's); train bf16|fp8"
+    )
+    planning.add_argument("--efficiency", help="share of the dense peak reached (0.5)")
+    planning.add_argument(
+        "--tp-across-domain", action="store_true", help="let tensor parallelism leave the NVLink domain"
+    )
+    planning.add_argument(
+        "--nodes", help=f"instances per cluster, 1 to {MAX_PLAN_NODES} (default: the fewest that fit)"
+    )
+    which = planning.add_mutually_exclusive_group()
+    which.add_argument("--instance", help="show this instance type's plan in full")
+    which.add_argument("--top", type=int, default=10, help="rows to show (0: all; default 10)")
+    planning.add_argument(
+        "--by", choices=("time", "cost"), default="time", help="rank by tokens/s or by cost"
+    )
+    planning.add_argument("--provider", action="append", help="only this provider (repeatable)")
+    planning.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    planning.set_defaults(func=cmd_plan)

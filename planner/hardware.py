@@ -87,6 +87,7 @@ class Node:
     links: tuple[LinkLevel, ...]
     usd_per_hour: float | None = None
     price_detail: str = ""
+    dense_fp4_tflops: float | None = None
 
     @property
     def fabric(self) -> LinkLevel:

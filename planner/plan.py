@@ -1,11 +1,11 @@
 """The whole answer for one instance: the layouts that fit, their time and cost, the best one, and
 a verdict sentence that names the figures it rests on.
 
-Serving: a replica serves ``batch_sequences`` at once; one request cycle is a prefill pass over the
-prompts and ``output_tokens`` decode steps, so output tokens/s = DP × B × output / (prefill +
-output × decode step). Training: tokens/s = global batch tokens / step. The best layout is the one
-with the most tokens/s (on one cluster, also the cheapest per token). Without ``nodes``, the cluster
-is the fewest instances (up to ``MAX_AUTO_NODES``) on which some layout fits.
+Serving is ``planner.serving``: continuous batching with chunked prefill at the concurrency that
+gives the most tokens/s within memory and the latency targets, or at the user's. Training: tokens/s
+= global batch tokens / step. The best layout is the one with the most tokens/s (on one cluster,
+also the cheapest per token). Without ``nodes``, the cluster is the fewest instances (up to
+``MAX_AUTO_NODES``) on which some layout fits.
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ from planner.conversions import gb_to_bytes
 from planner.hardware import Cluster, Node
 from planner.layouts import Layout, candidate_layouts
 from planner.memory import serve_memory, train_memory
-from planner.models import ModelSpec, TrainWorkload
+from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
-from planner.step import Options, StepCost, matmul_dtype, serve_pass, train_step
+from planner.serving import evaluate_serving, served_model
+from planner.serving import fits as serving_fits
+from planner.step import Options, StepCost, matmul_dtype, train_step
 from planner.verdict import fits_label
 
 MAX_AUTO_NODES = 64
@@ -47,23 +49,18 @@ def evaluate(
         problem = _problem(step, cluster, matmul_dtype(model, cluster, workload))
         tokens = None if step.step_s is None else workload.global_batch_tokens / step.step_s
         return LayoutResult(layout, memory, step, None, tokens, problem)
-    memory = serve_memory(model, workload, layout)
-    b, prompt, out = workload.batch_sequences, workload.prompt_tokens, workload.output_tokens
-    decode = serve_pass(
-        model, layout, cluster, options, sequences=b, new_tokens=1, context_tokens=prompt + out / 2
+    return evaluate_serving(
+        model,
+        workload,
+        layout,
+        cluster,
+        options,
+        lambda step: _problem(step, cluster, _dtype(model, workload, cluster)),
     )
-    prefill = serve_pass(
-        model, layout, cluster, options, sequences=b, new_tokens=prompt, context_tokens=prompt / 2
-    )
-    problem = _problem(decode, cluster, matmul_dtype(model, cluster)) or _problem(
-        prefill, cluster, matmul_dtype(model, cluster)
-    )
-    tokens = None
-    prefill_s, decode_s = prefill.step_s, decode.step_s
-    if problem is None and prefill_s is not None and decode_s is not None:
-        cycle_s = prefill_s + out * decode_s
-        tokens = layout.dp * b * out / cycle_s
-    return LayoutResult(layout, memory, decode, prefill, tokens, problem)
+
+
+def _dtype(model: ModelSpec, workload: ServeWorkload, cluster: Cluster) -> str:
+    return matmul_dtype(served_model(model, workload), cluster)
 
 
 def usable_bytes(node: Node, options: Options) -> float:
@@ -91,7 +88,7 @@ def fitting_layouts(model: ModelSpec, workload: Workload, cluster: Cluster, opti
             )
             if fit is not None:
                 found.append(fit)
-        elif serve_memory(model, workload, layout).total_bytes <= limit:
+        elif serving_fits(served_model(model, workload), workload, layout, cluster, options):
             found.append(layout)
     return found
 
@@ -101,7 +98,7 @@ def _lower_bound_nodes(model: ModelSpec, workload: Workload, node: Node, options
     if isinstance(workload, TrainWorkload):
         needed = train_memory(model, workload, Layout(1, 1, 1, 1, "full")).total_bytes
     else:
-        needed = serve_memory(model, workload, Layout(1, 1, 1, 1)).total_bytes
+        needed = serve_memory(served_model(model, workload), workload, Layout(1, 1, 1, 1)).total_bytes
     return max(1, math.ceil(needed / usable_bytes(node, options) / node.gpus))
 
 

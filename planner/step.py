@@ -71,15 +71,22 @@ class StepCost:
 
 
 def matmul_dtype(model: ModelSpec, cluster: Cluster, training: TrainWorkload | None = None) -> str:
-    """fp8 when training asks for it, or when serving fp8 weights on a GPU with an FP8 peak; else bf16."""
+    """The format matmuls run in: training's precision; serving the weights' format where the GPU
+    has a peak for it (fp4 on Blackwell), else the next wider one it has (fp8, then bf16)."""
     if training is not None:
         return training.precision
-    return "fp8" if model.weight_dtype == "fp8" and cluster.node.dense_fp8_tflops else "bf16"
+    node = cluster.node
+    if model.weight_dtype in ("fp4", "int4") and node.dense_fp4_tflops:
+        return "fp4"
+    if model.weight_dtype in ("fp4", "int4", "fp8", "int8") and node.dense_fp8_tflops:
+        return "fp8"
+    return "bf16"
 
 
 def peak_flops(cluster: Cluster, dtype: str) -> float | None:
     """The dense per-GPU peak for ``dtype`` in FLOP/s, None when the datasheet table has none."""
-    tflops = cluster.node.dense_fp8_tflops if dtype == "fp8" else cluster.node.dense_bf16_tflops
+    node = cluster.node
+    tflops = {"fp4": node.dense_fp4_tflops, "fp8": node.dense_fp8_tflops}.get(dtype, node.dense_bf16_tflops)
     return None if tflops is None else tflops_to_flops(tflops)
 
 
@@ -108,11 +115,19 @@ def serve_pass(
     sequences: float,
     new_tokens: float,
     context_tokens: float,
+    prefill_tokens: float = 0.0,
+    prefill_context_tokens: float = 0.0,
 ) -> StepCost:
     """One forward pass of a replica over ``sequences`` × ``new_tokens`` tokens, each attending to
-    ``context_tokens`` (decode: 1 new token per sequence; prefill: the prompt)."""
-    tokens = sequences * new_tokens
-    flops = tokens * forward_flops_per_token(model, context_tokens) / layout.replica_gpus
+    ``context_tokens`` (decode: 1 new token per sequence; prefill: the prompt), plus
+    ``prefill_tokens`` of prompts mixed into the same pass (chunked prefill), attending to
+    ``prefill_context_tokens`` each."""
+    decode_tokens = sequences * new_tokens
+    tokens = decode_tokens + prefill_tokens
+    flops = (
+        decode_tokens * forward_flops_per_token(model, context_tokens)
+        + prefill_tokens * forward_flops_per_token(model, prefill_context_tokens)
+    ) / layout.replica_gpus
     rate = peak_flops(cluster, matmul_dtype(model, cluster))
     non_expert, expert = params_per_gpu(model, layout)
     micro_tokens = tokens / layout.pp  # the pass runs as PP micro-batches, one stage read each
@@ -153,18 +168,21 @@ def _pass_transfers(
     recomputed forward) and ``pp_sends`` stage-boundary sends, over ``tokens`` tokens per attention
     group, on one GPU of an average stage."""
     act = BYTES_PER_ELEMENT[options.activation_dtype]
-    hidden_bytes = tokens * model.hidden_size * act
+    # Serving runs a pass as PP micro-batches, each with its own calls (and their latency).
+    micro = layout.pp if workload == "serve" else 1
+    hidden_bytes = tokens / micro * model.hidden_size * act
     g = groups(layout, workload)
     stage_layers = model.layers / layout.pp
     found = []
     if layout.tp > 1:
-        found.append(all_reduce("TP all-reduce", g["tp"], hidden_bytes, 2 * passes * stage_layers, cluster))
+        count = 2 * passes * stage_layers * micro
+        found.append(all_reduce("TP all-reduce", g["tp"], hidden_bytes, count, cluster))
     if layout.ep > 1:
         routed = hidden_bytes * model.experts_per_token / layout.tp
-        count = 2 * passes * model.moe_layers / layout.pp
+        count = 2 * passes * model.moe_layers / layout.pp * micro
         found.append(all_to_all("EP all-to-all", g["ep"], routed, count, cluster))
     if layout.pp > 1:
-        found.append(send("PP send", g["pp"], hidden_bytes / layout.tp, pp_sends, cluster))
+        found.append(send("PP send", g["pp"], hidden_bytes / layout.tp, pp_sends * micro, cluster))
     return tuple(found)
 
 

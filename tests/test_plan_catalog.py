@@ -26,8 +26,9 @@ SERVE_70B = (preset("llama-3.1-70b"), ServeWorkload())
 
 def p5_tokens_per_s() -> float:
     """What the planner gives 70B on 8 x H100 SXM over 3,200 Gb/s EFA built from the datasheet
-    figures (tests/test_planner_cases.py works the arithmetic): the test catalog's p5 row has them."""
-    return plan(*SERVE_70B, planner_node("H100-SXM-80GB", 8)).best.tokens_per_s
+    figures and AWS's 80 GiB (tests/test_planner_cases.py works the arithmetic): the test catalog's
+    p5 row has them."""
+    return plan(*SERVE_70B, planner_node("H100-SXM-80GB", 8, memory_gb=85.89934592)).best.tokens_per_s
 
 
 # Karpenter's on-demand table for us-east-1 (aws/karpenter-provider-aws, zz_generated.pricing_aws.go).
@@ -62,7 +63,7 @@ def test_rank_plans_every_row_and_puts_the_unplannable_last(small_catalog_file):
     with connect_readonly(small_catalog_file) as con:
         frame = rank(con, *SERVE_70B)
     assert list(frame["instance_type"]) == [
-        "p5.48xlarge",  # 8 x H100 (80 GiB): TP4 x DP2
+        "p5.48xlarge",  # 8 x H100 (80 GiB)
         "Standard_ND96isr_T9_v9",  # 8 x H100 (80 GB): the same layout and speed; ties go by provider
         "Standard_ND48is_T9_v9",  # 4 x H100: one TP4 replica, half the tokens
         "g5.12xlarge",  # A10G: no datasheet compute peak, so no time at all
@@ -70,17 +71,13 @@ def test_rank_plans_every_row_and_puts_the_unplannable_last(small_catalog_file):
     ]
     assert list(frame["rank"].astype("object")) == [1, 2, 3, pd.NA, pd.NA]
     p5 = frame.iloc[0]
-    assert (p5["layout"], p5["fits"], p5["nodes"], p5["bottleneck_link"]) == (
-        "TP4 x PP1 x EP1 x DP2",
-        "one NVLink domain",
-        1,
-        "NVSwitch",
-    )
+    assert (p5["fits"], p5["nodes"], p5["bottleneck_link"]) == ("one NVLink domain", 1, "NVSwitch")
+    assert p5["concurrency"] > 64 and p5["tpot_s"] == pytest.approx(1 / p5["tokens_per_s_per_user"])
     assert p5["tokens_per_s"] == pytest.approx(p5_tokens_per_s())
-    assert p5["min_gpus"] == 4  # 141 GB of weights: 2 x 77.3 GB cannot also hold the KV cache, 4 can
-    assert frame.iloc[2]["tokens_per_s"] == pytest.approx(p5["tokens_per_s"] / 2)
+    assert p5["min_gpus"] == 2  # 141 GB of weights: 2 x 77.3 GB hold them and some conversations
+    assert frame.iloc[2]["tokens_per_s"] == pytest.approx(p5["tokens_per_s"] / 2, rel=0.02)
     assert p5["bandwidth_basis"] == "NVSwitch 450 GB/s one way per GPU (inferred)"
-    assert 0.2 < p5["comm_share"] < 0.4  # NCCL's per-call latency, 160 all-reduces per decode step
+    assert 0 < p5["comm_share"] < 0.4  # NCCL's per-call latency on every collective of a step
     unplanned = frame.iloc[3]
     assert (
         unplanned["reason"] == "no dense BF16 peak for A10G-24GB in the datasheet table: compute time unknown"
@@ -224,11 +221,10 @@ def test_the_shipped_catalog_plans(tmp_path):
         assert len(planned) >= 30 and len(frame) == rows  # every row: planned, or last with its reason
         assert frame.loc[frame["tokens_per_s"].isna(), "reason"].str.len().gt(0).all()
         assert planned["rank"].tolist() == list(range(1, len(planned) + 1))
-    # A B200 stated at 179 GiB or 184,320 MiB holds 70B on one GPU: equal tokens/s, the cheapest first
+    # Blackwell boxes lead (the same hardware ties on tokens/s, the cheapest first)
     top = serve.head(5)
-    assert set(top["tokens_per_s"].round()) == {6915.0}
+    assert top["gpu_model"].str.match(r"G?B[23]00").all()
     assert top["usd_per_million_tokens"].is_monotonic_increasing
-    assert serve.iloc[0]["instance_type"] == "dc_wildebeest__8xB200_180GB__160__1792"
     p5 = train[train["instance_type"] == "p5.48xlarge"].iloc[0]
     assert (p5["nodes"], p5["fits"]) == (12, "12 nodes")
 
@@ -237,8 +233,8 @@ def test_cli_plan_table_json_and_csv(small_catalog_file, capsys):
     db = str(small_catalog_file)
     assert main(["plan", "--model", "llama-3.1-70b", "--workload", "serve", "--db", db]) == 0
     out = capsys.readouterr().out
-    assert "p5.48xlarge" in out and "TP4 x PP1 x EP1 x DP2" in out and f"{p5_tokens_per_s():,.0f}" in out
-    assert "1. aws p5.48xlarge: Llama 3.1 70B fits one NVLink domain (4 GPUs at least)" in out
+    assert "p5.48xlarge" in out and "conc" in out and "TPOT" in out and f"{p5_tokens_per_s():,.0f}" in out
+    assert "1. aws p5.48xlarge: Llama 3.1 70B fits one NVLink domain (2 GPUs at least)" in out
     usd = 55.04 / 3600 / p5_tokens_per_s() * 1e6
     assert f"{usd:,.2f}" in out  # p5.48xlarge's $ per million output tokens at the small mirror's price
     assert (
@@ -285,11 +281,12 @@ def test_cli_plan_table_json_and_csv(small_catalog_file, capsys):
 
 def test_cli_plan_one_instance_in_full(small_catalog_file, capsys):
     args = ["plan", "--model", "llama-3.1-70b", "--workload", "serve", "--db", str(small_catalog_file)]
-    assert main([*args, "--instance", "p5.48xlarge"]) == 0
+    assert main([*args, "--instance", "p5.48xlarge", "--batch", "64"]) == 0
     out = capsys.readouterr().out
-    # 35.3 GB of weights (TP4), KV 32 x 2,560 x 327,680 / 4 = 6.7 GB, activations 0.6 GB.
-    assert "weights 35.3, KV cache 6.7, activations 0.6 = 42.6 GB of 77.3 GB usable" in out
-    assert "TP all-reduce" in out and "links used: NVSwitch 450 GB/s one way per GPU (inferred)" in out
+    # 64 conversations on 2 replicas of 4 GPUs: 35.3 GB of weights per GPU, KV 32 x 2,560 x 327,680
+    # / 4 = 6.7 GB.
+    assert "weights 35.3, KV cache 6.7, activations" in out and "GB of 77.3 GB usable" in out
+    assert "at 64 conversations at once" in out and "links used: NVSwitch 450 GB/s one way per GPU" in out
     assert main([*args, "--instance", "p9.nothing"]) == 2
     assert "no instance type 'p9.nothing'" in capsys.readouterr().err
 
@@ -307,10 +304,11 @@ def test_cli_plan_reads_a_model_file_and_refuses_bad_input(small_catalog_file, t
     assert main(["plan", "--model", "gpt-9", "--workload", "serve", "--db", db]) == 2
     assert "no preset or file 'gpt-9'; presets: deepseek-v3" in capsys.readouterr().err
     assert main(["plan", "--model", "llama-3.1-8b", "--workload", "serve", "--batch", "0", "--db", db]) == 2
-    assert "batch_sequences must be a positive whole number, got 0" in capsys.readouterr().err
+    assert "--batch must be a whole number from 1" in capsys.readouterr().err
     assert (
         main(["plan", "--model", "llama-3.1-8b", "--workload", "serve", "--db", str(tmp_path / "no.duckdb")])
         == 1
     )
-    with pytest.raises(SystemExit):
-        main(["plan", "--model", "llama-3.1-8b", "--workload", "serve", "--nodes", "0"])
+    capsys.readouterr()
+    assert main(["plan", "--model", "llama-3.1-8b", "--workload", "serve", "--nodes", "0", "--db", db]) == 2
+    assert capsys.readouterr().err.startswith("error: --nodes must be a whole number from 1")

@@ -138,6 +138,10 @@ def _row(row: dict, result: Plan | str) -> dict:
         "bottleneck_link": worst[1] if worst else "none",
         "bound": bound(best.step),
         "tokens_per_s": best.tokens_per_s,
+        "concurrency": best.concurrency,
+        "tokens_per_s_per_user": best.tokens_per_s_per_user,
+        "ttft_s": best.ttft_s,
+        "tpot_s": best.tpot_s,
         "usd_per_million_tokens": usd_per_million_tokens(result) if result.workload.kind == "serve" else None,
         "usd_per_step": usd_per_step(result) if result.workload.kind == "train" else None,
         "usd_per_billion_tokens": usd_per_billion_tokens(result) if result.workload.kind == "train" else None,
@@ -147,7 +151,8 @@ def _row(row: dict, result: Plan | str) -> dict:
 
 COLUMNS = (
     "rank", "provider", "instance_type", "gpu_model", "gpus_per_node", "nodes", "layout", "fits", "min_gpus",
-    "step_s", "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "usd_per_hour",
+    "step_s", "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "concurrency",
+    "tokens_per_s_per_user", "ttft_s", "tpot_s", "usd_per_hour",
     "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "bandwidth_basis", "verdict",
     "reason", "flags", "tp", "pp", "ep", "dp",
 )  # fmt: skip
@@ -228,6 +233,10 @@ def rank(
         "comm_s",
         "comm_share",
         "tokens_per_s",
+        "concurrency",
+        "tokens_per_s_per_user",
+        "ttft_s",
+        "tpot_s",
         "usd_per_hour",
         *COST_COLUMN.values(),
         "usd_per_step",
@@ -280,6 +289,9 @@ def layouts_frame(result: Plan) -> pd.DataFrame:
                 "memory_s": step.memory_s,
                 "comm_s": step.comm_s,
                 "tokens_per_s": r.tokens_per_s,
+                "concurrency": r.concurrency,
+                "tpot_s": r.tpot_s,
+                "ttft_s": r.ttft_s,
                 "problem": r.problem or "",
             }
         )

@@ -200,6 +200,7 @@ def node_from_row(
         links=links,
         usd_per_hour=price[0] if price else None,
         price_detail=f"cheapest on-demand, {price[1]}" if price else "",
+        dense_fp4_tflops=spec.dense_fp4_tflops if spec is not None else None,
     )
 
 

@@ -20,6 +20,15 @@ _COST = {
 }
 
 
+#: Serving's concurrency and latencies in the ranking table.
+_SERVE_COLUMNS = (
+    ("concurrency", "conc", "count"),
+    ("tokens_per_s_per_user", "tok/s/user", "count"),
+    ("ttft_s", "TTFT", "seconds"),
+    ("tpot_s", "TPOT", "seconds"),
+)
+
+
 def _cell(value: Any, kind: str) -> str:
     if not known(value):
         return ""
@@ -59,6 +68,7 @@ def ranking_report(frame: pd.DataFrame, workload: str, top: int, fmt: str) -> st
         ("comm_share", "comm", "share"),
         ("bottleneck_link", "bottleneck", "text"),
         ("tokens_per_s", "tokens/s", "count"),
+        *(_SERVE_COLUMNS if workload == "serve" else ()),
         *((name, label, "usd") for name, label in _COST[workload]),
     ]
     table = pd.DataFrame({label: [_cell(v, kind) for v in shown[name]] for name, label, kind in columns})
