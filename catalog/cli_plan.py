@@ -246,7 +246,7 @@ def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]
     return (
         model,
         workload,
-        Options(compute_efficiency=efficiency or 0.5, tp_across_domain=args.tp_across_domain),
+        Options(compute_efficiency=efficiency, tp_across_domain=args.tp_across_domain),
     )
 
 
@@ -319,7 +319,9 @@ def register_plan(
     planning.add_argument(
         "--precision", help="weights and matmuls: serve bf16|fp8|fp4 (default the model's); train bf16|fp8"
     )
-    planning.add_argument("--efficiency", help="share of the dense peak reached (0.5)")
+    planning.add_argument(
+        "--efficiency", help="share of the dense peak every kernel reaches (default: planner/efficiency.csv)"
+    )
     planning.add_argument(
         "--tp-across-domain", action="store_true", help="let tensor parallelism leave the NVLink domain"
     )

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 
 from planner.comms import Transfer, all_reduce, all_to_all, send
 from planner.conversions import BYTES_PER_ELEMENT, gbytes_per_s_to_bytes_per_s, tflops_to_flops
+from planner.efficiency import compute_efficiency, hbm_efficiency
 from planner.hardware import Cluster
 from planner.layouts import Layout, groups
 from planner.memory import TRAIN_WEIGHT_DTYPE, kv_split, micro_batches, params_per_gpu
@@ -38,10 +39,11 @@ TRAIN_PASSES = 3
 
 @dataclass(frozen=True)
 class Options:
-    """What the user may set: the share of the dense peak matmuls reach, the share of each GPU's
-    memory a plan may fill, the format activations move in, whether TP may leave the NVLink domain."""
+    """What the user may set: the share of the dense peak every kernel reaches (None: the measured
+    table, ``planner.efficiency``), the share of each GPU's memory a plan may fill, the format
+    activations move in, whether TP may leave the NVLink domain."""
 
-    compute_efficiency: float = 0.5
+    compute_efficiency: float | None = None
     usable_memory_fraction: float = 0.9
     activation_dtype: str = "bf16"
     tp_across_domain: bool = False
@@ -96,7 +98,45 @@ def _seconds(amount: float, rate: float | None) -> float | None:
 
 def forward_flops_per_token(model: ModelSpec, context_tokens: float) -> float:
     """2 × active parameters + 4 × layers × context × heads × head dim."""
-    return 2 * model.params_active + 4 * model.layers * context_tokens * model.attention_dim
+    return sum(flops_by_kernel(model, context_tokens).values())
+
+
+def flops_by_kernel(model: ModelSpec, context_tokens: float) -> dict[str, float]:
+    """A token's forward FLOPs by kernel class: the routed experts' grouped GEMMs (2 × the active
+    expert parameters), attention's products (4 × layers × context × heads × head dim), and the
+    dense GEMMs (2 × every other active parameter)."""
+    active_experts = (
+        model.moe_layers * model.experts_per_token * 3 * model.hidden_size * model.expert_ffn_hidden_size
+    )
+    return {
+        "dense_gemm": 2 * (model.params_active - active_experts),
+        "moe_gemm": 2.0 * active_experts,
+        "attention": 4.0 * model.layers * context_tokens * model.attention_dim,
+    }
+
+
+def compute_seconds(
+    model: ModelSpec,
+    cluster: Cluster,
+    options: Options,
+    dtype: str,
+    tokens_by_context: list[tuple[float, float]],
+    per_gpu: float,
+) -> float | None:
+    """Seconds to compute ``tokens`` tokens at each context (divided by ``per_gpu`` GPUs): each
+    kernel class's FLOPs at the peak times its measured share (or the user's one share)."""
+    rate = peak_flops(cluster, dtype)
+    if rate is None:
+        return None
+    seconds = 0.0
+    for tokens, context in tokens_by_context:
+        for kernel, flops in flops_by_kernel(model, context).items():
+            share = (
+                options.compute_efficiency
+                or compute_efficiency(cluster.node.gpu_model, kernel, dtype).fraction
+            )
+            seconds += tokens * flops / per_gpu / (rate * share)
+    return seconds
 
 
 def experts_touched(model: ModelSpec, tokens: float) -> float:
@@ -128,7 +168,15 @@ def serve_pass(
         decode_tokens * forward_flops_per_token(model, context_tokens)
         + prefill_tokens * forward_flops_per_token(model, prefill_context_tokens)
     ) / layout.replica_gpus
-    rate = peak_flops(cluster, matmul_dtype(model, cluster))
+    dtype = matmul_dtype(model, cluster)
+    compute = compute_seconds(
+        model,
+        cluster,
+        options,
+        dtype,
+        [(decode_tokens, context_tokens), (prefill_tokens, prefill_context_tokens)],
+        layout.replica_gpus,
+    )
     non_expert, expert = params_per_gpu(model, layout)
     micro_tokens = tokens / layout.pp  # the pass runs as PP micro-batches, one stage read each
     stage_read = non_expert + expert * experts_touched(model, micro_tokens)
@@ -139,18 +187,14 @@ def serve_pass(
     transfers = _pass_transfers(
         model, layout, cluster, options, tokens / layout.ep, passes=1, pp_sends=1, workload="serve"
     )
-    return StepCost(
-        flops,
-        _seconds(flops, None if rate is None else rate * options.compute_efficiency),
-        hbm,
-        _seconds(hbm, hbm_rate),
-        transfers,
-    )
+    return StepCost(flops, compute, hbm, _seconds(hbm, hbm_rate), transfers)
 
 
 def _hbm_rate(cluster: Cluster) -> float | None:
+    """The HBM bytes/s a memory-bound kernel reaches: the datasheet figure x its measured share."""
     bw = cluster.node.hbm_gbytes_per_s
-    return None if bw is None else gbytes_per_s_to_bytes_per_s(bw)
+    share = hbm_efficiency(cluster.node.gpu_model).fraction
+    return None if bw is None else gbytes_per_s_to_bytes_per_s(bw) * share
 
 
 def _pass_transfers(
@@ -193,11 +237,18 @@ def train_step(
     m = micro_batches(work, layout)
     passes = TRAIN_PASSES + (1 if layout.recompute == "full" else 0)
     flops = (
-        work.global_batch_tokens * passes * forward_flops_per_token(model, work.sequence_tokens) / layout.gpus
+        work.global_batch_tokens
+        * passes
+        * forward_flops_per_token(model, work.sequence_tokens / 2)
+        / layout.gpus
     )
     bubble = 1 + (layout.pp - 1) / m
-    rate = peak_flops(cluster, matmul_dtype(model, cluster, work))
-    compute = _seconds(flops * bubble, None if rate is None else rate * options.compute_efficiency)
+    tokens = work.global_batch_tokens * passes * bubble
+    dtype = matmul_dtype(model, cluster, work)
+    # Causal attention: a token attends to the tokens before it, half the sequence on average.
+    compute = compute_seconds(
+        model, cluster, options, dtype, [(tokens, work.sequence_tokens / 2)], layout.gpus
+    )
     non_expert, expert = params_per_gpu(model, layout)
     params = non_expert + expert
     state = sum(BYTES_PER_ELEMENT[f] for f in OPTIMIZER_STATES[work.optimizer])
