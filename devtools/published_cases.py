@@ -172,8 +172,8 @@ def typical_and_worst(ratios: list[float]) -> tuple[float, float]:
 def table() -> str:
     """The Markdown table of every case and the summary per class (and per role)."""
     lines = [
-        "| case | class | role | source | published | planner | ratio | sign |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| case | class | role | source | published | planner | ratio | sign | tolerance |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     by_class: dict[str, list[float]] = {}
     judges: dict[str, list[float]] = {}
@@ -185,7 +185,8 @@ def table() -> str:
         sign = "+" if ratio > 1 else "−"
         lines.append(
             f"| {case.what} | {case.klass} | {case.role} | [{case.case_id}]({case.source_url}) | "
-            f"{case.published:,.4g} {case.unit} | {case.planner():,.4g} | {ratio:.2f} | {sign} |"
+            f"{case.published:,.4g} {case.unit} | {case.planner():,.4g} | {ratio:.2f} | {sign} | "
+            f"{case.tolerance:g}x |"
         )
     lines += [
         "",
@@ -203,6 +204,146 @@ def table() -> str:
             f"{over} / {len(ratios) - over} |"
         )
     return "\n".join(lines) + "\n"
+
+
+# --- serving and training -------------------------------------------------------------------------
+
+_LLAMA2_70B = {
+    "hidden_size": 8192,
+    "num_hidden_layers": 80,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "intermediate_size": 28672,
+    "vocab_size": 32000,
+    "torch_dtype": "float16",
+}  # fmt: skip  (meta-llama/Llama-2-70b-hf config.json sizes)
+MLPERF_41 = "https://github.com/mlcommons/inference_results_v4.1"
+MLPERF_50 = "https://github.com/mlcommons/inference_results_v5.0"
+TRTLLM = "https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/performance/perf-overview.md"
+NIM = "https://docs.nvidia.com/nim/benchmarking/llm/latest/performance.html"
+BRIDGE = "https://docs.nvidia.com/nemo/megatron-bridge/latest/performance-summary.html"
+TORCHTITAN = "https://github.com/pytorch/torchtitan/blob/main/docs/performance.md"
+#: MLPerf's llama2-70b run logs give 291 output tokens per sample (tokens/s over samples/s, e.g.
+#: 30,068.50 / 103.37); the prompt length is assumed (OpenOrca prompts are a few hundred tokens).
+MLPERF_PROMPT, MLPERF_OUTPUT = 300, 291
+
+
+def _llama2_70b():
+    import json
+
+    from planner.models import model_from_hf_config
+
+    return model_from_hf_config(json.dumps(_LLAMA2_70B), "Llama 2 70B")
+
+
+def serving(model, node: Node, *, prompt: int, output: int, precision: str, batch: int | None = None,
+            measure: str = "tokens_per_s", per: float = 1.0) -> Callable[[], float]:  # fmt: skip
+    """The planner's serving prediction: cluster output tokens/s (divided by ``per``), or TPOT in ms."""
+
+    def predict() -> float:
+        from planner.models import ServeWorkload
+        from planner.plan import plan
+
+        work = ServeWorkload(
+            batch_sequences=batch, prompt_tokens=prompt, output_tokens=output, precision=precision
+        )
+        from planner.models import preset
+
+        spec = model() if callable(model) else preset("mixtral-8x7b" if model == "mixtral" else model)
+        best = plan(spec, work, node, nodes=1).best
+        assert best is not None and best.tokens_per_s is not None and best.tpot_s is not None
+        return best.tpot_s * 1e3 if measure == "tpot_ms" else best.tokens_per_s / per
+
+    return predict
+
+
+def training(model: str, node: Node, nodes: int, *, sequence: int, batch: int, precision: str,
+             measure: str = "tokens_per_gpu") -> Callable[[], float]:  # fmt: skip
+    """The planner's training prediction on ``nodes`` x ``node``: trained tokens/s per GPU, or model
+    TFLOP/s per GPU (6 x active parameters + causal attention per token, as papers count)."""
+
+    def predict() -> float:
+        from planner.models import TrainWorkload, preset
+        from planner.plan import plan
+        from planner.step import forward_flops_per_token
+
+        spec = preset(model)
+        work = TrainWorkload(
+            global_batch_tokens=batch * sequence, sequence_tokens=sequence, precision=precision
+        )
+        best = plan(spec, work, node, nodes=nodes).best
+        assert best is not None and best.tokens_per_s is not None
+        per_gpu = best.tokens_per_s / (nodes * node.gpus)
+        if measure == "tflops_per_gpu":
+            return per_gpu * 3 * forward_flops_per_token(spec, sequence / 2) / 1e12
+        return per_gpu
+
+    return predict
+
+
+def _case(klass, case_id, role, url, what, published, unit, predict, tolerance=1.6) -> Case:
+    return Case(case_id, klass, role, url, what, published, unit, tolerance, predict)
+
+
+_H100_2 = board("H100-SXM-80GB", 2)
+_H100_1 = board("H100-SXM-80GB", 1, fabric="none", node_gbits_per_s=None)
+_B200_1 = board("B200-SXM-180GB", 1, fabric="none", node_gbits_per_s=None)
+_A100_IB = board("A100-SXM-80GB", 8, node_gbits_per_s=1600)
+
+SERVING = [
+    _case("serving", "mlperf41-h100-llama2-70b", "calibration", MLPERF_41,
+          "MLPerf v4.1 DGX-H100 llama2-70b-99.9 Offline (FP8)", 24525, "tok/s",
+          serving(_llama2_70b, _H100, prompt=MLPERF_PROMPT, output=MLPERF_OUTPUT, precision="fp8"), 1.65),
+    _case("serving", "mlperf50-h100-llama2-70b", "judge", MLPERF_50,
+          "MLPerf v5.0 DGX-H100 llama2-70b-99 Offline (FP8)", 31307, "tok/s",
+          serving(_llama2_70b, _H100, prompt=MLPERF_PROMPT, output=MLPERF_OUTPUT, precision="fp8"), 1.6),
+    _case("serving", "mlperf50-b200-fp4-llama2-70b", "judge", MLPERF_50,
+          "MLPerf v5.0 8 x B200 llama2-70b-99.9 Offline (FP4)", 98858, "tok/s",
+          serving(_llama2_70b, _B200, prompt=MLPERF_PROMPT, output=MLPERF_OUTPUT, precision="fp4"), 1.9),
+    _case("serving", "mlperf41-h100-mixtral", "judge", MLPERF_41,
+          "MLPerf v4.1 DGX-H100 mixtral-8x7b Offline (FP8)", 52416, "tok/s",
+          serving("mixtral", _H100, prompt=MLPERF_PROMPT, output=MLPERF_OUTPUT, precision="fp8"), 3.5),
+    _case("serving", "trtllm-h100-70b-1000", "calibration", TRTLLM,
+          "TensorRT-LLM Llama 3.3 70B FP8 H100 TP2, 1000/1000, per replica", 4205, "tok/s",
+          serving("llama-3.1-70b", _H100_2, prompt=1000, output=1000, precision="fp8")),
+    _case("serving", "trtllm-h100-70b-128-2048", "judge", TRTLLM,
+          "TensorRT-LLM Llama 3.3 70B FP8 H100 TP2, 128/2048", 6651, "tok/s",
+          serving("llama-3.1-70b", _H100_2, prompt=128, output=2048, precision="fp8")),
+    _case("serving", "trtllm-h100-70b-5000-500", "judge", TRTLLM,
+          "TensorRT-LLM Llama 3.3 70B FP8 H100 TP2, 5000/500", 898, "tok/s",
+          serving("llama-3.1-70b", _H100_2, prompt=5000, output=500, precision="fp8")),
+    _case("serving", "trtllm-b200-70b-fp4", "judge", TRTLLM,
+          "TensorRT-LLM Llama 3.3 70B FP4 B200 TP1, 1000/1000, per GPU", 7007, "tok/s",
+          serving("llama-3.1-70b", _B200_1, prompt=1000, output=1000, precision="fp4")),
+    _case("serving", "trtllm-h100-8b", "calibration", TRTLLM,
+          "TensorRT-LLM Llama 3.1 8B FP8 H100 TP1, 1000/1000, per GPU", 15220, "tok/s",
+          serving("llama-3.1-8b", _H100_1, prompt=1000, output=1000, precision="fp8")),
+    _case("serving", "nim-h100-70b-itl", "judge", NIM,
+          "NIM Llama-3.3-70B FP8, 2 x H100 TP2, concurrency 1, 5000/500: inter-token latency", 18.58, "ms",
+          serving("llama-3.1-70b", _H100_2, prompt=5000, output=500, precision="fp8", batch=1,
+                  measure="tpot_ms")),
+]  # fmt: skip
+
+TRAINING = [
+    _case("training", "llama3-405b-8192-h100", "judge", "https://arxiv.org/abs/2407.21783",
+          "Llama 3 paper Table 4: 405B on 8,192 H100 (BF16)", 430, "TFLOP/s per GPU",
+          training("llama-3.1-405b", _H100, 1024, sequence=8192, batch=2048, precision="bf16",
+                   measure="tflops_per_gpu")),
+    _case("training", "bridge-70b-64-h100-fp8", "calibration", BRIDGE,
+          "Megatron-Bridge 25.11: Llama 3 70B on 64 x H100 FP8", 1602, "tok/s per GPU",
+          training("llama-3.1-70b", _H100, 8, sequence=8192, batch=128, precision="fp8")),
+    _case("training", "bridge-405b-1024-h100-fp8", "judge", BRIDGE,
+          "Megatron-Bridge 25.11: Llama 3.1 405B on 1,024 x H100 FP8", 292, "tok/s per GPU",
+          training("llama-3.1-405b", _H100, 128, sequence=8192, batch=512, precision="fp8")),
+    _case("training", "bridge-deepseek-v3-256-b200", "judge", BRIDGE,
+          "Megatron-Bridge 25.11: DeepSeek-V3 on 256 x B200 FP8", 2139, "tok/s per GPU",
+          training("deepseek-v3", _B200, 32, sequence=4096, batch=2048, precision="fp8"), 3.6),
+    _case("training", "torchtitan-70b-64-a100", "judge", TORCHTITAN,
+          "torchtitan: Llama 3 70B on 64 A100 (FSDP2)", 331, "tok/s per GPU",
+          training("llama-3.1-70b", _A100_IB, 8, sequence=8192, batch=128, precision="bf16")),
+]  # fmt: skip
+
+CASES += [*SERVING, *TRAINING]
 
 
 if __name__ == "__main__":
