@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from normalize.errors import ParseError
 
 if TYPE_CHECKING:
+    from planner.layouts import Layout
     from planner.models import ModelSpec
     from planner.result import Workload
     from planner.step import Options
@@ -183,6 +184,29 @@ def _bounded_float(name: str, text: str | None) -> float | None:
     return value
 
 
+_LAYOUT = re.compile(
+    r"^\s*TP(\d{1,5})\s*x\s*PP(\d{1,5})\s*x\s*EP(\d{1,5})\s*x\s*DP(\d{1,6})\s*$", re.IGNORECASE
+)
+
+
+def parse_layout(text: str | None) -> Layout | None:
+    """'TP4xPP2xEP1xDP1' → that layout; ParseError naming --layout for anything else."""
+    from planner.layouts import Layout
+
+    if text is None:
+        return None
+    found = _LAYOUT.match(text[:100])
+    if found is None:
+        raise ParseError(f"--layout must look like TP4xPP2xEP1xDP1, got {text[:100]!r}")
+    tp, pp, ep, dp = (int(g) for g in found.groups())
+    if min(tp, pp, ep, dp) < 1 or tp * pp * ep * dp > MAX_PLAN_NODES * 72:
+        raise ParseError(
+            f"--layout degrees must be at least 1 and use at most {MAX_PLAN_NODES * 72:,} GPUs, "
+            f"got {text[:100]!r}"
+        )
+    return Layout(tp, pp, ep, dp)
+
+
 def read_model(arg: str) -> ModelSpec:
     """A preset name, a planner TOML/JSON file, or a Hugging Face config.json; ParseError naming
     --model for anything else."""
@@ -260,6 +284,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     try:
         model, workload, options = plan_inputs(args)
         nodes = _bounded_int("--nodes", args.nodes, 1, MAX_PLAN_NODES)
+        layout = parse_layout(args.layout)
     except ParseError as exc:
         print(f"error: {str(exc).splitlines()[0][:500]}", file=sys.stderr)
         return 2
@@ -267,11 +292,20 @@ def cmd_plan(args: argparse.Namespace) -> int:
         with connect_readonly(args.db) as con:
             if args.instance:
                 plans = instance_plans(
-                    con, args.instance[:200], model, workload, nodes=nodes, options=options
+                    con, args.instance[:200], model, workload, nodes=nodes, options=options, layout=layout
                 )
             else:
                 filters = Filters(providers=tuple(p[:100] for p in args.provider or ()))
-                frame = rank(con, model, workload, nodes=nodes, filters=filters, options=options, by=args.by)
+                frame = rank(
+                    con,
+                    model,
+                    workload,
+                    nodes=nodes,
+                    filters=filters,
+                    options=options,
+                    by=args.by,
+                    layout=layout,
+                )
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -281,8 +315,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 f"error: --instance: no instance type {args.instance[:200]!r} in the catalog", file=sys.stderr
             )
             return 2
+        reasons = [p.reason for _, p in plans if not isinstance(p, str) and p.best is None and p.reason]
+        if layout is not None and len(reasons) == len(plans) and reasons[0].startswith("--layout"):
+            print(f"error: {reasons[0]}", file=sys.stderr)
+            return 2
         sys.stdout.write(plan_output.instance_report(plans, args.format))
         return 0
+    if layout is not None and not frame.empty and frame["tokens_per_s"].isna().all():
+        forced = frame["reason"].fillna("").str.startswith("--layout")
+        if forced.all():
+            print(f"error: {frame['reason'].iloc[0]} (on every instance)", file=sys.stderr)
+            return 2
     targets = getattr(workload, "tpot_ms", None) or getattr(workload, "ttft_ms", None)
     if targets and not frame.empty and frame["tokens_per_s"].isna().all():
         missed = frame["reason"].fillna("").str.contains("misses the latency target")
@@ -331,6 +374,10 @@ def register_plan(
     which = planning.add_mutually_exclusive_group()
     which.add_argument("--instance", help="show this instance type's plan in full")
     which.add_argument("--top", type=int, default=10, help="rows to show (0: all; default 10)")
+    planning.add_argument(
+        "--layout",
+        help="plan exactly this layout, e.g. TP4xPP2xEP1xDP1 (and say why it does or does not fit)",
+    )
     planning.add_argument(
         "--by", choices=("time", "cost"), default="time", help="rank by tokens/s or by cost"
     )

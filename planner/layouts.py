@@ -95,7 +95,39 @@ def route(group: Group, cluster: Cluster) -> Route:
 
 
 def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+    """The divisors of ``n`` in order, in O(√n) steps (a cluster's GPU count may be large)."""
+    small, large = [], []
+    d = 1
+    while d * d <= n:
+        if n % d == 0:
+            small.append(d)
+            if d * d != n:
+                large.append(n // d)
+        d += 1
+    return small + large[::-1]
+
+
+def layout_problem(
+    model: ModelSpec, layout: Layout, cluster: Cluster, *, tp_across_domain: bool = False
+) -> str | None:
+    """Why ``layout`` cannot run ``model`` on ``cluster`` (None when its shape can): it must use every
+    GPU, TP must divide the attention heads and stay in the NVLink domain, EP divide the experts, PP
+    be at most the layers."""
+    if layout.gpus != cluster.gpus:
+        return f"--layout {layout.label} uses {layout.gpus} GPUs, the cluster has {cluster.gpus}"
+    limit = tp_limit(cluster, tp_across_domain)
+    if layout.tp > limit:
+        return (
+            f"--layout TP{layout.tp} is wider than the {limit}-GPU NVLink domain "
+            "(--tp-across-domain allows it)"
+        )
+    if model.attention_heads % layout.tp:
+        return f"--layout TP{layout.tp} does not divide the {model.attention_heads} attention heads"
+    if layout.ep > 1 and (not model.is_moe or model.experts % layout.ep):
+        return f"--layout EP{layout.ep} does not divide the model's {model.experts} routed experts"
+    if layout.pp > model.layers:
+        return f"--layout PP{layout.pp} is more stages than the {model.layers} layers"
+    return None
 
 
 def tp_limit(cluster: Cluster, tp_across_domain: bool) -> int:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from planner.conversions import gb_to_bytes
+from planner.conversions import bytes_to_gb, gb_to_bytes
 from planner.hardware import Cluster, Node
-from planner.layouts import Layout, candidate_layouts
+from planner.layouts import Layout, candidate_layouts, layout_problem
 from planner.memory import serve_memory, train_memory
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
@@ -116,9 +116,13 @@ def plan(
     nodes: int | None = None,
     options: Options | None = None,
     max_nodes: int = MAX_AUTO_NODES,
+    layout: Layout | None = None,
 ) -> Plan:
-    """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when None)."""
+    """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when
+    None), or exactly ``layout`` (then the cluster is the nodes it needs)."""
     options = options or Options()
+    if layout is not None:
+        return forced(model, workload, node, layout, nodes=nodes, options=options)
     least = _lower_bound_nodes(model, workload, node, options)
     counts = [nodes] if nodes else range(least, max_nodes + 1)
     cluster, layouts = Cluster(node, nodes or 1), []
@@ -162,3 +166,34 @@ def sensitivity(found: Plan) -> tuple[Sensitivity, ...]:
             )
         out.append(Sensitivity(level.name, level.figure.basis, tuple(tokens)))
     return tuple(out)
+
+
+def forced(
+    model: ModelSpec, workload: Workload, node: Node, layout: Layout, *, nodes: int | None, options: Options
+) -> Plan:
+    """Exactly ``layout``: on the nodes it needs, with why it does or does not fit in ``reason``."""
+    count = nodes or max(1, math.ceil(layout.gpus / node.gpus))
+    cluster = Cluster(node, count)
+    problem = layout_problem(model, layout, cluster, tp_across_domain=options.tp_across_domain)
+    if problem is not None:
+        return Plan(model, workload, cluster, options, (), "does not fit", problem)
+    chosen = layout
+    limit = usable_bytes(node, options)
+    if isinstance(workload, TrainWorkload):
+        choices = ("selective", "full") if workload.recompute == "auto" else (workload.recompute,)
+        for choice in choices:
+            chosen = replace(layout, recompute=choice)
+            if train_memory(model, workload, chosen).total_bytes <= limit:
+                break
+    result = evaluate(model, workload, chosen, cluster, options)
+    used = result.memory.total_bytes
+    if used > limit:
+        why = (
+            f"--layout {chosen.label} needs {bytes_to_gb(used):.1f} GB per GPU, "
+            f"{bytes_to_gb(limit):.1f} GB usable on {node.gpu_model}"
+        )
+        return Plan(model, workload, cluster, options, (), "does not fit", why)
+    found = Plan(model, workload, cluster, options, (result,), fits_label(chosen.replica_gpus, cluster))
+    if found.best is None:
+        return replace(found, reason=result.problem)
+    return replace(found, sensitivity=sensitivity(found))

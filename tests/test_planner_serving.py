@@ -138,3 +138,35 @@ def test_cli_an_slo_no_instance_meets_is_an_error(small_catalog_file, capsys):
     assert main([*args, "--db", str(small_catalog_file)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --tpot-ms/--ttft-ms: no instance meets them") and err.count("\n") == 1
+
+
+def test_a_forced_layout_is_planned_exactly_or_says_why_not():
+    from planner.layouts import _divisors
+
+    model, node = preset("llama-3.1-70b"), planner_node("H100-SXM-80GB", 8)
+    forced = plan(model, ServeWorkload(batch_sequences=64), node, layout=Layout(4, 1, 1, 2))
+    assert [r.layout for r in forced.results] == [Layout(4, 1, 1, 2)] and forced.best.concurrency == 64
+    two_nodes = plan(model, ServeWorkload(), node, layout=Layout(8, 2, 1, 1))
+    assert two_nodes.cluster.nodes == 2 and two_nodes.best is not None
+    for layout, why in (
+        (Layout(3, 1, 1, 1), "uses 3 GPUs, the cluster has 8"),
+        (Layout(16, 1, 1, 1), "wider than the 8-GPU NVLink domain"),
+        (Layout(1, 1, 1, 8), "needs"),
+        (Layout(1, 1, 2, 4), "does not divide the model's 0 routed experts"),
+    ):
+        result = plan(model, ServeWorkload(), node, layout=layout)
+        assert result.best is None and why in result.reason and result.reason.startswith("--layout")
+    assert _divisors(12) == [1, 2, 3, 4, 6, 12] and _divisors(1) == [1] and len(_divisors(2**40)) == 41
+
+
+def test_cli_layout(small_catalog_file, capsys):
+    from catalog.cli import main
+
+    base = ["plan", "--model", "llama-3.1-70b", "--workload", "serve", "--db", str(small_catalog_file)]
+    assert main([*base, "--instance", "p5.48xlarge", "--layout", "TP4xPP1xEP1xDP2"]) == 0
+    assert "TP4 x PP1 x EP1 x DP2" in capsys.readouterr().out
+    assert main([*base, "--layout", "TP4-PP1"]) == 2
+    assert capsys.readouterr().err.startswith("error: --layout must look like TP4xPP2xEP1xDP1")
+    assert main([*base, "--instance", "p5.48xlarge", "--layout", "TP3xPP1xEP1xDP1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --layout") and err.count("\n") == 1

@@ -27,6 +27,7 @@ from catalog.read.shape import shape
 from catalog.read.text import known
 from planner.conversions import bytes_to_gb
 from planner.hardware import Node
+from planner.layouts import Layout
 from planner.models import ModelSpec
 from planner.plan import plan
 from planner.result import Plan, Workload
@@ -83,6 +84,7 @@ def plan_rows(
     nodes: int | None = None,
     filters: Filters | None = None,
     options: Options | None = None,
+    layout: Layout | None = None,
 ) -> list[tuple[dict, Plan | str]]:
     """Every ``filtered_instances`` row with its plan, or the reason it has none. Rows with the same
     hardware (GPUs, memory, peaks, links with their figures) are planned once."""
@@ -98,7 +100,7 @@ def plan_rows(
             continue
         hardware = _hardware(node)
         if hardware not in planned:
-            planned[hardware] = plan(model, workload, hardware, nodes=nodes, options=options)
+            planned[hardware] = plan(model, workload, hardware, nodes=nodes, options=options, layout=layout)
         found.append((row, _as_node(planned[hardware], node)))
     return found
 
@@ -170,6 +172,7 @@ def _group_rows(
     nodes: int | None,
     filters: Filters,
     options: Options | None,
+    layout: Layout | None = None,
 ) -> pd.DataFrame:
     """``_row`` of every row matching ``filters``, planned once per node group (``node_groups``): a
     group's verdict is written for a stand-in name, then each row gets its own name back."""
@@ -190,7 +193,9 @@ def _group_rows(
         else:
             hardware = _hardware(node)
             if hardware not in planned:
-                planned[hardware] = plan(model, workload, hardware, nodes=nodes, options=options)
+                planned[hardware] = plan(
+                    model, workload, hardware, nodes=nodes, options=options, layout=layout
+                )
             result = _as_node(planned[hardware], replace(node, instance_type=_SHARED_NAME))
         found.append({"node_group": row["node_group"], **_row(row, result)})
     groups = pd.DataFrame(found).drop(columns=list(_OWN)).set_index("node_group")
@@ -214,6 +219,7 @@ def rank(
     filters: Filters | None = None,
     options: Options | None = None,
     by: str = "time",
+    layout: Layout | None = None,
 ) -> pd.DataFrame:
     """One row per instance, best first, for ``model`` and ``workload`` (columns: ``COLUMNS``).
 
@@ -226,7 +232,9 @@ def rank(
     """
     if by not in RANK_BY:
         raise ValueError(f"rank by {by!r}; expected one of {RANK_BY}")
-    found = _group_rows(con, model, workload, nodes=nodes, filters=filters or Filters(), options=options)
+    found = _group_rows(
+        con, model, workload, nodes=nodes, filters=filters or Filters(), options=options, layout=layout
+    )
     frame = found.reindex(columns=[c for c in COLUMNS if c != "rank"])
     for column in (
         "step_s",
@@ -267,10 +275,17 @@ def instance_plans(
     *,
     nodes: int | None = None,
     options: Options | None = None,
+    layout: Layout | None = None,
 ) -> list[tuple[str, Plan | str]]:
     """(provider, plan or the reason it has none) for every provider's ``instance_type``."""
     found = plan_rows(
-        con, model, workload, nodes=nodes, options=options, filters=Filters(search=instance_type)
+        con,
+        model,
+        workload,
+        nodes=nodes,
+        options=options,
+        filters=Filters(search=instance_type),
+        layout=layout,
     )
     return [(row["provider"], result) for row, result in found if row["instance_type"] == instance_type]
 
