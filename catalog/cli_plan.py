@@ -162,6 +162,8 @@ MAX_TOKENS = 10_000_000
 MAX_CONCURRENCY = 10_000_000
 MAX_PLAN_NODES = 1024
 MAX_TARGET = 1e9
+MAX_TOKEN_BUDGET = 1e16
+MAX_DAYS = 10_000.0
 
 
 def _bounded_int(name: str, text: str | None, low: int, high: int) -> int | None:
@@ -172,15 +174,15 @@ def _bounded_int(name: str, text: str | None, low: int, high: int) -> int | None
     return int(text)
 
 
-def _bounded_float(name: str, text: str | None) -> float | None:
+def _bounded_float(name: str, text: str | None, high: float = MAX_TARGET) -> float | None:
     if text is None:
         return None
     try:
         value = float(text[:40])
     except ValueError:
         raise ParseError(f"{name} must be a number, got {text[:40]!r}") from None
-    if not (math.isfinite(value) and 0 < value <= MAX_TARGET):
-        raise ParseError(f"{name} must be a positive number up to {MAX_TARGET:g}, got {text[:40]!r}")
+    if not (math.isfinite(value) and 0 < value <= high):
+        raise ParseError(f"{name} must be a positive number up to {high:g}, got {text[:40]!r}")
     return value
 
 
@@ -259,7 +261,13 @@ def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]
         if args.precision not in (None, "bf16", "fp8"):
             raise ParseError(f"--precision for training is bf16 or fp8, got {args.precision!r}")
         sequence = context or 8192
+        budget = _bounded_float("--tokens", args.tokens, MAX_TOKEN_BUDGET)
+        deadline = _bounded_float("--days", args.days, MAX_DAYS)
+        if deadline is not None and budget is None:
+            raise ParseError("--days needs --tokens: the tokens to train by the deadline")
         workload = TrainWorkload(
+            token_budget=budget,
+            deadline_days=deadline,
             global_batch_tokens=(batch or 512) * sequence,
             sequence_tokens=sequence,
             precision=args.precision or "bf16",
@@ -357,6 +365,10 @@ def register_plan(
     planning.add_argument("--context", help="serve: prompt tokens (2048); train: sequence length (8192)")
     planning.add_argument("--output", help="serve: output tokens per sequence (512)")
     planning.add_argument("--tokens-per-s", help="serve: output tokens/s the cluster must reach")
+    planning.add_argument("--tokens", help="train: the tokens to train (gives days and dollars to train)")
+    planning.add_argument(
+        "--days", help="train: the deadline in days (the cluster: the fewest nodes that make it)"
+    )
     planning.add_argument("--tpot-ms", help="serve: time per output token at most (ms)")
     planning.add_argument("--ttft-ms", help="serve: time to first token at most (ms)")
     planning.add_argument(

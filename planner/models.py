@@ -196,7 +196,9 @@ class TrainWorkload:
     micro-batches of ``micro_batch_sequences``; ``precision`` is the matmul format (bf16 or fp8;
     weights and gradients are kept in bf16 either way); ``optimizer`` adam or sgd (with momentum),
     its state sharded across data-parallel ranks when ``shard_optimizer`` (ZeRO-1); ``recompute``
-    selective, full, or auto (selective where it fits, else full)."""
+    selective, full, or auto (selective where it fits, else full). ``token_budget`` (tokens to train)
+    gives each plan its days and dollars to train; with ``deadline_days`` the cluster is the fewest
+    nodes that train the budget by the deadline."""
 
     global_batch_tokens: int = 512 * 8192
     sequence_tokens: int = 8192
@@ -205,6 +207,8 @@ class TrainWorkload:
     optimizer: str = "adam"
     shard_optimizer: bool = True
     recompute: str = "auto"
+    token_budget: float | None = None
+    deadline_days: float | None = None
     kind: str = "train"
 
     def __post_init__(self) -> None:
@@ -220,6 +224,17 @@ class TrainWorkload:
             )
         if self.global_batch_tokens < self.sequence_tokens:
             raise ParseError("training workload: global_batch_tokens is less than one sequence")
+        for name in ("token_budget", "deadline_days"):
+            value = getattr(self, name)
+            if value is not None and not (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+                and value > 0
+            ):
+                raise ParseError(f"training workload: {name} must be a positive number, got {value!r}")
+        if self.deadline_days is not None and self.token_budget is None:
+            raise ParseError("training workload: deadline_days needs a token_budget (the tokens to train)")
 
     @property
     def global_batch_sequences(self) -> float:

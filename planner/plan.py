@@ -123,6 +123,8 @@ def plan(
     options = options or Options()
     if layout is not None:
         return forced(model, workload, node, layout, nodes=nodes, options=options)
+    if isinstance(workload, TrainWorkload) and workload.deadline_days and nodes is None:
+        return by_deadline(model, workload, node, options, max_nodes)
     least = _lower_bound_nodes(model, workload, node, options)
     counts = [nodes] if nodes else range(least, max_nodes + 1)
     cluster, layouts = Cluster(node, nodes or 1), []
@@ -197,3 +199,62 @@ def forced(
     if found.best is None:
         return replace(found, reason=result.problem)
     return replace(found, sensitivity=sensitivity(found))
+
+
+SECONDS_PER_DAY = 86_400.0
+
+
+def days_to_train(found: Plan) -> float | None:
+    """Training: the token budget / tokens/s, in days (None without a budget or a time)."""
+    work, best = found.workload, found.best
+    if (
+        not isinstance(work, TrainWorkload)
+        or work.token_budget is None
+        or best is None
+        or not best.tokens_per_s
+    ):
+        return None
+    return work.token_budget / best.tokens_per_s / SECONDS_PER_DAY
+
+
+def by_deadline(model: ModelSpec, work: TrainWorkload, node: Node, options: Options, max_nodes: int) -> Plan:
+    """The fewest nodes (up to ``max_nodes``) that train ``work.token_budget`` tokens within
+    ``work.deadline_days``: doubling from the fewest that fit, then halving the gap."""
+    least = _lower_bound_nodes(model, work, node, options)
+
+    def meets(count: int) -> tuple[bool, Plan]:
+        found = plan(model, work, node, nodes=count, options=options)
+        days = days_to_train(found)
+        return days is not None and days <= (work.deadline_days or 0), found
+
+    count, last = max(1, least), None
+    while count <= max_nodes:
+        ok, found = meets(count)
+        if ok:
+            break
+        last = (count, found)
+        count *= 2
+    else:
+        tried = plan(model, work, node, nodes=max_nodes, options=options)
+        days = days_to_train(tried)
+        best = "no layout fits" if days is None else f"{days:,.1f} days at best"
+        reason = (
+            f"--days: {work.token_budget:.3g} tokens in {work.deadline_days:g} days needs more than "
+            f"{max_nodes} x {node.instance_type} ({best})"
+        )
+        return _unmet(tried, reason)
+    low = last[0] + 1 if last else count
+    high = count
+    while low < high:
+        middle = (low + high) // 2
+        ok, trial = meets(middle)
+        if ok:
+            high, found = middle, trial
+        else:
+            low = middle + 1
+    return found
+
+
+def _unmet(found: Plan, reason: str) -> Plan:
+    """The plan with no layout offered, and why."""
+    return replace(found, results=(), reason=reason, sensitivity=())

@@ -28,8 +28,8 @@ from catalog.read.text import known
 from planner.conversions import bytes_to_gb
 from planner.hardware import Node
 from planner.layouts import Layout
-from planner.models import ModelSpec
-from planner.plan import plan
+from planner.models import ModelSpec, TrainWorkload
+from planner.plan import days_to_train, plan
 from planner.result import Plan, Workload
 from planner.step import Options
 from planner.verdict import (
@@ -105,6 +105,14 @@ def plan_rows(
     return found
 
 
+def _usd_to_train(result: Plan) -> float | None:
+    """The token budget at the plan's USD per billion tokens (None without a budget or a price)."""
+    work, per_billion = result.workload, usd_per_billion_tokens(result)
+    if not isinstance(work, TrainWorkload) or work.token_budget is None or per_billion is None:
+        return None
+    return per_billion * work.token_budget / 1e9
+
+
 def _row(row: dict, result: Plan | str) -> dict:
     out = {
         "provider": row["provider"],
@@ -147,6 +155,8 @@ def _row(row: dict, result: Plan | str) -> dict:
         "usd_per_million_tokens": usd_per_million_tokens(result) if result.workload.kind == "serve" else None,
         "usd_per_step": usd_per_step(result) if result.workload.kind == "train" else None,
         "usd_per_billion_tokens": usd_per_billion_tokens(result) if result.workload.kind == "train" else None,
+        "days_to_train": days_to_train(result),
+        "usd_to_train": _usd_to_train(result),
         "bandwidth_basis": basis_text(result),
     }
 
@@ -155,7 +165,8 @@ COLUMNS = (
     "rank", "provider", "instance_type", "gpu_model", "gpus_per_node", "nodes", "layout", "fits", "min_gpus",
     "step_s", "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "concurrency",
     "tokens_per_s_per_user", "ttft_s", "tpot_s", "usd_per_hour",
-    "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "bandwidth_basis", "verdict",
+    "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "days_to_train", "usd_to_train",
+    "bandwidth_basis", "verdict",
     "reason", "flags", "tp", "pp", "ep", "dp",
 )  # fmt: skip
 
@@ -248,6 +259,8 @@ def rank(
         "usd_per_hour",
         *COST_COLUMN.values(),
         "usd_per_step",
+        "days_to_train",
+        "usd_to_train",
     ):
         frame[column] = frame[column].astype("float64")
     for column in ("nodes", "min_gpus", "tp", "pp", "ep", "dp"):

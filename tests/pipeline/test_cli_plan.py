@@ -79,3 +79,40 @@ def test_cli_layout(small_catalog_file, capsys):
     assert main([*base, "--instance", "p5.48xlarge", "--layout", "TP3xPP1xEP1xDP1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --layout") and err.count("\n") == 1
+
+
+def test_cli_training_budget_and_deadline(small_catalog_file, capsys):
+    from catalog.cli import main
+
+    base = ["plan", "--model", "llama-3.1-8b", "--workload", "train", "--db", str(small_catalog_file)]
+    assert main([*base, "--tokens", "1e12", "--top", "1", "--format", "json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["days_to_train"] > 0 and row["usd_to_train"] == pytest.approx(
+        row["usd_per_billion_tokens"] * 1e3
+    )
+    assert (
+        main(
+            [
+                *base,
+                "--tokens",
+                "1e12",
+                "--days",
+                str(row["days_to_train"] / 2),
+                "--top",
+                "1",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    [fast] = json.loads(capsys.readouterr().out)
+    assert fast["days_to_train"] <= row["days_to_train"] / 2 and fast["nodes"] > row["nodes"]
+    for args, field in (
+        (["--tokens", "0"], "--tokens"),
+        (["--tokens", "nan"], "--tokens"),
+        (["--days", "3"], "--days"),
+    ):
+        assert main([*base, *args]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {field}") and err.count("\n") == 1

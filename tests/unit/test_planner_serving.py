@@ -124,3 +124,24 @@ def test_a_forced_layout_is_planned_exactly_or_says_why_not():
         result = plan(model, ServeWorkload(), node, layout=layout)
         assert result.best is None and why in result.reason and result.reason.startswith("--layout")
     assert _divisors(12) == [1, 2, 3, 4, 6, 12] and _divisors(1) == [1] and len(_divisors(2**40)) == 41
+
+
+def test_a_token_budget_and_a_deadline_choose_the_cluster():
+    from planner.models import TrainWorkload
+    from planner.plan import days_to_train
+
+    model, node = preset("llama-3.1-8b"), planner_node("H100-SXM-80GB", 8)
+    budget = 1e12  # a trillion tokens
+    alone = plan(model, TrainWorkload(token_budget=budget), node)
+    days = days_to_train(alone)
+    assert days == pytest.approx(budget / alone.best.tokens_per_s / 86_400)
+    # Half the days needs a bigger cluster; the fewest nodes that make it, no fewer.
+    fast = plan(model, TrainWorkload(token_budget=budget, deadline_days=days / 2), node)
+    assert fast.cluster.nodes > alone.cluster.nodes and days_to_train(fast) <= days / 2
+    fewer = plan(model, TrainWorkload(token_budget=budget), node, nodes=fast.cluster.nodes - 1)
+    assert days_to_train(fewer) > days / 2
+    never = plan(model, TrainWorkload(token_budget=budget, deadline_days=1e-6), node, max_nodes=4)
+    assert never.best is None and never.reason.startswith("--days:")
+    for bad in ({"token_budget": 0}, {"token_budget": float("nan")}, {"deadline_days": 3.0}):
+        with pytest.raises(ParseError):
+            TrainWorkload(**bad)
