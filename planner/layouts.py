@@ -21,13 +21,15 @@ from planner.models import ModelSpec
 @dataclass(frozen=True)
 class Layout:
     """Tensor, pipeline, expert and data parallel degrees; ``recompute`` is training's activation
-    recomputation ("selective" or "full"; "" when serving)."""
+    recomputation ("selective" or "full"; "" when serving); ``virtual`` the model chunks each
+    training pipeline stage holds (interleaved 1F1B: the bubble shrinks v-fold, the sends grow)."""
 
     tp: int
     pp: int
     ep: int
     dp: int
     recompute: str = ""
+    virtual: int = 1
 
     @property
     def replica_gpus(self) -> int:
@@ -41,6 +43,8 @@ class Layout:
     @property
     def label(self) -> str:
         text = f"TP{self.tp} x PP{self.pp} x EP{self.ep} x DP{self.dp}"
+        if self.virtual > 1:
+            text += f" (interleaved x{self.virtual})"
         return f"{text}, {self.recompute} recompute" if self.recompute else text
 
 
@@ -130,6 +134,16 @@ def layout_problem(
     return None
 
 
+#: The most model chunks an interleaved pipeline stage holds (Megatron-LM's virtual pipeline stages,
+#: arXiv 2104.04473 section 2.2.2: the bubble is (p − 1) / (v x m)); at least one layer per chunk.
+MAX_VIRTUAL_STAGES = 4
+
+
+def interleave(model: ModelSpec, pp: int) -> int:
+    """Chunks per stage for a training pipeline of ``pp`` stages (1 without a pipeline)."""
+    return 1 if pp == 1 else max(1, min(MAX_VIRTUAL_STAGES, model.layers // pp))
+
+
 def tp_limit(cluster: Cluster, tp_across_domain: bool) -> int:
     """The largest TP group: the widest block below the fabric (the NVLink domain, which a GB200
     rack stretches over several instances, or the PCIe host), 1 on single-GPU instances, or the
@@ -156,5 +170,6 @@ def candidate_layouts(
                 continue
             for pp in _divisors(total // (tp * ep)):
                 if pp <= model.layers:
-                    found.append(Layout(tp, pp, ep, total // (tp * ep * pp)))
+                    virtual = interleave(model, pp) if workload == "train" else 1
+                    found.append(Layout(tp, pp, ep, total // (tp * ep * pp), virtual=virtual))
     return found

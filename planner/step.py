@@ -242,7 +242,7 @@ def train_step(
         * forward_flops_per_token(model, work.sequence_tokens / 2)
         / layout.gpus
     )
-    bubble = 1 + (layout.pp - 1) / m
+    bubble = 1 + (layout.pp - 1) / (m * layout.virtual)  # interleaved stages: v-fold smaller
     tokens = work.global_batch_tokens * passes * bubble
     dtype = matmul_dtype(model, cluster, work)
     # Causal attention: a token attends to the tokens before it, half the sequence on average.
@@ -256,7 +256,14 @@ def train_step(
     micro_tokens = work.sequence_tokens * work.micro_batch_sequences
     layer_passes = 3 if layout.recompute == "full" else 2
     per_micro = _pass_transfers(
-        model, layout, cluster, options, micro_tokens, passes=layer_passes, pp_sends=2, workload="train"
+        model,
+        layout,
+        cluster,
+        options,
+        micro_tokens,
+        passes=layer_passes,
+        pp_sends=2 * layout.virtual,
+        workload="train",
     )
     transfers = [_times(t, m) for t in per_micro]
     transfers.extend(_gradient_all_reduces(model, layout, cluster))

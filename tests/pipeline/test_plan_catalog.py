@@ -98,7 +98,7 @@ def test_training_ranks_clusters_of_the_fewest_nodes_that_fit(small_catalog_file
     assert (p5["instance_type"], p5["nodes"], p5["layout"]) == (
         "p5.48xlarge",
         12,
-        "TP4 x PP24 x EP1 x DP1, full recompute",
+        "TP4 x PP24 x EP1 x DP1 (interleaved x4), full recompute",
     )
     alone = plan(
         preset("llama-3.1-405b"),
