@@ -25,6 +25,8 @@ from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, Query
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    import duckdb
+
     from catalog.pipeline import RefreshReport
     from records.documents import Document
 
@@ -97,6 +99,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if mode == "reparse" and not Path(args.db).exists():  # nothing to reparse: never create one
+        raise EnvironmentProblem(f"no catalog at {args.db} to reparse; run `make refresh` first")
     progress = None if args.quiet else _progress(sys.stderr)
     try:
         import asyncio
@@ -135,12 +139,21 @@ def cmd_query(args: argparse.Namespace) -> int:
     limit) and print the result. Exit 2 for bad or refused SQL and for a query past its time limit."""
     import duckdb
 
-    from catalog.read.connect import connect_sandboxed, corrupt, execute_limited, is_corrupt
+    from catalog.read.connect import (
+        connect_sandboxed,
+        corrupt,
+        execute_limited,
+        is_corrupt,
+        time_limit_problem,
+    )
     from catalog.read.output import write_rows
 
+    if (problem := time_limit_problem(args.timeout)) is not None:
+        print(f"error: --timeout {args.timeout:g}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with connect_sandboxed(args.db) as con:
-            columns, rows = execute_limited(con, args.sql, args.timeout)
+            columns, rows, cut = execute_limited(con, args.sql, args.timeout)
     except duckdb.Error as exc:
         if is_corrupt(exc):
             raise corrupt(args.db, exc) from None
@@ -150,6 +163,9 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"error: {exc} (--timeout SECONDS to change it, 0 for none)", file=sys.stderr)
         return EXIT_USAGE
     write_rows(columns, rows, args.format, sys.stdout)
+    if cut is not None:  # like a query past its time limit: what was printed is not the whole answer
+        print(f"error: result {cut}; narrow the query (WHERE, LIMIT) to see the rest", file=sys.stderr)
+        return EXIT_USAGE
     return 0
 
 
@@ -210,6 +226,27 @@ def cmd_changes(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names_problem(
+    con: duckdb.DuckDBPyConnection,
+    providers: list[str] | None,
+    instance: str | None,
+    regions: list[str] | None = None,
+) -> str | None:
+    """The error for a provider, instance type or region the catalog does not have, with a "did you
+    mean"; None when all are known."""
+    from catalog.cli_names import unknown
+    from catalog.read.prices import regions as price_regions
+    from catalog.read.queries import providers as catalog_providers
+
+    problem = unknown("provider", providers or (), catalog_providers(con))
+    if problem is None and instance:
+        types = [t for (t,) in con.execute("SELECT DISTINCT instance_type FROM instances").fetchall()]
+        problem = unknown("instance type", [instance], types)
+    if problem is None and regions:
+        problem = unknown("region", regions, price_regions(con))
+    return problem
+
+
 def cmd_cheapest(args: argparse.Namespace) -> int:
     """cheapest: rows matching a filter, ranked by on-demand price (or price per GPU, or per fabric GB/s)."""
     from catalog.read.connect import connect_readonly
@@ -225,9 +262,15 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         include_inferred=not args.stated_only,
         priced_only=args.priced_only,
         order_by=args.by,
+        region=args.region,
+        spot=args.spot,
     )
     try:
         with connect_readonly(args.db) as con:
+            problem = _names_problem(con, args.provider, None, [args.region] if args.region else [])
+            if problem:
+                print(f"error: {problem}", file=sys.stderr)
+                return EXIT_USAGE
             frame = cheapest(con, question).head(args.limit)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -259,6 +302,8 @@ CHEAPEST_TABLE = (
     "price_region",
     "min_spot_usd_per_hour",
     "usd_per_gpu_hour_per_fabric_gbytes_per_s",
+    "currency",
+    "price_kind",
     "stale",
 )
 
@@ -404,6 +449,8 @@ def _cheapest_parser(cheap: argparse.ArgumentParser) -> None:
     cheap.add_argument("--stated-only", action="store_true", help="ignore datasheet-inferred fabric figures")
     cheap.add_argument("--priced-only", action="store_true", help="leave out rows with no on-demand price")
     cheap.add_argument("--limit", type=int, default=50, help="at most this many rows (default 50)")
+    cheap.add_argument("--region", help="price in this region only, as the price source names it")
+    cheap.add_argument("--spot", action="store_true", help="rank by the spot price, not on-demand")
     cheap.add_argument("--format", choices=("table", "csv", "json"), default="table")
     cheap.set_defaults(func=cmd_cheapest)
 

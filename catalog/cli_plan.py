@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 from normalize.errors import ParseError
 
 if TYPE_CHECKING:
+    import duckdb
+
     from planner.layouts import Layout
     from planner.models import ModelSpec
     from planner.result import Workload
@@ -282,6 +284,19 @@ def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]
     )
 
 
+def _names_problem(con: duckdb.DuckDBPyConnection, providers: list[str], instance: str | None) -> str | None:
+    """A provider or instance type the catalog does not have, with a "did you mean" (as the other
+    commands check them); None when all are known."""
+    from catalog.cli_names import unknown
+    from catalog.read.queries import providers as catalog_providers
+
+    problem = unknown("provider", providers, catalog_providers(con))
+    if problem is None and instance:
+        types = [t for (t,) in con.execute("SELECT DISTINCT instance_type FROM instances").fetchall()]
+        problem = unknown("instance type", [instance], types)
+    return problem
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     """plan: rank every instance by a model's time or cost, or show one instance's plan in full."""
     from catalog.read import plan_output
@@ -298,6 +313,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return 2
     try:
         with connect_readonly(args.db) as con:
+            problem = _names_problem(
+                con, [p[:100] for p in args.provider or ()], args.instance[:200] if args.instance else None
+            )
+            if problem:
+                print(f"error: {problem}", file=sys.stderr)
+                return 2
             if args.instance:
                 plans = instance_plans(
                     con, args.instance[:200], model, workload, nodes=nodes, options=options, layout=layout

@@ -72,7 +72,13 @@ def test_real_missing_items_say_why(real):
         "none of the sources read for the curated facts states it",
     )
     assert why["NVIDIA H100 80GB HBM3", "GPU count"][0] == missing.NOT_STATED
-    assert set(items["why"]) == {missing.NOT_STATED, missing.NOT_FETCHED, missing.FORM_FACTOR, missing.BRIDGE}
+    assert set(items["why"]) == {
+        missing.NOT_STATED,
+        missing.NOT_FETCHED,
+        missing.FORM_FACTOR,
+        missing.BRIDGE,
+        missing.NO_PRICE,
+    }
     assert items["source_url"].str.startswith(("https://", "copy:")).all()  # copy: a local copy (OCI)
 
 
@@ -80,7 +86,9 @@ def test_real_missing_items_say_why(real):
 def test_real_missing_follows_the_filters(real):
     """Defect (issue 14): What's missing ignored the sidebar filters."""
     oci = missing.missing_items(real, Filters(providers=("oci",)))
-    assert set(oci["provider"]) == {"oci"} and list(oci["instance_type"]) == ["BM.GPU2.2"]  # P100
+    links = oci[oci["missing"] != "on-demand price"]  # issue 21: no OCI row has a price, all 11 say so
+    assert set(oci["provider"]) == {"oci"} and list(links["instance_type"]) == ["BM.GPU2.2"]  # P100
+    assert (oci["missing"] == "on-demand price").sum() == 11
     summary = missing.missing_summary(real, Filters(providers=("oci",), gpu_counts=(8,)))
     assert list(summary["provider"]) == ["oci"] and summary.loc[0, "rows"] == 7 < 11
     assert missing.missing_items(real, Filters(search="p5.48xlarge")).empty
