@@ -4,7 +4,8 @@ CLI's option names, so the three never disagree:
 
 - ``instances(gpus=8, link="nvswitch", min_fabric_gbits=3200, region="us-east-1")``: ``cheapest``'s
   question (``catalog.read.prices``), cheapest on-demand first.
-- ``plan(model="llama-3.1-70b", workload="serve", ...)``: ``plan``'s ranking (``catalog.cli.plan_ranking``);
+- ``plan(model="llama-3.1-70b", workload="serve", ...)``: ``plan``'s ranking
+  (``catalog.cli_plan.plan_ranking``);
   every keyword is the CLI option of that name (``--tokens-per-s`` is ``tokens_per_s``), passed through
   as it is, so an option the CLI gains the API has too.
 - ``query(sql)``: ``catalog query``'s sandbox (read-only, no file or network access, a time limit).
@@ -15,6 +16,7 @@ exist is a TypeError listing the ones that do. docs/api.md walks through it, and
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,18 +118,31 @@ class Catalog:
         rows. ``options`` are the CLI's ``plan`` options by name (``batch``, ``context``, ``output``,
         ``tokens_per_s``, ``nodes``, ``by``, ``provider``, ``efficiency``, ...), passed through as given.
         """
-        from catalog.cli import build_parser, plan_ranking
+        from catalog.cli import build_parser
+        from catalog.cli_plan import plan_ranking
         from normalize.errors import ParseError
 
-        args = build_parser().parse_args(["plan", "--model", model, "--workload", workload])
-        args.db = self.path
-        known = sorted(set(vars(args)) - _NOT_PLAN_OPTIONS)
+        parser = build_parser()
+        subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        plan_parser = subcommands.choices["plan"]
+        actions = {a.dest: a for a in plan_parser._actions if a.option_strings}
+        known = sorted(set(actions) - _NOT_PLAN_OPTIONS)
+        argv = ["plan", "--model", model, "--workload", workload]
         for name, value in options.items():
             if name not in known:
                 raise TypeError(f"plan() has no option {name!r}; options: {', '.join(known)}")
-            setattr(args, name, list(_many(value)) if name == "provider" else value)
+            flag = actions[name].option_strings[-1]
+            if actions[name].nargs == 0:  # a switch: given when true
+                argv += [flag] if value else []
+            else:  # as the command line gives it: text, one value per repeat
+                argv += [part for item in _many(value) for part in (flag, str(item))]
         try:
-            frame, _ = plan_ranking(args)
+            args = parser.parse_args(argv)
+        except SystemExit:
+            raise ValueError(f"plan() options do not parse: {' '.join(argv[5:])}") from None
+        args.db = self.path
+        try:
+            frame, _, _ = plan_ranking(args)
         except ParseError as exc:
             raise ValueError(str(exc)) from None
         return frame.head(top) if top > 0 else frame

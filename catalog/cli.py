@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from catalog import cli_plan
 from catalog.cli_measurements import cmd_import, cmd_probe
 from catalog.cli_release import add_release_parser
 from catalog.paths import default_db
@@ -26,12 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     import duckdb
-    import pandas as pd
 
     from catalog.pipeline import RefreshReport
-    from planner.models import ModelSpec
-    from planner.result import Workload
-    from planner.step import Options
     from records.documents import Document
 
 EXIT_NOT_PUBLISHED = 1  # like a failed provider: the last good catalog stands
@@ -254,98 +251,6 @@ def cmd_changes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _given(value: int | None, default: int) -> int:
-    return default if value is None else value
-
-
-def _plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]:
-    """The model, workload and options a ``plan`` command asks for; ParseError names a bad one."""
-    from normalize.errors import ParseError
-    from planner.models import ServeWorkload, TrainWorkload, model_from_text, preset, preset_names
-    from planner.step import Options
-
-    if args.model in preset_names():
-        model = preset(args.model)
-    elif Path(args.model).is_file():
-        model = model_from_text(Path(args.model).read_text(encoding="utf-8"), args.model)
-    else:
-        raise ParseError(f"no preset or file {args.model!r}; presets: {', '.join(preset_names())}")
-    workload: Workload
-    if args.workload == "serve":
-        workload = ServeWorkload(
-            batch_sequences=_given(args.batch, 32),
-            prompt_tokens=_given(args.context, 2048),
-            output_tokens=_given(args.output, 512),
-            target_tokens_per_s=args.tokens_per_s,
-        )
-    else:
-        sequence = _given(args.context, 8192)
-        workload = TrainWorkload(
-            global_batch_tokens=_given(args.batch, 512) * sequence,
-            sequence_tokens=sequence,
-            precision=args.precision,
-        )
-    if not 0 < args.efficiency <= 1:
-        raise ParseError(f"--efficiency must be in (0, 1], got {args.efficiency}")
-    return (
-        model,
-        workload,
-        Options(compute_efficiency=args.efficiency, tp_across_domain=args.tp_across_domain),
-    )
-
-
-def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
-    """The ranking ``plan`` prints: every instance for the model, workload and options ``args`` name,
-    by time or cost, and the workload's kind. ParseError names a bad input; FileNotFoundError if there
-    is no catalog. ``catalog.api.Catalog.plan`` calls it too, so an option added here reaches both."""
-    from catalog.read.connect import connect_readonly
-    from catalog.read.plan import rank
-    from catalog.read.queries import Filters
-    from normalize.errors import ParseError
-
-    model, workload, options = _plan_inputs(args)
-    with connect_readonly(args.db) as con:
-        problem = _names_problem(con, args.provider, None)
-        if problem:
-            raise ParseError(problem)
-        filters = Filters(providers=tuple(args.provider or ()))
-        frame = rank(con, model, workload, nodes=args.nodes, filters=filters, options=options, by=args.by)
-    return frame, workload.kind
-
-
-def cmd_plan(args: argparse.Namespace) -> int:
-    """plan: rank every instance by a model's time or cost, or show one instance's plan in full."""
-    from catalog.read import plan_output
-    from catalog.read.connect import connect_readonly
-    from catalog.read.plan import instance_plans
-    from normalize.errors import ParseError
-
-    try:
-        if args.instance:
-            model, workload, options = _plan_inputs(args)
-            with connect_readonly(args.db) as con:
-                problem = _names_problem(con, args.provider, args.instance)
-                if problem:
-                    raise ParseError(problem)
-                plans = instance_plans(con, args.instance, model, workload, nodes=args.nodes, options=options)
-        else:
-            frame, kind = plan_ranking(args)
-    except ParseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    if args.instance:
-        if not plans:
-            print(f"error: no instance type {args.instance!r} in the catalog", file=sys.stderr)
-            return EXIT_USAGE
-        sys.stdout.write(plan_output.instance_report(plans, args.format))
-        return 0
-    sys.stdout.write(plan_output.ranking_report(frame, kind, args.top, args.format))
-    return 0
-
-
 def _names_problem(
     con: duckdb.DuckDBPyConnection,
     providers: list[str] | None,
@@ -441,12 +346,6 @@ def cmd_providers(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return int(text)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m catalog``."""
     parser = argparse.ArgumentParser(prog="python -m catalog", description=__doc__.splitlines()[0])
@@ -530,40 +429,9 @@ def build_parser() -> argparse.ArgumentParser:
     changed.add_argument("--since", type=datetime.fromisoformat, help="only changes since DATE (YYYY-MM-DD)")
     changed.set_defaults(func=cmd_changes)
 
-    planning = with_db(sub.add_parser("plan", help="rank instances by a model's time and cost"))
-    planning.add_argument(
-        "--model", required=True, help="a preset name (llama-3.1-70b, ...) or a TOML/JSON file"
-    )
-    planning.add_argument("--workload", choices=("serve", "train"), required=True)
-    planning.add_argument(
-        "--batch",
-        type=int,
-        help="serve: sequences per model replica (32); train: global batch in sequences (512)",
-    )
-    planning.add_argument(
-        "--context", type=int, help="serve: prompt tokens (2048); train: sequence length (8192)"
-    )
-    planning.add_argument("--output", type=int, help="serve: output tokens per sequence (512)")
-    planning.add_argument("--tokens-per-s", type=float, help="serve: output tokens/s the cluster must reach")
-    planning.add_argument("--precision", choices=("bf16", "fp8"), default="bf16", help="train: matmul format")
-    planning.add_argument(
-        "--efficiency", type=float, default=0.5, help="share of the dense peak reached (0.5)"
-    )
-    planning.add_argument(
-        "--tp-across-domain", action="store_true", help="let tensor parallelism leave the NVLink domain"
-    )
-    planning.add_argument(
-        "--nodes", type=_positive_int, help="instances per cluster (default: the fewest that fit)"
-    )
-    which = planning.add_mutually_exclusive_group()
-    which.add_argument("--instance", help="show this instance type's plan in full")
-    which.add_argument("--top", type=int, default=10, help="rows to show (0: all; default 10)")
-    planning.add_argument(
-        "--by", choices=("time", "cost"), default="time", help="rank by tokens/s or by cost"
-    )
-    planning.add_argument("--provider", action="append", help="only this provider (repeatable)")
-    planning.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    planning.set_defaults(func=cmd_plan)
+    cli_plan.register_plan(sub, with_db)
+
+    cli_plan.register(sub, with_db)
 
     _cheapest_parser(with_db(sub.add_parser("cheapest", help="rank rows by price for a filter")))
     add_release_parser(sub, with_db)

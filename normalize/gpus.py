@@ -35,10 +35,11 @@ class GpuSpec:
     ``scale_up_domain_gpus`` is how many GPUs share one such domain; ``rack_scale`` marks domains
     that span several instances (GB200/GB300 NVL72).
 
-    ``dense_bf16_tflops`` and ``dense_fp8_tflops`` are the dense (no sparsity) tensor-core peaks per
-    GPU from the same vendor page, None where the part has no such tensor cores or no datasheet
-    figure was read. ``tflops_printed_sparse`` says the vendor prints only the 2:4-sparsity figure
-    (the dense one stored is half of it); ``tflops_note`` restates, in our words, what the page prints.
+    ``dense_bf16_tflops``, ``dense_fp8_tflops`` and (Blackwell) ``dense_fp4_tflops`` are the dense
+    (no sparsity) tensor-core peaks per GPU from the same vendor page, None where the part has no
+    such tensor cores or no datasheet figure was read. ``tflops_printed_sparse`` says the vendor
+    prints only the 2:4-sparsity figure (the dense one stored is half of it); ``tflops_note``
+    restates, in our words, what the page prints.
     """
 
     id: str
@@ -54,6 +55,7 @@ class GpuSpec:
     rack_scale: bool = False
     dense_bf16_tflops: float | None = None
     dense_fp8_tflops: float | None = None
+    dense_fp4_tflops: float | None = None
     tflops_printed_sparse: bool | None = None
     tflops_note: str = ""
     table_row: str = ""  # the line of normalize/gpus.csv this spec was read from, as written
@@ -104,6 +106,7 @@ def _load_gpus() -> tuple[GpuSpec, ...]:
             rack_scale=row["rack_scale"] == "true",
             dense_bf16_tflops=_number(row["dense_bf16_tflops"]),
             dense_fp8_tflops=_number(row["dense_fp8_tflops"]),
+            dense_fp4_tflops=_number(row.get("dense_fp4_tflops") or ""),
             tflops_printed_sparse=row["tflops_printed_sparse"] == "true"
             if row["tflops_printed_sparse"]
             else None,

@@ -3,32 +3,68 @@
 For a group of n GPUs and a message of M bytes (what one GPU holds before the collective):
 
 - ring all-reduce: each GPU sends 2(n−1)/n × M (a reduce-scatter then an all-gather, (n−1)/n × M each);
+- all-gather, reduce-scatter: (n−1)/n × M, M being the whole gathered (or scattered) buffer;
 - all-to-all (expert dispatch or combine): (n−1)/n × M leaves each GPU;
 - point-to-point (a pipeline stage boundary): M, at the slowest boundary's link.
 
-Time is bytes / bandwidth, with the link's GB/s per GPU one way. A group inside one block of a link
-level uses that level. A ring across the fabric with ``local`` members per block is limited by the
-slower of the block's own link and ``local`` × the fabric's per-GPU figure: every ring enters and
-leaves each block once, so a block's NICs together carry its members' whole share. (This is why an
-NCCL all_reduce across nodes can report a bus bandwidth above one NIC's line rate.) An all-to-all
-across the fabric sends (local−1)/n × M inside the block and (n−local)/n × M over each GPU's own
-fabric share, the two at once. A missing bandwidth makes the time unknown (None), never zero.
+One call takes α + bytes / (η × B) (``planner.link_costs``: α and η per link kind, each read from a
+published nccl-tests run; B the line rate one way per GPU). Several algorithms are priced and the
+fastest taken, as NCCL's tuner does: ring and LL on every NVLink-class link, NVLink SHARP on Hopper
+and later NVSwitch boards (the switch reduces: M / (η × B)), a tree across two nodes (the message
+once per node over its NICs). Topology: a mesh (MI300X's xGMI) gives a group of n of its D GPUs
+n − 1 of its D − 1 links; PCIe's share depends on the group (switch uplinks and the root complex
+are shared). A figure that was measured as an achieved rate (a pair's copy, a busbw) is turned back
+into the line rate it implies before η applies, so measured and unmeasured boards agree.
+
+Across the fabric, with ``local`` members per block: a ring's bytes leave each block through its
+NICs, so the rate is the slower of the block's own link and ``local`` × the per-GPU fabric share
+(this is why an all_reduce across nodes can report a busbw above one NIC's line rate); an all-to-all
+sends (local−1)/n × M inside the block and (n−local)/n × M over each GPU's own share (it cannot
+aggregate several NICs, nccl-tests#267), the two at once. A missing bandwidth makes the time
+unknown (None), never zero.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from normalize.gpus import BY_ID
+from normalize.vocab import Link
 from planner.conversions import gbytes_per_s_to_bytes_per_s
-from planner.hardware import Cluster, Figure
-from planner.layouts import Group, route
+from planner.hardware import Cluster, LinkLevel
+from planner.layouts import Group, Route, route
+from planner.link_costs import (
+    MESH_LINKS,
+    NVLS_EFFICIENCY,
+    NVLS_FAMILIES,
+    PCIE_PAIR_LATENCY_S,
+    PCIE_SMALL_GROUP,
+    PCIE_SMALL_GROUP_EFFICIENCY,
+    cost_of,
+)
+
+#: The collectives ``collective_cost`` prices, by the names nccl-tests gives them.
+OPERATIONS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One call: ``seconds`` (None when a bandwidth is missing) = ``latency_s`` + ``wire_bytes`` /
+    ``rate_bytes_per_s`` under ``algorithm``; ``wire_bytes`` is what each GPU sends."""
+
+    seconds: float | None
+    algorithm: str
+    latency_s: float
+    wire_bytes: float
+    rate_bytes_per_s: float | None
 
 
 @dataclass(frozen=True)
 class Transfer:
     """One collective's traffic in one step: ``count`` messages of ``message_bytes``, sending
     ``bytes_per_gpu`` in all from each GPU, on ``link`` (level names joined with " + "), taking
-    ``seconds`` (None when a bandwidth it needs is missing)."""
+    ``seconds`` (None when a bandwidth it needs is missing), of which ``latency_s`` is the calls'
+    fixed cost, under ``algorithm``."""
 
     collective: str
     group_gpus: int
@@ -38,19 +74,8 @@ class Transfer:
     link: str
     levels: tuple[str, ...]
     seconds: float | None
-
-
-def _rate(figure: Figure, times: float = 1.0) -> float | None:
-    """bytes/s of a per-GPU GB/s figure (scaled by ``times``), or None when it is missing."""
-    if figure.gbytes_per_s is None or not figure.known:
-        return None
-    return gbytes_per_s_to_bytes_per_s(figure.gbytes_per_s) * times
-
-
-def _time(n_bytes: float, rate: float | None) -> float | None:
-    if n_bytes == 0:
-        return 0.0
-    return None if rate is None else n_bytes / rate
+    algorithm: str = ""
+    latency_s: float = 0.0
 
 
 def ring_fraction(n: int) -> float:
@@ -58,65 +83,214 @@ def ring_fraction(n: int) -> float:
     return 2 * (n - 1) / n
 
 
+def _domain_gpus(level: LinkLevel, cluster: Cluster) -> int:
+    """The level's block size on one node (before it is cut to the cluster)."""
+    for own in cluster.node.links:
+        if own.name == level.name and own.gpus is not None:
+            return own.gpus
+    return level.gpus or 1
+
+
+def _nvls(level: LinkLevel, cluster: Cluster) -> bool:
+    spec = BY_ID.get(cluster.node.gpu_model)
+    return level.kind == Link.NVSWITCH and spec is not None and spec.family in NVLS_FAMILIES
+
+
+def _ring_efficiency(level: LinkLevel, n: int) -> float:
+    if level.kind in (Link.PCIE, Link.UNKNOWN, "") and n <= PCIE_SMALL_GROUP:
+        return PCIE_SMALL_GROUP_EFFICIENCY.value
+    return cost_of(level.kind).ring_efficiency.value
+
+
+def _ring_latency(level: LinkLevel, n: int) -> float:
+    if level.kind in (Link.PCIE, Link.UNKNOWN, "") and n <= 2:
+        return PCIE_PAIR_LATENCY_S.value
+    return cost_of(level.kind).ring_latency_s.value
+
+
+def line_rate(level: LinkLevel, cluster: Cluster, n: int) -> float | None:
+    """bytes/s one way per GPU the group of ``n`` can use on ``level``: the line rate (an achieved
+    figure divided by the share the calibration says it reaches), a mesh's n − 1 of D − 1 links."""
+    figure = level.figure
+    if figure.gbytes_per_s is None or not figure.known:
+        return None
+    rate = gbytes_per_s_to_bytes_per_s(figure.gbytes_per_s)
+    domain = _domain_gpus(level, cluster)
+    if figure.achieved == "copy":
+        rate /= _ring_efficiency(level, 2)
+    elif figure.achieved == "busbw":
+        full = NVLS_EFFICIENCY.value * ring_fraction(domain) if _nvls(level, cluster) else 0.0
+        rate /= max(full, _ring_efficiency(level, domain))
+    if level.kind in MESH_LINKS and domain > 1 and not level.is_fabric:
+        rate *= (max(n, 2) - 1) / (domain - 1)
+    return rate
+
+
+def _best(options: list[Cost]) -> Cost:
+    known = [c for c in options if c.seconds is not None]
+    return min(known, key=lambda c: c.seconds or 0.0) if known else options[0]
+
+
+def _cost(algorithm: str, latency: float, wire: float, rate: float | None) -> Cost:
+    seconds = None if rate is None else latency + wire / rate
+    return Cost(seconds, algorithm, latency, wire, rate)
+
+
+def _scaled(rate: float | None, share: float) -> float | None:
+    return None if rate is None else rate * share
+
+
+def _inside(op: str, level: LinkLevel, cluster: Cluster, n: int, message_bytes: float) -> Cost:
+    """One collective over ``n`` GPUs inside one block of ``level``."""
+    cost, rate = cost_of(level.kind), line_rate(level, cluster, n)
+    wire = (ring_fraction(n) if op == "all-reduce" else (n - 1) / n) * message_bytes
+    ring = _scaled(rate, _ring_efficiency(level, n))
+    options = [_cost("ring", _ring_latency(level, n), wire, ring)]
+    if cost.ll_latency_s is not None and cost.ll_bytes_per_s is not None and op != "all-to-all":
+        ll = None if ring is None else min(ring, cost.ll_bytes_per_s.value)
+        options.append(_cost("ll", cost.ll_latency_s.value, wire, ll))
+    if op == "all-reduce" and _nvls(level, cluster):
+        nvls = _scaled(rate, NVLS_EFFICIENCY.value)
+        options.append(_cost("nvls", cost.ring_latency_s.value, message_bytes, nvls))
+    if op == "all-to-all":
+        options[0] = _cost("direct", options[0].latency_s, wire, ring)
+    return _best(options)
+
+
+def _across(op: str, where: Route, cluster: Cluster, n: int, message_bytes: float) -> Cost:
+    """One collective over ``n`` GPUs spread over several blocks, ``where.local`` in each."""
+    fabric, island, local = where.level, where.island, where.local
+    cost = cost_of(fabric.kind)
+    latency = cost.ring_latency_s.value
+    per_gpu = _scaled(line_rate(fabric, cluster, n), cost.ring_efficiency.value)
+    inner = None
+    if island is not None and local > 1:
+        inner = _scaled(line_rate(island, cluster, local), _ring_efficiency(island, local))
+    if op == "all-to-all":
+        inside_bytes, across_bytes = (local - 1) / n * message_bytes, (n - local) / n * message_bytes
+        inside = 0.0 if not inside_bytes else (None if inner is None else inside_bytes / inner)
+        across = None if per_gpu is None else across_bytes / per_gpu
+        seconds = None if inside is None or across is None else latency + max(inside, across)
+        rate = None if seconds is None else (inside_bytes + across_bytes) / (seconds - latency)
+        return Cost(seconds, "direct", latency, inside_bytes + across_bytes, rate)
+    wire = (ring_fraction(n) if op == "all-reduce" else (n - 1) / n) * message_bytes
+    node_share = _scaled(per_gpu, local)
+    ring_rate = (
+        node_share
+        if local == 1
+        else (None if inner is None or node_share is None else min(inner, node_share))
+    )
+    options = [_cost("ring", latency, wire, ring_rate)]
+    nodes = n // max(local, 1)
+    if op == "all-reduce" and nodes == 2 and cost.tree_efficiency is not None:
+        tree_rate = _scaled(line_rate(fabric, cluster, n), cost.tree_efficiency.value * local)
+        if tree_rate is not None and local > 1:
+            tree_rate = (
+                None if inner is None else min(tree_rate, _reduce_in_node(island, cluster, local, inner))
+            )
+        options.append(_cost("tree", latency, message_bytes, tree_rate))
+    return _best(options)
+
+
+def _reduce_in_node(island: LinkLevel | None, cluster: Cluster, local: int, ring: float) -> float:
+    """The message bytes/s a node reduces (and broadcasts) among its ``local`` members: NVLink SHARP
+    where the switch can, else a ring (2(local−1)/local bytes sent per message byte)."""
+    by_ring = ring / ring_fraction(local)
+    if island is not None and _nvls(island, cluster):
+        line = line_rate(island, cluster, local)
+        if line is not None:
+            return max(by_ring, line * NVLS_EFFICIENCY.value)
+    return by_ring
+
+
+def collective_cost(op: str, group: Group, message_bytes: float, cluster: Cluster) -> tuple[Cost, Route]:
+    """One ``op`` of ``message_bytes`` over ``group``, and where it runs."""
+    if op not in OPERATIONS:
+        raise ValueError(f"collective {op!r}; expected one of {OPERATIONS}")
+    where = route(group, cluster)
+    n = group.size
+    if n == 1 or message_bytes == 0:
+        return Cost(0.0, "none", 0.0, 0.0, None), where
+    if not where.level.is_fabric:
+        return _inside(op, where.level, cluster, n, message_bytes), where
+    return _across(op, where, cluster, n, message_bytes), where
+
+
+def _levels(where: Route, op: str) -> tuple[str, ...]:
+    if not where.level.is_fabric or where.island is None or where.local == 1:
+        return (where.level.name,)
+    return (where.island.name, where.level.name)
+
+
+def _transfer(
+    collective: str, op: str, group: Group, message_bytes: float, count: float, cluster: Cluster
+) -> Transfer:
+    cost, where = collective_cost(op, group, message_bytes, cluster)
+    levels = _levels(where, op)
+    seconds = None if cost.seconds is None else cost.seconds * count
+    return Transfer(
+        collective,
+        group.size,
+        count,
+        message_bytes,
+        cost.wire_bytes * count,
+        " + ".join(levels),
+        levels,
+        seconds,
+        cost.algorithm,
+        cost.latency_s * count,
+    )
+
+
 def all_reduce(
     collective: str, group: Group, message_bytes: float, count: float, cluster: Cluster
 ) -> Transfer:
-    """``count`` ring all-reduces of ``message_bytes`` over ``group``."""
-    sent = ring_fraction(group.size) * message_bytes * count
-    where = route(group, cluster)
-    levels: tuple[str, ...]
-    if not where.level.is_fabric or where.local == 1:
-        rate, levels = _rate(where.level.figure), (where.level.name,)
-    else:
-        assert where.island is not None
-        inside, across = _rate(where.island.figure), _rate(where.level.figure, where.local)
-        rate = None if inside is None or across is None else min(inside, across)
-        levels = (where.island.name, where.level.name)
-    return Transfer(
-        collective, group.size, count, message_bytes, sent, " + ".join(levels), levels, _time(sent, rate)
-    )
+    """``count`` all-reduces of ``message_bytes`` over ``group``."""
+    return _transfer(collective, "all-reduce", group, message_bytes, count, cluster)
+
+
+def all_gather(
+    collective: str, group: Group, message_bytes: float, count: float, cluster: Cluster
+) -> Transfer:
+    """``count`` all-gathers (or reduce-scatters) of a ``message_bytes`` buffer over ``group``."""
+    return _transfer(collective, "all-gather", group, message_bytes, count, cluster)
 
 
 def all_to_all(
     collective: str, group: Group, message_bytes: float, count: float, cluster: Cluster
 ) -> Transfer:
     """``count`` all-to-alls of ``message_bytes`` per GPU over ``group``."""
-    n = group.size
-    sent = (n - 1) / n * message_bytes * count
-    where = route(group, cluster)
-    levels: tuple[str, ...]
-    if not where.level.is_fabric:
-        seconds, levels = _time(sent, _rate(where.level.figure)), (where.level.name,)
-    else:
-        inside_bytes = (where.local - 1) / n * message_bytes * count
-        across_bytes = (n - where.local) / n * message_bytes * count
-        levels = (
-            (where.level.name,)
-            if where.island is None or where.local == 1
-            else (where.island.name, where.level.name)
-        )
-        inside: float | None = 0.0
-        if inside_bytes:
-            assert where.island is not None, "route() names the island when a node holds several members"
-            inside = _time(inside_bytes, _rate(where.island.figure))
-        across = _time(across_bytes, _rate(where.level.figure))
-        seconds = None if inside is None or across is None else max(inside, across)
-    return Transfer(collective, n, count, message_bytes, sent, " + ".join(levels), levels, seconds)
+    return _transfer(collective, "all-to-all", group, message_bytes, count, cluster)
 
 
 def send(collective: str, group: Group, message_bytes: float, count: float, cluster: Cluster) -> Transfer:
     """``count`` point-to-point sends of ``message_bytes`` from each stage of ``group`` to the next.
     The pipeline runs at its slowest boundary: when the stages do not all sit in one block, some
     boundary crosses the fabric, over the sending GPU's own share of it."""
-    sent = message_bytes * count
     where = route(group, cluster)
+    level = where.level
+    cost = cost_of(level.kind)
+    latency = cost.ring_latency_s.value if level.is_fabric else _ring_latency(level, 2)
+    share = cost.ring_efficiency.value if level.is_fabric else _ring_efficiency(level, 2)
+    one = _cost("p2p", latency, message_bytes, _scaled(line_rate(level, cluster, 2), share))
+    if message_bytes == 0:
+        one = Cost(0.0, "none", 0.0, 0.0, None)
+    seconds = None if one.seconds is None else one.seconds * count
     return Transfer(
         collective,
         group.size,
         count,
         message_bytes,
-        sent,
-        where.level.name,
-        (where.level.name,),
-        _time(sent, _rate(where.level.figure)),
+        message_bytes * count,
+        level.name,
+        (level.name,),
+        seconds,
+        one.algorithm,
+        one.latency_s * count,
     )
+
+
+def bus_bandwidth_gbytes_per_s(op: str, n: int, message_bytes: float, seconds: float) -> float:
+    """nccl-tests' busbw: algbw (size / time) × 2(n−1)/n for all-reduce, × (n−1)/n otherwise."""
+    factor = ring_fraction(n) if op == "all-reduce" else (n - 1) / n
+    return message_bytes / seconds * factor / gbytes_per_s_to_bytes_per_s(1.0)

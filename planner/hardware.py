@@ -36,11 +36,14 @@ def fabric_gbytes_per_s_per_gpu(node_gbits_per_s: float, gpus_per_node: int) -> 
 
 @dataclass(frozen=True)
 class Figure:
-    """A bandwidth the plan uses: GB/s per GPU one way, its basis and how it was derived."""
+    """A bandwidth the plan uses: GB/s per GPU one way, its basis and how it was derived.
+    ``achieved`` says what a measured figure is (a pair's ``copy``, a collective's ``busbw``; "" for
+    a line rate): ``planner.comms`` turns an achieved rate back into the line rate it implies."""
 
     gbytes_per_s: float | None
     basis: str
     detail: str
+    achieved: str = ""
 
     @property
     def known(self) -> bool:
@@ -53,11 +56,13 @@ MISSING = Figure(None, Basis.MISSING, "not stated")
 @dataclass(frozen=True)
 class LinkLevel:
     """GPUs in one aligned block of ``gpus`` reach each other over ``name`` at ``figure`` (per GPU,
-    one way). ``gpus`` None marks the fabric between blocks."""
+    one way). ``gpus`` None marks the fabric between blocks. ``kind`` is the ``Link`` or ``Fabric``
+    value, which ``planner.link_costs`` prices."""
 
     name: str
     gpus: int | None
     figure: Figure
+    kind: str = ""
 
     @property
     def is_fabric(self) -> bool:
@@ -82,6 +87,7 @@ class Node:
     links: tuple[LinkLevel, ...]
     usd_per_hour: float | None = None
     price_detail: str = ""
+    dense_fp4_tflops: float | None = None
 
     @property
     def fabric(self) -> LinkLevel:
@@ -136,14 +142,14 @@ def link_levels(
     domain = scale_up_gpus or gpus_per_node
     levels: list[LinkLevel] = []
     if kind in NVLINK_CLASS_LINKS and domain > 1:
-        levels.append(LinkLevel(LINK_LABELS[kind], domain, intra))
+        levels.append(LinkLevel(LINK_LABELS[kind], domain, intra, kind))
         if domain < gpus_per_node:
-            levels.append(LinkLevel(LINK_LABELS[Link.PCIE], gpus_per_node, pcie))
+            levels.append(LinkLevel(LINK_LABELS[Link.PCIE], gpus_per_node, pcie, Link.PCIE))
     elif kind == Link.PCIE and gpus_per_node > 1:
-        levels.append(LinkLevel(LINK_LABELS[Link.PCIE], gpus_per_node, intra))
+        levels.append(LinkLevel(LINK_LABELS[Link.PCIE], gpus_per_node, intra, Link.PCIE))
     elif gpus_per_node > 1:
-        levels.append(LinkLevel(LINK_LABELS[Link.UNKNOWN], gpus_per_node, intra))
+        levels.append(LinkLevel(LINK_LABELS[Link.UNKNOWN], gpus_per_node, intra, Link.UNKNOWN))
     fabric_kind = Fabric(fabric)
     fabric_figure = inter if fabric_kind != Fabric.NONE else Figure(None, Basis.MISSING, "no fabric")
-    levels.append(LinkLevel(FABRIC_LABELS[fabric_kind], None, fabric_figure))
+    levels.append(LinkLevel(FABRIC_LABELS[fabric_kind], None, fabric_figure, fabric_kind))
     return tuple(levels)

@@ -21,13 +21,15 @@ from planner.models import ModelSpec
 @dataclass(frozen=True)
 class Layout:
     """Tensor, pipeline, expert and data parallel degrees; ``recompute`` is training's activation
-    recomputation ("selective" or "full"; "" when serving)."""
+    recomputation ("selective" or "full"; "" when serving); ``virtual`` the model chunks each
+    training pipeline stage holds (interleaved 1F1B: the bubble shrinks v-fold, the sends grow)."""
 
     tp: int
     pp: int
     ep: int
     dp: int
     recompute: str = ""
+    virtual: int = 1
 
     @property
     def replica_gpus(self) -> int:
@@ -41,6 +43,8 @@ class Layout:
     @property
     def label(self) -> str:
         text = f"TP{self.tp} x PP{self.pp} x EP{self.ep} x DP{self.dp}"
+        if self.virtual > 1:
+            text += f" (interleaved x{self.virtual})"
         return f"{text}, {self.recompute} recompute" if self.recompute else text
 
 
@@ -95,7 +99,49 @@ def route(group: Group, cluster: Cluster) -> Route:
 
 
 def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+    """The divisors of ``n`` in order, in O(√n) steps (a cluster's GPU count may be large)."""
+    small, large = [], []
+    d = 1
+    while d * d <= n:
+        if n % d == 0:
+            small.append(d)
+            if d * d != n:
+                large.append(n // d)
+        d += 1
+    return small + large[::-1]
+
+
+def layout_problem(
+    model: ModelSpec, layout: Layout, cluster: Cluster, *, tp_across_domain: bool = False
+) -> str | None:
+    """Why ``layout`` cannot run ``model`` on ``cluster`` (None when its shape can): it must use every
+    GPU, TP must divide the attention heads and stay in the NVLink domain, EP divide the experts, PP
+    be at most the layers."""
+    if layout.gpus != cluster.gpus:
+        return f"--layout {layout.label} uses {layout.gpus} GPUs, the cluster has {cluster.gpus}"
+    limit = tp_limit(cluster, tp_across_domain)
+    if layout.tp > limit:
+        return (
+            f"--layout TP{layout.tp} is wider than the {limit}-GPU NVLink domain "
+            "(--tp-across-domain allows it)"
+        )
+    if model.attention_heads % layout.tp:
+        return f"--layout TP{layout.tp} does not divide the {model.attention_heads} attention heads"
+    if layout.ep > 1 and (not model.is_moe or model.experts % layout.ep):
+        return f"--layout EP{layout.ep} does not divide the model's {model.experts} routed experts"
+    if layout.pp > model.layers:
+        return f"--layout PP{layout.pp} is more stages than the {model.layers} layers"
+    return None
+
+
+#: The most model chunks an interleaved pipeline stage holds (Megatron-LM's virtual pipeline stages,
+#: arXiv 2104.04473 section 2.2.2: the bubble is (p − 1) / (v x m)); at least one layer per chunk.
+MAX_VIRTUAL_STAGES = 4
+
+
+def interleave(model: ModelSpec, pp: int) -> int:
+    """Chunks per stage for a training pipeline of ``pp`` stages (1 without a pipeline)."""
+    return 1 if pp == 1 else max(1, min(MAX_VIRTUAL_STAGES, model.layers // pp))
 
 
 def tp_limit(cluster: Cluster, tp_across_domain: bool) -> int:
@@ -124,5 +170,6 @@ def candidate_layouts(
                 continue
             for pp in _divisors(total // (tp * ep)):
                 if pp <= model.layers:
-                    found.append(Layout(tp, pp, ep, total // (tp * ep * pp)))
+                    virtual = interleave(model, pp) if workload == "train" else 1
+                    found.append(Layout(tp, pp, ep, total // (tp * ep * pp), virtual=virtual))
     return found

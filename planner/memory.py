@@ -4,7 +4,8 @@ Per GPU, with P parameters, b(x) bytes per element of format x, L layers, h hidd
 split evenly over pipeline stages (an average stage; fractions allowed):
 
 - weights: (P_non_expert / (TP·PP) + P_expert / (TP·PP·EP)) × b(weights)
-- KV cache (serving): B/EP sequences × (prompt + output) tokens × KV elements per token per layer ×
+- KV cache (serving): B/EP sequences (B per replica) × (prompt + output) tokens × KV elements per
+  token per layer ×
   L/PP × b(kv) / min(TP, KV heads). GQA's KV heads are split over TP ranks and repeated beyond their
   number; MLA's latent is whole on every rank (divisor 1).
 - activations (serving): one prefill pass's workspace, 34 bytes × tokens × h / TP with
@@ -66,14 +67,17 @@ def kv_split(model: ModelSpec, tp: int) -> int:
     return 1 if model.is_mla else min(tp, model.kv_heads)
 
 
-def serve_memory(model: ModelSpec, work: ServeWorkload, layout: Layout) -> MemoryUse:
-    """Bytes per GPU to serve ``work`` under ``layout`` (formulas in the module docstring)."""
+def serve_memory(
+    model: ModelSpec, work: ServeWorkload, layout: Layout, sequences: float | None = None
+) -> MemoryUse:
+    """Bytes per GPU to serve ``sequences`` conversations per replica under ``layout`` (one, the
+    least a replica holds, when None; formulas in the module docstring)."""
+    b = 1.0 if sequences is None else sequences
     non_expert, expert = params_per_gpu(model, layout)
     weights = (non_expert + expert) * BYTES_PER_ELEMENT[model.weight_dtype]
-    sequences = work.batch_sequences / layout.ep
-    kv_tokens = sequences * (work.prompt_tokens + work.output_tokens)
+    kv_tokens = b / layout.ep * (work.prompt_tokens + work.output_tokens)
     kv = kv_tokens * model.kv_bytes_per_token / layout.pp / kv_split(model, layout.tp)
-    chunk_tokens = min(work.prefill_chunk_tokens, work.batch_sequences * work.prompt_tokens) / layout.ep
+    chunk_tokens = min(work.prefill_chunk_tokens, b * work.prompt_tokens) / layout.ep
     activations = ACTIVATION_BYTES_SELECTIVE * chunk_tokens * model.hidden_size / layout.tp
     return MemoryUse(weights, kv_cache_bytes=kv, activation_bytes=activations)
 

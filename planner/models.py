@@ -140,28 +140,47 @@ def _check_model(m: ModelSpec) -> None:
         raise ParseError(f"{where}: a dense model has params_active == params_total")
 
 
+#: Serving formats (weights and matmuls) a user may ask for; "" keeps the model's own.
+SERVE_PRECISIONS = ("", "bf16", "fp8", "fp4")
+#: The most sequences one replica batches at once when searching for the best batch: TensorRT-LLM's
+#: default ``max_batch_size`` (2,048); a user's ``batch_sequences`` may go beyond it.
+MAX_BATCH_PER_REPLICA = 2048
+
+
 @dataclass(frozen=True)
 class ServeWorkload:
-    """Serving: each model replica holds ``batch_sequences`` conversations at once, each reading a
-    ``prompt_tokens`` prompt and writing ``output_tokens``; ``target_tokens_per_s`` (output tokens,
-    whole cluster) is what the user needs, if they said. ``prefill_chunk_tokens`` bounds the tokens
-    one prefill pass holds activations for (chunked prefill)."""
+    """Serving as it is run: continuous batching with chunked prefill. ``batch_sequences`` is the
+    concurrency of the whole cluster (conversations at once); None searches for the one that gives
+    the most tokens/s within memory and the latency targets (``tpot_ms`` per output token,
+    ``ttft_ms`` to the first). Each conversation reads a ``prompt_tokens`` prompt and writes
+    ``output_tokens``; ``target_tokens_per_s`` (output tokens, whole cluster) is what the user
+    needs, if they said. ``prefill_chunk_tokens`` bounds the prompt tokens one step holds
+    activations for. ``precision`` sets the weights' and matmuls' format ("" keeps the model's)."""
 
-    batch_sequences: int = 32
+    batch_sequences: int | None = None
     prompt_tokens: int = 2048
     output_tokens: int = 512
     target_tokens_per_s: float | None = None
     prefill_chunk_tokens: int = 8192
+    tpot_ms: float | None = None
+    ttft_ms: float | None = None
+    precision: str = ""
     kind: str = "serve"
 
     def __post_init__(self) -> None:
-        for name in ("batch_sequences", "prompt_tokens", "output_tokens", "prefill_chunk_tokens"):
+        for name in ("prompt_tokens", "output_tokens", "prefill_chunk_tokens"):
             _positive_int("serving workload", name, getattr(self, name))
-        if self.target_tokens_per_s is not None and not (
-            math.isfinite(self.target_tokens_per_s) and self.target_tokens_per_s > 0
-        ):
+        if self.batch_sequences is not None:
+            _positive_int("serving workload", "batch_sequences", self.batch_sequences)
+        for name in ("target_tokens_per_s", "tpot_ms", "ttft_ms"):
+            value = getattr(self, name)
+            if value is not None and not (
+                isinstance(value, int | float) and math.isfinite(value) and value > 0
+            ):
+                raise ParseError(f"serving workload: {name} must be a positive number, got {value!r}")
+        if self.precision not in SERVE_PRECISIONS:
             raise ParseError(
-                f"serving workload: target_tokens_per_s must be positive, got {self.target_tokens_per_s!r}"
+                f"serving workload: precision must be one of bf16, fp8, fp4, got {self.precision!r}"
             )
 
 
@@ -177,7 +196,9 @@ class TrainWorkload:
     micro-batches of ``micro_batch_sequences``; ``precision`` is the matmul format (bf16 or fp8;
     weights and gradients are kept in bf16 either way); ``optimizer`` adam or sgd (with momentum),
     its state sharded across data-parallel ranks when ``shard_optimizer`` (ZeRO-1); ``recompute``
-    selective, full, or auto (selective where it fits, else full)."""
+    selective, full, or auto (selective where it fits, else full). ``token_budget`` (tokens to train)
+    gives each plan its days and dollars to train; with ``deadline_days`` the cluster is the fewest
+    nodes that train the budget by the deadline."""
 
     global_batch_tokens: int = 512 * 8192
     sequence_tokens: int = 8192
@@ -186,6 +207,8 @@ class TrainWorkload:
     optimizer: str = "adam"
     shard_optimizer: bool = True
     recompute: str = "auto"
+    token_budget: float | None = None
+    deadline_days: float | None = None
     kind: str = "train"
 
     def __post_init__(self) -> None:
@@ -201,6 +224,17 @@ class TrainWorkload:
             )
         if self.global_batch_tokens < self.sequence_tokens:
             raise ParseError("training workload: global_batch_tokens is less than one sequence")
+        for name in ("token_budget", "deadline_days"):
+            value = getattr(self, name)
+            if value is not None and not (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+                and value > 0
+            ):
+                raise ParseError(f"training workload: {name} must be a positive number, got {value!r}")
+        if self.deadline_days is not None and self.token_budget is None:
+            raise ParseError("training workload: deadline_days needs a token_budget (the tokens to train)")
 
     @property
     def global_batch_sequences(self) -> float:
@@ -255,3 +289,177 @@ def preset(name: str) -> ModelSpec:
         raise ParseError(f"unknown model preset {name!r}; presets: {', '.join(preset_names())}")
     text = resources.files("planner").joinpath("presets", f"{name}.toml").read_text(encoding="utf-8")
     return model_from_text(text, f"preset {name}")
+
+
+#: Bounds on a Hugging Face config.json: its size, its nesting, and every size in it.
+MAX_CONFIG_CHARS = 1_000_000
+MAX_CONFIG_DEPTH = 20
+_SIZE_LIMITS = {
+    "hidden_size": 1 << 17,
+    "num_hidden_layers": 10_000,
+    "num_attention_heads": 1 << 14,
+    "num_key_value_heads": 1 << 14,
+    "head_dim": 1 << 14,
+    "intermediate_size": 1 << 20,
+    "vocab_size": 1 << 24,
+    "moe_intermediate_size": 1 << 20,
+    "shared_expert_intermediate_size": 1 << 20,
+    "num_local_experts": 1 << 16,
+    "num_experts": 1 << 16,
+    "n_routed_experts": 1 << 16,
+    "n_shared_experts": 1 << 10,
+    "num_experts_per_tok": 1 << 10,
+    "first_k_dense_replace": 10_000,
+    "kv_lora_rank": 1 << 16,
+    "q_lora_rank": 1 << 16,
+    "qk_rope_head_dim": 1 << 14,
+    "qk_nope_head_dim": 1 << 14,
+    "v_head_dim": 1 << 14,
+}
+#: Keys under which a config may state its parameter count.
+_STATED_TOTAL_KEYS = ("num_parameters", "n_parameters", "total_params", "num_params")
+#: How far a stated total may be from the count the sizes give (embeddings, norms, biases).
+STATED_TOTAL_TOLERANCE = 0.03
+_HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "float8_e4m3fn": "fp8"}
+
+
+def _depth(value: object, limit: int) -> int:
+    """Nesting depth of parsed JSON, stopping past ``limit``."""
+    if limit < 0 or not isinstance(value, dict | list):
+        return 0
+    children = value.values() if isinstance(value, dict) else value
+    return 1 + max((_depth(c, limit - 1) for c in children), default=0)
+
+
+def _size(config: dict, key: str, where: str, default: int | None = None) -> int:
+    """A whole, positive, bounded size from the config; ParseError naming the field otherwise."""
+    if key not in config or config[key] is None:
+        if default is None:
+            raise ParseError(f"{where}: {key} is missing")
+        return default
+    value = config[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParseError(f"{where}: {key} must be a whole number, got {str(value)[:40]!r}")
+    limit = _SIZE_LIMITS.get(key, 1 << 20)
+    if not 0 < value <= limit:
+        raise ParseError(f"{where}: {key} must be from 1 to {limit:,}, got {value:,}"[:300])
+    return value
+
+
+def _optional(config: dict, key: str, where: str) -> int:
+    return _size(config, key, where, 0) if config.get(key) not in (None, 0) else 0
+
+
+def _hf_counts(c: dict, where: str) -> dict:
+    """The ModelSpec sizes and parameter counts a config's sizes give (attention, MLPs, experts,
+    embeddings, norms)."""
+    h, layers = _size(c, "hidden_size", where), _size(c, "num_hidden_layers", where)
+    heads = _size(c, "num_attention_heads", where)
+    kv_heads = _size(c, "num_key_value_heads", where, heads)
+    head_dim = _size(c, "head_dim", where, max(1, h // heads))
+    ffn = _size(c, "intermediate_size", where)
+    vocab = _size(c, "vocab_size", where)
+    experts = _optional(c, "n_routed_experts", where) or _optional(c, "num_local_experts", where)
+    experts = experts or _optional(c, "num_experts", where)
+    k = _optional(c, "num_experts_per_tok", where) if experts else 0
+    expert_ffn = (_optional(c, "moe_intermediate_size", where) or ffn) if experts else 0
+    shared = _optional(c, "n_shared_experts", where)
+    shared_ffn = shared * expert_ffn or _optional(c, "shared_expert_intermediate_size", where)
+    dense_layers = _optional(c, "first_k_dense_replace", where) if experts else 0
+    kv_lora, rope = _optional(c, "kv_lora_rank", where), _optional(c, "qk_rope_head_dim", where)
+    if kv_lora:
+        nope = _size(c, "qk_nope_head_dim", where, head_dim)
+        v_dim, q_lora = _size(c, "v_head_dim", where, nope), _optional(c, "q_lora_rank", where)
+        q = (h * q_lora + q_lora * heads * (nope + rope)) if q_lora else h * heads * (nope + rope)
+        attention = q + h * (kv_lora + rope) + kv_lora * heads * (nope + v_dim) + heads * v_dim * h
+        head_dim = v_dim
+    else:
+        attention = h * heads * head_dim + 2 * h * kv_heads * head_dim + heads * head_dim * h
+    moe_layers = layers - dense_layers if experts else 0
+    if experts and not 0 <= dense_layers < layers:
+        raise ParseError(f"{where}: first_k_dense_replace {dense_layers} must be less than num_hidden_layers")
+    if experts and not 0 < k <= experts:
+        raise ParseError(f"{where}: num_experts_per_tok must be from 1 to the {experts} experts, got {k}")
+    routed = moe_layers * experts * 3 * h * expert_ffn
+    per_moe_layer = 3 * h * shared_ffn + h * experts  # shared experts and the router
+    embeddings = vocab * h * (1 if c.get("tie_word_embeddings") is True else 2)
+    total = (
+        layers * (attention + 2 * h)
+        + (layers - moe_layers) * 3 * h * ffn
+        + moe_layers * per_moe_layer
+        + routed
+        + embeddings
+        + h
+    )
+    active = total - routed + moe_layers * k * 3 * h * expert_ffn
+    return {
+        "params_total": float(total),
+        "params_active": float(active),
+        "layers": layers,
+        "hidden_size": h,
+        "attention_heads": heads,
+        "kv_heads": kv_heads,
+        "head_dim": head_dim,
+        "ffn_hidden_size": ffn,
+        "vocab_size": vocab,
+        "experts": experts if experts > 1 else 0,
+        "experts_per_token": k if experts > 1 else 0,
+        "expert_ffn_hidden_size": expert_ffn if experts > 1 else 0,
+        "shared_experts": shared,
+        "dense_layers": dense_layers if experts > 1 else 0,
+        "kv_lora_rank": kv_lora,
+        "rope_head_dim": rope if kv_lora else 0,
+    }
+
+
+def model_from_hf_config(text: str, name: str) -> ModelSpec:
+    """A model from a Hugging Face ``config.json`` as people have it (a multimodal config's
+    ``text_config`` is the language model): parameter counts computed from the sizes and checked
+    against a stated total when there is one. ParseError, one line naming the field, for text
+    that is not a bounded JSON object, a missing or impossible size (``layers = true``, a zero, a
+    number past its bound), an inconsistent mixture of experts or a total the sizes contradict."""
+    where = f"config.json {name[:100]!r}"
+    if len(text) > MAX_CONFIG_CHARS:
+        raise ParseError(f"{where}: {len(text):,} characters, at most {MAX_CONFIG_CHARS:,}")
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ParseError(f"{where}: nested deeper than {MAX_CONFIG_DEPTH} levels") from None
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise ParseError(f"{where}: not JSON: {str(exc).splitlines()[0][:200]}") from None
+    if not isinstance(data, dict):
+        raise ParseError(f"{where}: a config is a JSON object, got {type(data).__name__}")
+    if _depth(data, MAX_CONFIG_DEPTH) > MAX_CONFIG_DEPTH:
+        raise ParseError(f"{where}: nested deeper than {MAX_CONFIG_DEPTH} levels")
+    config = data
+    if "num_hidden_layers" not in data and isinstance(data.get("text_config"), dict):
+        config = data["text_config"]
+        where = f"{where} text_config"
+    counts = _hf_counts(config, where)
+    for key in _STATED_TOTAL_KEYS:
+        stated = data.get(key)
+        if isinstance(stated, int | float) and not isinstance(stated, bool):
+            if not (math.isfinite(stated) and stated > 0):
+                raise ParseError(f"{where}: {key} must be a positive number, got {stated!r}")
+            if abs(counts["params_total"] / stated - 1) > STATED_TOTAL_TOLERANCE:
+                raise ParseError(
+                    f"{where}: {key} states {stated:.4g} parameters, "
+                    f"the sizes give {counts['params_total']:.4g}"
+                )
+    stated_dtype = config.get("torch_dtype") or data.get("torch_dtype") or "bfloat16"
+    dtype = _HF_DTYPES.get(str(stated_dtype), "bf16")
+    if (
+        isinstance(data.get("quantization_config"), dict)
+        and "fp8" in str(data["quantization_config"]).lower()
+    ):
+        dtype = "fp8"
+    try:
+        return ModelSpec(
+            name=name[:200] or "config.json",
+            source_url="",
+            source_note="read from a Hugging Face config.json; parameter counts computed from its sizes",
+            weight_dtype=dtype,
+            **counts,
+        )
+    except ParseError as exc:
+        raise ParseError(f"{where}: {str(exc).splitlines()[0]}") from None

@@ -1,11 +1,11 @@
 """The whole answer for one instance: the layouts that fit, their time and cost, the best one, and
 a verdict sentence that names the figures it rests on.
 
-Serving: a replica serves ``batch_sequences`` at once; one request cycle is a prefill pass over the
-prompts and ``output_tokens`` decode steps, so output tokens/s = DP × B × output / (prefill +
-output × decode step). Training: tokens/s = global batch tokens / step. The best layout is the one
-with the most tokens/s (on one cluster, also the cheapest per token). Without ``nodes``, the cluster
-is the fewest instances (up to ``MAX_AUTO_NODES``) on which some layout fits.
+Serving is ``planner.serving``: continuous batching with chunked prefill at the concurrency that
+gives the most tokens/s within memory and the latency targets, or at the user's. Training: tokens/s
+= global batch tokens / step. The best layout is the one with the most tokens/s (on one cluster,
+also the cheapest per token). Without ``nodes``, the cluster is the fewest instances (up to
+``MAX_AUTO_NODES``) on which some layout fits.
 """
 
 from __future__ import annotations
@@ -13,13 +13,15 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from planner.conversions import gb_to_bytes
+from planner.conversions import bytes_to_gb, gb_to_bytes
 from planner.hardware import Cluster, Node
-from planner.layouts import Layout, candidate_layouts
+from planner.layouts import Layout, candidate_layouts, layout_problem
 from planner.memory import serve_memory, train_memory
-from planner.models import ModelSpec, TrainWorkload
+from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
-from planner.step import Options, StepCost, matmul_dtype, serve_pass, train_step
+from planner.serving import evaluate_serving, served_model
+from planner.serving import fits as serving_fits
+from planner.step import Options, StepCost, matmul_dtype, train_step
 from planner.verdict import fits_label
 
 MAX_AUTO_NODES = 64
@@ -47,23 +49,18 @@ def evaluate(
         problem = _problem(step, cluster, matmul_dtype(model, cluster, workload))
         tokens = None if step.step_s is None else workload.global_batch_tokens / step.step_s
         return LayoutResult(layout, memory, step, None, tokens, problem)
-    memory = serve_memory(model, workload, layout)
-    b, prompt, out = workload.batch_sequences, workload.prompt_tokens, workload.output_tokens
-    decode = serve_pass(
-        model, layout, cluster, options, sequences=b, new_tokens=1, context_tokens=prompt + out / 2
+    return evaluate_serving(
+        model,
+        workload,
+        layout,
+        cluster,
+        options,
+        lambda step: _problem(step, cluster, _dtype(model, workload, cluster)),
     )
-    prefill = serve_pass(
-        model, layout, cluster, options, sequences=b, new_tokens=prompt, context_tokens=prompt / 2
-    )
-    problem = _problem(decode, cluster, matmul_dtype(model, cluster)) or _problem(
-        prefill, cluster, matmul_dtype(model, cluster)
-    )
-    tokens = None
-    prefill_s, decode_s = prefill.step_s, decode.step_s
-    if problem is None and prefill_s is not None and decode_s is not None:
-        cycle_s = prefill_s + out * decode_s
-        tokens = layout.dp * b * out / cycle_s
-    return LayoutResult(layout, memory, decode, prefill, tokens, problem)
+
+
+def _dtype(model: ModelSpec, workload: ServeWorkload, cluster: Cluster) -> str:
+    return matmul_dtype(served_model(model, workload), cluster)
 
 
 def usable_bytes(node: Node, options: Options) -> float:
@@ -91,7 +88,7 @@ def fitting_layouts(model: ModelSpec, workload: Workload, cluster: Cluster, opti
             )
             if fit is not None:
                 found.append(fit)
-        elif serve_memory(model, workload, layout).total_bytes <= limit:
+        elif serving_fits(served_model(model, workload), workload, layout, cluster, options):
             found.append(layout)
     return found
 
@@ -101,7 +98,7 @@ def _lower_bound_nodes(model: ModelSpec, workload: Workload, node: Node, options
     if isinstance(workload, TrainWorkload):
         needed = train_memory(model, workload, Layout(1, 1, 1, 1, "full")).total_bytes
     else:
-        needed = serve_memory(model, workload, Layout(1, 1, 1, 1)).total_bytes
+        needed = serve_memory(served_model(model, workload), workload, Layout(1, 1, 1, 1)).total_bytes
     return max(1, math.ceil(needed / usable_bytes(node, options) / node.gpus))
 
 
@@ -119,9 +116,15 @@ def plan(
     nodes: int | None = None,
     options: Options | None = None,
     max_nodes: int = MAX_AUTO_NODES,
+    layout: Layout | None = None,
 ) -> Plan:
-    """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when None)."""
+    """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when
+    None), or exactly ``layout`` (then the cluster is the nodes it needs)."""
     options = options or Options()
+    if layout is not None:
+        return forced(model, workload, node, layout, nodes=nodes, options=options)
+    if isinstance(workload, TrainWorkload) and workload.deadline_days and nodes is None:
+        return by_deadline(model, workload, node, options, max_nodes)
     least = _lower_bound_nodes(model, workload, node, options)
     counts = [nodes] if nodes else range(least, max_nodes + 1)
     cluster, layouts = Cluster(node, nodes or 1), []
@@ -165,3 +168,93 @@ def sensitivity(found: Plan) -> tuple[Sensitivity, ...]:
             )
         out.append(Sensitivity(level.name, level.figure.basis, tuple(tokens)))
     return tuple(out)
+
+
+def forced(
+    model: ModelSpec, workload: Workload, node: Node, layout: Layout, *, nodes: int | None, options: Options
+) -> Plan:
+    """Exactly ``layout``: on the nodes it needs, with why it does or does not fit in ``reason``."""
+    count = nodes or max(1, math.ceil(layout.gpus / node.gpus))
+    cluster = Cluster(node, count)
+    problem = layout_problem(model, layout, cluster, tp_across_domain=options.tp_across_domain)
+    if problem is not None:
+        return Plan(model, workload, cluster, options, (), "does not fit", problem)
+    chosen = layout
+    limit = usable_bytes(node, options)
+    if isinstance(workload, TrainWorkload):
+        choices = ("selective", "full") if workload.recompute == "auto" else (workload.recompute,)
+        for choice in choices:
+            chosen = replace(layout, recompute=choice)
+            if train_memory(model, workload, chosen).total_bytes <= limit:
+                break
+    result = evaluate(model, workload, chosen, cluster, options)
+    used = result.memory.total_bytes
+    if used > limit:
+        why = (
+            f"--layout {chosen.label} needs {bytes_to_gb(used):.1f} GB per GPU, "
+            f"{bytes_to_gb(limit):.1f} GB usable on {node.gpu_model}"
+        )
+        return Plan(model, workload, cluster, options, (), "does not fit", why)
+    found = Plan(model, workload, cluster, options, (result,), fits_label(chosen.replica_gpus, cluster))
+    if found.best is None:
+        return replace(found, reason=result.problem)
+    return replace(found, sensitivity=sensitivity(found))
+
+
+SECONDS_PER_DAY = 86_400.0
+
+
+def days_to_train(found: Plan) -> float | None:
+    """Training: the token budget / tokens/s, in days (None without a budget or a time)."""
+    work, best = found.workload, found.best
+    if (
+        not isinstance(work, TrainWorkload)
+        or work.token_budget is None
+        or best is None
+        or not best.tokens_per_s
+    ):
+        return None
+    return work.token_budget / best.tokens_per_s / SECONDS_PER_DAY
+
+
+def by_deadline(model: ModelSpec, work: TrainWorkload, node: Node, options: Options, max_nodes: int) -> Plan:
+    """The fewest nodes (up to ``max_nodes``) that train ``work.token_budget`` tokens within
+    ``work.deadline_days``: doubling from the fewest that fit, then halving the gap."""
+    least = _lower_bound_nodes(model, work, node, options)
+
+    def meets(count: int) -> tuple[bool, Plan]:
+        found = plan(model, work, node, nodes=count, options=options)
+        days = days_to_train(found)
+        return days is not None and days <= (work.deadline_days or 0), found
+
+    count, last = max(1, least), None
+    while count <= max_nodes:
+        ok, found = meets(count)
+        if ok:
+            break
+        last = (count, found)
+        count *= 2
+    else:
+        tried = plan(model, work, node, nodes=max_nodes, options=options)
+        days = days_to_train(tried)
+        best = "no layout fits" if days is None else f"{days:,.1f} days at best"
+        reason = (
+            f"--days: {work.token_budget:.3g} tokens in {work.deadline_days:g} days needs more than "
+            f"{max_nodes} x {node.instance_type} ({best})"
+        )
+        return _unmet(tried, reason)
+    low = last[0] + 1 if last else count
+    high = count
+    while low < high:
+        middle = (low + high) // 2
+        ok, trial = meets(middle)
+        if ok:
+            high, found = middle, trial
+        else:
+            low = middle + 1
+    return found
+
+
+def _unmet(found: Plan, reason: str) -> Plan:
+    """The plan with no layout offered, and why."""
+    return replace(found, results=(), reason=reason, sensitivity=())

@@ -19,8 +19,10 @@ Workload = ServeWorkload | TrainWorkload
 
 @dataclass(frozen=True)
 class LayoutResult:
-    """One layout that fits: its memory per GPU, its step (serving: one decode step), the prefill
-    pass (serving), tokens/s of the whole cluster, or the ``problem`` that leaves it without a time."""
+    """One layout that fits: its memory per GPU, its step (serving: one decode step with its share
+    of chunked prefill), the prefill pass of one prompt (serving), tokens/s of the whole cluster, or
+    the ``problem`` that leaves it without a time; serving also its ``concurrency`` (conversations
+    at once on the cluster), TPOT and TTFT in seconds."""
 
     layout: Layout
     memory: MemoryUse
@@ -28,6 +30,14 @@ class LayoutResult:
     prefill: StepCost | None
     tokens_per_s: float | None
     problem: str | None = None
+    concurrency: float | None = None
+    tpot_s: float | None = None
+    ttft_s: float | None = None
+
+    @property
+    def tokens_per_s_per_user(self) -> float | None:
+        """Serving: output tokens/s one conversation sees (1 / TPOT)."""
+        return None if not self.tpot_s else 1 / self.tpot_s
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 
 from planner.comms import Transfer, all_reduce, all_to_all, send
 from planner.conversions import BYTES_PER_ELEMENT, gbytes_per_s_to_bytes_per_s, tflops_to_flops
+from planner.efficiency import compute_efficiency, hbm_efficiency
 from planner.hardware import Cluster
 from planner.layouts import Layout, groups
 from planner.memory import TRAIN_WEIGHT_DTYPE, kv_split, micro_batches, params_per_gpu
@@ -38,10 +39,11 @@ TRAIN_PASSES = 3
 
 @dataclass(frozen=True)
 class Options:
-    """What the user may set: the share of the dense peak matmuls reach, the share of each GPU's
-    memory a plan may fill, the format activations move in, whether TP may leave the NVLink domain."""
+    """What the user may set: the share of the dense peak every kernel reaches (None: the measured
+    table, ``planner.efficiency``), the share of each GPU's memory a plan may fill, the format
+    activations move in, whether TP may leave the NVLink domain."""
 
-    compute_efficiency: float = 0.5
+    compute_efficiency: float | None = None
     usable_memory_fraction: float = 0.9
     activation_dtype: str = "bf16"
     tp_across_domain: bool = False
@@ -71,15 +73,22 @@ class StepCost:
 
 
 def matmul_dtype(model: ModelSpec, cluster: Cluster, training: TrainWorkload | None = None) -> str:
-    """fp8 when training asks for it, or when serving fp8 weights on a GPU with an FP8 peak; else bf16."""
+    """The format matmuls run in: training's precision; serving the weights' format where the GPU
+    has a peak for it (fp4 on Blackwell), else the next wider one it has (fp8, then bf16)."""
     if training is not None:
         return training.precision
-    return "fp8" if model.weight_dtype == "fp8" and cluster.node.dense_fp8_tflops else "bf16"
+    node = cluster.node
+    if model.weight_dtype in ("fp4", "int4") and node.dense_fp4_tflops:
+        return "fp4"
+    if model.weight_dtype in ("fp4", "int4", "fp8", "int8") and node.dense_fp8_tflops:
+        return "fp8"
+    return "bf16"
 
 
 def peak_flops(cluster: Cluster, dtype: str) -> float | None:
     """The dense per-GPU peak for ``dtype`` in FLOP/s, None when the datasheet table has none."""
-    tflops = cluster.node.dense_fp8_tflops if dtype == "fp8" else cluster.node.dense_bf16_tflops
+    node = cluster.node
+    tflops = {"fp4": node.dense_fp4_tflops, "fp8": node.dense_fp8_tflops}.get(dtype, node.dense_bf16_tflops)
     return None if tflops is None else tflops_to_flops(tflops)
 
 
@@ -89,7 +98,45 @@ def _seconds(amount: float, rate: float | None) -> float | None:
 
 def forward_flops_per_token(model: ModelSpec, context_tokens: float) -> float:
     """2 × active parameters + 4 × layers × context × heads × head dim."""
-    return 2 * model.params_active + 4 * model.layers * context_tokens * model.attention_dim
+    return sum(flops_by_kernel(model, context_tokens).values())
+
+
+def flops_by_kernel(model: ModelSpec, context_tokens: float) -> dict[str, float]:
+    """A token's forward FLOPs by kernel class: the routed experts' grouped GEMMs (2 × the active
+    expert parameters), attention's products (4 × layers × context × heads × head dim), and the
+    dense GEMMs (2 × every other active parameter)."""
+    active_experts = (
+        model.moe_layers * model.experts_per_token * 3 * model.hidden_size * model.expert_ffn_hidden_size
+    )
+    return {
+        "dense_gemm": 2 * (model.params_active - active_experts),
+        "moe_gemm": 2.0 * active_experts,
+        "attention": 4.0 * model.layers * context_tokens * model.attention_dim,
+    }
+
+
+def compute_seconds(
+    model: ModelSpec,
+    cluster: Cluster,
+    options: Options,
+    dtype: str,
+    tokens_by_context: list[tuple[float, float]],
+    per_gpu: float,
+) -> float | None:
+    """Seconds to compute ``tokens`` tokens at each context (divided by ``per_gpu`` GPUs): each
+    kernel class's FLOPs at the peak times its measured share (or the user's one share)."""
+    rate = peak_flops(cluster, dtype)
+    if rate is None:
+        return None
+    seconds = 0.0
+    for tokens, context in tokens_by_context:
+        for kernel, flops in flops_by_kernel(model, context).items():
+            share = (
+                options.compute_efficiency
+                or compute_efficiency(cluster.node.gpu_model, kernel, dtype).fraction
+            )
+            seconds += tokens * flops / per_gpu / (rate * share)
+    return seconds
 
 
 def experts_touched(model: ModelSpec, tokens: float) -> float:
@@ -108,12 +155,28 @@ def serve_pass(
     sequences: float,
     new_tokens: float,
     context_tokens: float,
+    prefill_tokens: float = 0.0,
+    prefill_context_tokens: float = 0.0,
 ) -> StepCost:
     """One forward pass of a replica over ``sequences`` × ``new_tokens`` tokens, each attending to
-    ``context_tokens`` (decode: 1 new token per sequence; prefill: the prompt)."""
-    tokens = sequences * new_tokens
-    flops = tokens * forward_flops_per_token(model, context_tokens) / layout.replica_gpus
-    rate = peak_flops(cluster, matmul_dtype(model, cluster))
+    ``context_tokens`` (decode: 1 new token per sequence; prefill: the prompt), plus
+    ``prefill_tokens`` of prompts mixed into the same pass (chunked prefill), attending to
+    ``prefill_context_tokens`` each."""
+    decode_tokens = sequences * new_tokens
+    tokens = decode_tokens + prefill_tokens
+    flops = (
+        decode_tokens * forward_flops_per_token(model, context_tokens)
+        + prefill_tokens * forward_flops_per_token(model, prefill_context_tokens)
+    ) / layout.replica_gpus
+    dtype = matmul_dtype(model, cluster)
+    compute = compute_seconds(
+        model,
+        cluster,
+        options,
+        dtype,
+        [(decode_tokens, context_tokens), (prefill_tokens, prefill_context_tokens)],
+        layout.replica_gpus,
+    )
     non_expert, expert = params_per_gpu(model, layout)
     micro_tokens = tokens / layout.pp  # the pass runs as PP micro-batches, one stage read each
     stage_read = non_expert + expert * experts_touched(model, micro_tokens)
@@ -124,18 +187,14 @@ def serve_pass(
     transfers = _pass_transfers(
         model, layout, cluster, options, tokens / layout.ep, passes=1, pp_sends=1, workload="serve"
     )
-    return StepCost(
-        flops,
-        _seconds(flops, None if rate is None else rate * options.compute_efficiency),
-        hbm,
-        _seconds(hbm, hbm_rate),
-        transfers,
-    )
+    return StepCost(flops, compute, hbm, _seconds(hbm, hbm_rate), transfers)
 
 
 def _hbm_rate(cluster: Cluster) -> float | None:
+    """The HBM bytes/s a memory-bound kernel reaches: the datasheet figure x its measured share."""
     bw = cluster.node.hbm_gbytes_per_s
-    return None if bw is None else gbytes_per_s_to_bytes_per_s(bw)
+    share = hbm_efficiency(cluster.node.gpu_model).fraction
+    return None if bw is None else gbytes_per_s_to_bytes_per_s(bw) * share
 
 
 def _pass_transfers(
@@ -153,18 +212,21 @@ def _pass_transfers(
     recomputed forward) and ``pp_sends`` stage-boundary sends, over ``tokens`` tokens per attention
     group, on one GPU of an average stage."""
     act = BYTES_PER_ELEMENT[options.activation_dtype]
-    hidden_bytes = tokens * model.hidden_size * act
+    # Serving runs a pass as PP micro-batches, each with its own calls (and their latency).
+    micro = layout.pp if workload == "serve" else 1
+    hidden_bytes = tokens / micro * model.hidden_size * act
     g = groups(layout, workload)
     stage_layers = model.layers / layout.pp
     found = []
     if layout.tp > 1:
-        found.append(all_reduce("TP all-reduce", g["tp"], hidden_bytes, 2 * passes * stage_layers, cluster))
+        count = 2 * passes * stage_layers * micro
+        found.append(all_reduce("TP all-reduce", g["tp"], hidden_bytes, count, cluster))
     if layout.ep > 1:
         routed = hidden_bytes * model.experts_per_token / layout.tp
-        count = 2 * passes * model.moe_layers / layout.pp
+        count = 2 * passes * model.moe_layers / layout.pp * micro
         found.append(all_to_all("EP all-to-all", g["ep"], routed, count, cluster))
     if layout.pp > 1:
-        found.append(send("PP send", g["pp"], hidden_bytes / layout.tp, pp_sends, cluster))
+        found.append(send("PP send", g["pp"], hidden_bytes / layout.tp, pp_sends * micro, cluster))
     return tuple(found)
 
 
@@ -175,11 +237,18 @@ def train_step(
     m = micro_batches(work, layout)
     passes = TRAIN_PASSES + (1 if layout.recompute == "full" else 0)
     flops = (
-        work.global_batch_tokens * passes * forward_flops_per_token(model, work.sequence_tokens) / layout.gpus
+        work.global_batch_tokens
+        * passes
+        * forward_flops_per_token(model, work.sequence_tokens / 2)
+        / layout.gpus
     )
-    bubble = 1 + (layout.pp - 1) / m
-    rate = peak_flops(cluster, matmul_dtype(model, cluster, work))
-    compute = _seconds(flops * bubble, None if rate is None else rate * options.compute_efficiency)
+    bubble = 1 + (layout.pp - 1) / (m * layout.virtual)  # interleaved stages: v-fold smaller
+    tokens = work.global_batch_tokens * passes * bubble
+    dtype = matmul_dtype(model, cluster, work)
+    # Causal attention: a token attends to the tokens before it, half the sequence on average.
+    compute = compute_seconds(
+        model, cluster, options, dtype, [(tokens, work.sequence_tokens / 2)], layout.gpus
+    )
     non_expert, expert = params_per_gpu(model, layout)
     params = non_expert + expert
     state = sum(BYTES_PER_ELEMENT[f] for f in OPTIMIZER_STATES[work.optimizer])
@@ -187,7 +256,14 @@ def train_step(
     micro_tokens = work.sequence_tokens * work.micro_batch_sequences
     layer_passes = 3 if layout.recompute == "full" else 2
     per_micro = _pass_transfers(
-        model, layout, cluster, options, micro_tokens, passes=layer_passes, pp_sends=2, workload="train"
+        model,
+        layout,
+        cluster,
+        options,
+        micro_tokens,
+        passes=layer_passes,
+        pp_sends=2 * layout.virtual,
+        workload="train",
     )
     transfers = [_times(t, m) for t in per_micro]
     transfers.extend(_gradient_all_reduces(model, layout, cluster))

@@ -170,8 +170,11 @@ def verdict(plan: Plan) -> str:
             if need <= 1
             else f"; {number(target)} tokens/s needs {need} such clusters"
         )
+    at = "" if best.concurrency is None else f" at {number(best.concurrency)} conversations at once"
+    ttft = "" if best.ttft_s is None else f", TTFT {duration(best.ttft_s)}"
     return (
-        f"{model} fits {_fit(plan)}; on {where} the best layout is {best.layout.label}: "
-        f"{number(tokens_per_s)} output tokens/s, a {duration(step_s)} decode step with "
+        f"{model} fits {_fit(plan)}; on {where} the best layout is {best.layout.label}{at}: "
+        f"{number(tokens_per_s)} output tokens/s ({number(1 / step_s)} per conversation), a "
+        f"{duration(step_s)} decode step (TPOT{ttft}) with "
         f"{_comm_clause(best.step)}{money}{goal}{_caveats(plan)}."
     )

@@ -107,7 +107,9 @@ def sizes_text(spec) -> str:
 
 def default_question() -> PlanQuestion:
     """The question the sidebar asks before anyone touches it (what ``ui.serve.warm`` asks ahead)."""
-    return PlanQuestion(model=DEFAULT_MODEL, workload=ServeWorkload(), nodes=None, by="time")
+    return PlanQuestion(
+        model=DEFAULT_MODEL, workload=ServeWorkload(batch_sequences=32), nodes=None, by="time"
+    )
 
 
 def _whole(box, label: str, default: int, key: str, help_text: str, low: int = 1) -> int:

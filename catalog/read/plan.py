@@ -27,8 +27,9 @@ from catalog.read.shape import shape
 from catalog.read.text import known
 from planner.conversions import bytes_to_gb
 from planner.hardware import Node
-from planner.models import ModelSpec
-from planner.plan import plan
+from planner.layouts import Layout
+from planner.models import ModelSpec, TrainWorkload
+from planner.plan import days_to_train, plan
 from planner.result import Plan, Workload
 from planner.step import Options
 from planner.verdict import (
@@ -83,6 +84,7 @@ def plan_rows(
     nodes: int | None = None,
     filters: Filters | None = None,
     options: Options | None = None,
+    layout: Layout | None = None,
 ) -> list[tuple[dict, Plan | str]]:
     """Every ``filtered_instances`` row with its plan, or the reason it has none. Rows with the same
     hardware (GPUs, memory, peaks, links with their figures) are planned once."""
@@ -98,9 +100,17 @@ def plan_rows(
             continue
         hardware = _hardware(node)
         if hardware not in planned:
-            planned[hardware] = plan(model, workload, hardware, nodes=nodes, options=options)
+            planned[hardware] = plan(model, workload, hardware, nodes=nodes, options=options, layout=layout)
         found.append((row, _as_node(planned[hardware], node)))
     return found
+
+
+def _usd_to_train(result: Plan) -> float | None:
+    """The token budget at the plan's USD per billion tokens (None without a budget or a price)."""
+    work, per_billion = result.workload, usd_per_billion_tokens(result)
+    if not isinstance(work, TrainWorkload) or work.token_budget is None or per_billion is None:
+        return None
+    return per_billion * work.token_budget / 1e9
 
 
 def _row(row: dict, result: Plan | str) -> dict:
@@ -138,17 +148,25 @@ def _row(row: dict, result: Plan | str) -> dict:
         "bottleneck_link": worst[1] if worst else "none",
         "bound": bound(best.step),
         "tokens_per_s": best.tokens_per_s,
+        "concurrency": best.concurrency,
+        "tokens_per_s_per_user": best.tokens_per_s_per_user,
+        "ttft_s": best.ttft_s,
+        "tpot_s": best.tpot_s,
         "usd_per_million_tokens": usd_per_million_tokens(result) if result.workload.kind == "serve" else None,
         "usd_per_step": usd_per_step(result) if result.workload.kind == "train" else None,
         "usd_per_billion_tokens": usd_per_billion_tokens(result) if result.workload.kind == "train" else None,
+        "days_to_train": days_to_train(result),
+        "usd_to_train": _usd_to_train(result),
         "bandwidth_basis": basis_text(result),
     }
 
 
 COLUMNS = (
     "rank", "provider", "instance_type", "gpu_model", "gpus_per_node", "nodes", "layout", "fits", "min_gpus",
-    "step_s", "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "usd_per_hour",
-    "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "bandwidth_basis", "verdict",
+    "step_s", "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "concurrency",
+    "tokens_per_s_per_user", "ttft_s", "tpot_s", "usd_per_hour",
+    "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "days_to_train", "usd_to_train",
+    "bandwidth_basis", "verdict",
     "reason", "flags", "tp", "pp", "ep", "dp",
 )  # fmt: skip
 
@@ -165,6 +183,7 @@ def _group_rows(
     nodes: int | None,
     filters: Filters,
     options: Options | None,
+    layout: Layout | None = None,
 ) -> pd.DataFrame:
     """``_row`` of every row matching ``filters``, planned once per node group (``node_groups``): a
     group's verdict is written for a stand-in name, then each row gets its own name back."""
@@ -185,7 +204,9 @@ def _group_rows(
         else:
             hardware = _hardware(node)
             if hardware not in planned:
-                planned[hardware] = plan(model, workload, hardware, nodes=nodes, options=options)
+                planned[hardware] = plan(
+                    model, workload, hardware, nodes=nodes, options=options, layout=layout
+                )
             result = _as_node(planned[hardware], replace(node, instance_type=_SHARED_NAME))
         found.append({"node_group": row["node_group"], **_row(row, result)})
     groups = pd.DataFrame(found).drop(columns=list(_OWN)).set_index("node_group")
@@ -209,6 +230,7 @@ def rank(
     filters: Filters | None = None,
     options: Options | None = None,
     by: str = "time",
+    layout: Layout | None = None,
 ) -> pd.DataFrame:
     """One row per instance, best first, for ``model`` and ``workload`` (columns: ``COLUMNS``).
 
@@ -221,16 +243,24 @@ def rank(
     """
     if by not in RANK_BY:
         raise ValueError(f"rank by {by!r}; expected one of {RANK_BY}")
-    found = _group_rows(con, model, workload, nodes=nodes, filters=filters or Filters(), options=options)
+    found = _group_rows(
+        con, model, workload, nodes=nodes, filters=filters or Filters(), options=options, layout=layout
+    )
     frame = found.reindex(columns=[c for c in COLUMNS if c != "rank"])
     for column in (
         "step_s",
         "comm_s",
         "comm_share",
         "tokens_per_s",
+        "concurrency",
+        "tokens_per_s_per_user",
+        "ttft_s",
+        "tpot_s",
         "usd_per_hour",
         *COST_COLUMN.values(),
         "usd_per_step",
+        "days_to_train",
+        "usd_to_train",
     ):
         frame[column] = frame[column].astype("float64")
     for column in ("nodes", "min_gpus", "tp", "pp", "ep", "dp"):
@@ -258,10 +288,17 @@ def instance_plans(
     *,
     nodes: int | None = None,
     options: Options | None = None,
+    layout: Layout | None = None,
 ) -> list[tuple[str, Plan | str]]:
     """(provider, plan or the reason it has none) for every provider's ``instance_type``."""
     found = plan_rows(
-        con, model, workload, nodes=nodes, options=options, filters=Filters(search=instance_type)
+        con,
+        model,
+        workload,
+        nodes=nodes,
+        options=options,
+        filters=Filters(search=instance_type),
+        layout=layout,
     )
     return [(row["provider"], result) for row, result in found if row["instance_type"] == instance_type]
 
@@ -280,6 +317,9 @@ def layouts_frame(result: Plan) -> pd.DataFrame:
                 "memory_s": step.memory_s,
                 "comm_s": step.comm_s,
                 "tokens_per_s": r.tokens_per_s,
+                "concurrency": r.concurrency,
+                "tpot_s": r.tpot_s,
+                "ttft_s": r.ttft_s,
                 "problem": r.problem or "",
             }
         )
@@ -307,3 +347,16 @@ def transfers_frame(result: Plan) -> pd.DataFrame:
             for t in best.step.transfers
         ]
     )
+
+
+def instance_nodes(con: duckdb.DuckDBPyConnection, instance_type: str) -> list[tuple[str, Node | str]]:
+    """(provider, the planner's node or the reason it has none) for every provider's ``instance_type``."""
+    frame = filtered_instances(con, Filters(search=instance_type))
+    prices, measured = cheapest_prices(con), measurements_by_instance(con)
+    found: list[tuple[str, Node | str]] = []
+    for row in frame.to_dict("records"):
+        if row["instance_type"] != instance_type:
+            continue
+        key = (row["provider"], row["instance_type"])
+        found.append((row["provider"], node_from_row(row, prices.get(key), measured.get(key))))
+    return found

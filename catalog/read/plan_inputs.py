@@ -5,10 +5,11 @@ Which figure each link gets, best first (the plan says which it used):
 
 - GPU-to-GPU (the NVLink domain, or the PCIe host of a PCIe-only node):
   1. measured ``gpu_to_gpu_gbytes_per_s`` (nvbandwidth): the median, as is when one-way, halved when
-     two-way (records without a direction are not used);
+     two-way (records without a direction are not used), marked ``achieved="copy"``: one pair's
+     achieved rate, which ``planner.comms`` turns back into the line rate it implies (so a pair's
+     copy is never taken as the ring's rate for every group size);
   2. measured ``nccl_allreduce_busbw_gbytes_per_s`` from a run on one node over all its GPUs
-     (``nodes`` = 1, ``gpus`` = the instance's GPUs): the largest busbw, which NCCL defines as the
-     per-GPU one-way rate of the ring;
+     (``nodes`` = 1, ``gpus`` = the instance's GPUs): the largest busbw, marked ``achieved="busbw"``;
   3. expected ``gpu_to_gpu_gbytes_per_s`` (as 1.), or expected/measured ``nvlink_gbytes_per_s`` ×
      ``port_count`` (one NVLink's rate per direction × the GPU's links);
   4. the catalog's ``intra_node_gbytes_per_s`` (stated or inferred), two-way, halved.
@@ -89,7 +90,8 @@ def _copy_figure(records: list[Measurement], kind: str) -> Figure | None:
     if not values:
         return None
     median = statistics.median(values)
-    return Figure(median, kind, f"{kind} GPU-to-GPU copy, one way, median of {len(values)}")
+    detail = f"{kind} GPU-to-GPU copy, one way, median of {len(values)}"
+    return Figure(median, kind, detail, achieved="copy" if kind == "measured" else "")
 
 
 def intra_figure(row: dict, records: list[Measurement]) -> Figure:
@@ -104,9 +106,8 @@ def intra_figure(row: dict, records: list[Measurement]) -> Figure:
         if r["nodes"] == 1 and known(gpus) and r["gpus"] == gpus
     ]
     if busbw:
-        return Figure(
-            max(busbw), "measured", f"NCCL all_reduce busbw on one node of {int(gpus)} GPUs, largest"
-        )
+        detail = f"NCCL all_reduce busbw on one node of {int(gpus)} GPUs, largest"
+        return Figure(max(busbw), "measured", detail, achieved="busbw")
     expected = _copy_figure(records, "expected")
     if expected:
         return expected
@@ -199,6 +200,7 @@ def node_from_row(
         links=links,
         usd_per_hour=price[0] if price else None,
         price_detail=f"cheapest on-demand, {price[1]}" if price else "",
+        dense_fp4_tflops=spec.dense_fp4_tflops if spec is not None else None,
     )
 
 

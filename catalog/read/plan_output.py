@@ -15,9 +15,23 @@ from planner.result import Plan
 from planner.verdict import basis_text, duration, number, verdict
 
 _COST = {
-    "serve": [("usd_per_million_tokens", "$/M tokens")],
-    "train": [("usd_per_step", "$/step"), ("usd_per_billion_tokens", "$/B tokens")],
+    "serve": [("usd_per_million_tokens", "$/M tokens", "usd")],
+    "train": [
+        ("days_to_train", "days", "count"),
+        ("usd_to_train", "$ to train", "usd"),
+        ("usd_per_step", "$/step", "usd"),
+        ("usd_per_billion_tokens", "$/B tokens", "usd"),
+    ],
 }
+
+
+#: Serving's concurrency and latencies in the ranking table.
+_SERVE_COLUMNS = (
+    ("concurrency", "conc", "count"),
+    ("tokens_per_s_per_user", "tok/s/user", "count"),
+    ("ttft_s", "TTFT", "seconds"),
+    ("tpot_s", "TPOT", "seconds"),
+)
 
 
 def _cell(value: Any, kind: str) -> str:
@@ -59,7 +73,8 @@ def ranking_report(frame: pd.DataFrame, workload: str, top: int, fmt: str) -> st
         ("comm_share", "comm", "share"),
         ("bottleneck_link", "bottleneck", "text"),
         ("tokens_per_s", "tokens/s", "count"),
-        *((name, label, "usd") for name, label in _COST[workload]),
+        *(_SERVE_COLUMNS if workload == "serve" else ()),
+        *_COST[workload],
     ]
     table = pd.DataFrame({label: [_cell(v, kind) for v in shown[name]] for name, label, kind in columns})
     lines = [table.to_string(index=False), ""]

