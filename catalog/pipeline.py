@@ -22,8 +22,9 @@ from pathlib import Path
 import httpx
 
 from catalog import expectations
-from catalog.carry import Reconciled, carry_prices, reconcile, skipped_rows
+from catalog.carry import Reconciled, reconcile, skipped_rows
 from catalog.offers import build_offer, merge_duplicates
+from catalog.price_gate import gate_prices
 from catalog.provenance import check_quotes
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check, check_kept
@@ -67,6 +68,7 @@ class ProviderOutcome:
     rows_carried: int = 0
     fields_carried: int = 0
     fields_held: int = 0
+    changes_accepted: bool = False  # published with --accept-changes: the new values to hold jumps against
 
     def as_row(self) -> dict:
         """The outcome as a ``provider_refreshes`` row."""
@@ -146,6 +148,7 @@ class Parsed:
     prices: list[Price]
     measurements: list[Measurement]
     reconciled: Reconciled = field(default_factory=lambda: Reconciled([]))
+    price_refusals: list[str] = field(default_factory=list)  # the price parser's skip warnings
 
 
 def parse_documents(
@@ -167,10 +170,12 @@ def parse_documents(
     check_quotes(scraper.name, raw, stored)  # the fresh parse; carried claims were checked when read
     raw = merge_duplicates(curated_facts.merge(raw, curated_facts.load(scraper.name)))
     last_good = dict(previous.instances) if previous is not None and scrape and not accept else {}
-    reconciled = reconcile(raw, last_good, skipped, now)
+    accepted = previous.accepted_claims if previous is not None else {}
+    reconciled = reconcile(raw, last_good, skipped, now, accepted)
     offers = [reconciled.mark(build_offer(r, scraped_at=now), now, last_good) for r in reconciled.offers]
     try:  # prices have a document of their own: a provider whose pages fail still has them
-        prices = scraper.parse_prices(stored)
+        with skipped_rows() as refused:
+            prices = scraper.parse_prices(stored)
     except ProviderError as exc:
         if scrape:
             raise
@@ -180,7 +185,7 @@ def parse_documents(
     strays = {p.provider for p in prices} - {scraper.name} | {m.source for m in measurements} - {scraper.name}
     if strays:
         raise InvalidOffer(f"{scraper.name}: prices or measurements attributed to {sorted(strays)}")
-    return Parsed(offers, prices, measurements, reconciled)
+    return Parsed(offers, prices, measurements, reconciled, list(refused))
 
 
 def _parse(
@@ -222,8 +227,17 @@ def _fresh(
     (outcome carried); with ``accept``, the fresh ones as they are."""
     carried = parsed.reconciled
     offers = [*parsed.offers, *carried.carried_rows]
-    prices, prices_cause = carry_prices(parsed.prices, () if accept else previous.prices)
-    cause = "; ".join(c for c in (carried.cause(), prices_cause) if c) or None
+    gated = gate_prices(
+        parsed.prices,
+        previous.prices,
+        gpu_counts={o.instance_type: o.gpu_count for o in offers},
+        refused=parsed.price_refusals,
+        carried_rows=[o.instance_type for o in carried.carried_rows],
+        accepted=previous.accepted_prices,
+        accept=accept,
+    )
+    prices = gated.prices
+    cause = "; ".join(c for c in (carried.cause(), gated.cause()) if c) or None
     outcome = ProviderOutcome(
         scraper.name,
         "carried" if cause else "ok",
@@ -236,6 +250,7 @@ def _fresh(
         rows_carried=carried.rows_carried,
         fields_carried=carried.fields_carried,
         fields_held=carried.fields_held,
+        changes_accepted=accept,
     )
     if cause:
         log.error("%s: %s", scraper.name, cause)
