@@ -28,6 +28,7 @@ from catalog.price_gate import gate_prices
 from catalog.provenance import check_quotes
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check, check_kept
+from fetch.http import Fetcher
 from normalize.errors import InvalidOffer, NotInMirror, ProviderError, TooSlow, ValidationError
 from records.clock import utcnow
 from records.documents import Document, DocumentSet
@@ -36,7 +37,6 @@ from records.offers import Claim, InstanceOffer
 from records.prices import Price
 from scrapers import REGISTRY, curated_facts
 from scrapers.base import Scraper
-from scrapers.http import Fetcher
 
 log = logging.getLogger(__name__)
 
