@@ -49,8 +49,8 @@ def test_a_type_listed_twice_is_refused_with_both_lines(fixture_text, caplog):
     )
     assert "p5.48xlarge" not in by_type(parse_prices(text))  # neither the first nor the last wins
     assert (
-        "Skipping aws price row p5.48xlarge in us-east-1: p5.48xlarge is listed 2 times in us-east-1 (lines 22, 23)"
-        in caplog.text
+        "Skipping aws price row p5.48xlarge in us-east-1: "
+        "p5.48xlarge is listed 2 times in us-east-1 (lines 22, 23)" in caplog.text
     )
 
 

@@ -13,7 +13,8 @@ import pytest
 from catalog.price_gate import gate_prices
 from devtools.mirror_server import Reply
 from records.prices import Price
-from scrapers import aws_prices, azure_prices
+from scrapers.prices import aws as aws_prices
+from scrapers.prices import azure as azure_prices
 from tests.helpers import (
     Clock,
     build_mirror,
@@ -183,7 +184,7 @@ def test_a_size_listed_twice_in_the_real_azure_file_is_refused_with_its_lines(fa
 
 @pytest.mark.slow
 def test_a_carried_offer_list_row_keeps_its_prices(tmp_path, mirror_server):
-    from scrapers.lambdalabs import VMS_URL
+    from scrapers.documents.lambdalabs import VMS_URL
 
     db, path = tmp_path / "c.duckdb", "/" + VMS_URL.split("://", 1)[1]
     mirror_server.scripts.clear()

@@ -120,6 +120,6 @@ def test_a_machine_listed_twice_is_refused_with_both_entries_not_last_wins(fixtu
     assert ("a3-highgpu-8g", "us-central1") not in prices  # neither 1.00 nor 0.01
     assert ("a3-highgpu-8g", "asia-northeast1") in prices  # the other region is as it was
     assert (
-        'a3-highgpu-8g is listed 2 times (line 1): "a3-highgpu-8g":1.00, "a3-highgpu-8g":0.01; neither is taken'
-        in caplog.text
+        'a3-highgpu-8g is listed 2 times (line 1): "a3-highgpu-8g":1.00, "a3-highgpu-8g":0.01; '
+        "neither is taken" in caplog.text
     )
