@@ -153,16 +153,24 @@ def _held(
         if name in TEXT_FIELDS or name not in last_good:
             continue
         jumps = [
-            (claim, old)
+            (claim, moved)
             for claim in claims
-            if (old := _jumped(claim, last_good[name], accepted.get((name, claim.source_url), ())))
+            if (moved := _jumped(claim, last_good[name], accepted.get((name, claim.source_url), ())))
             is not None
         ]
+        # A document that still states the last good figure beside a new one (a row listed twice)
+        # is a conflict, flagged as such, not a jump.
+        steady = {c.source_url for c in claims if c.basis == Basis.STATED and c not in {j for j, _ in jumps}}
+        jumps = [(claim, moved) for claim, moved in jumps if claim.source_url not in steady]
         if jumps:
-            claim, (old, which) = jumps[0]
+            claim, (reference, which) = jumps[0]
             new = float(claim.value)
-            since = "" if which == "last good" else f" (from the {which} {old:g})"
-            what = f"{name} {old:g} → {new:g} {FIELD_UNITS[name]} ({max(new / old, old / new):.4g}x){since}"
+            ratio = f"{max(new / reference, reference / new):.4g}x"
+            if which == "last good":
+                what = f"{name} {reference:g} → {new:g} {FIELD_UNITS[name]} ({ratio})"
+            else:
+                last = next(float(c.value) for c in last_good[name] if c.source_url == claim.source_url)
+                what = f"{name} {last:g} → {new:g} {FIELD_UNITS[name]} ({ratio} the {which} {reference:g})"
             held[name] = (what, [c for c, _ in jumps])
     return held
 

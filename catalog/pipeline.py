@@ -201,7 +201,7 @@ def _parse(
     try:
         parsed = parse_documents(scraper, documents, now, scrape=scrape, previous=previous, accept=accept)
         if scraper.kind == "provider":
-            check(scraper.name, parsed.offers, previous.rows if scrape else 0)
+            check(scraper.name, parsed.offers, previous.rows if scrape else 0, accept=accept)
         elif not parsed.measurements:
             raise ValidationError(f"{scraper.name}: the parse yielded no measurements")
         else:

@@ -158,6 +158,7 @@ def gate_prices(
             result.prices += prices
     for key, prices in old.items():
         if key not in new:
-            result.carried.append(f"{key[0]} in {key[1]}")
+            if key[0] not in carried_types:  # a carried row's prices go with it: its cause says so
+                result.carried.append(f"{key[0]} in {key[1]}")
             result.prices += prices
     return result
