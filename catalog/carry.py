@@ -225,21 +225,39 @@ def reconcile(
     """The fresh offers held against the previous rows (by instance type) of the same provider, and
     against the values last accepted (per instance type, per (field, source URL))."""
     result = Reconciled(offers=[])
+    listed = set()
     for raw in fresh:
         before = previous.get(raw.instance_type)
+        if before is not None and _lost_its_own_page(raw, before):
+            continue  # carried whole below: another document never stands in for the row's own page
+        listed.add(raw.instance_type)
         kept = (accepted or {}).get(raw.instance_type, {})
         result.offers.append(raw if before is None else _reconcile_row(raw, before, result, kept))
-    listed = {raw.instance_type for raw in fresh}
+    parsed = {raw.instance_type for raw in fresh}
     for name, before in previous.items():
         if name in listed or before.source_kind != "scraped":
             continue
         why = next((s for s in skipped if _names(s, name)), None)
         cause = "not in this refresh's parse" + (f" ({why})" if why else "")
+        if name in parsed:
+            cause = f"not in this refresh's parse of {before.source_url}" + (f" ({why})" if why else "")
         result.carried_rows.append(
             replace(before, stale=True, stale_since=_stale_since(before, now), stale_cause=cause)
         )
         result.carried_claims.update((name, c) for c in before.claims)
     return result
+
+
+def _lost_its_own_page(raw: RawOffer, before: InstanceOffer) -> bool:
+    """Whether the document a row was read from (its ``source_url``: the provider's own page) says
+    nothing of it in this parse while another document (a third-party copy) still does."""
+    own = before.source_url
+    return (
+        before.source_kind == "scraped"
+        and raw.source_url != own
+        and any(c.source_url == own for c in before.claims)
+        and not any(c.source_url == own for c in raw.claims)
+    )
 
 
 def carry_prices(fresh: list[Price], before: tuple[Price, ...]) -> tuple[list[Price], str | None]:

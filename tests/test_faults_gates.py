@@ -75,3 +75,37 @@ def test_rows_growing_8x_in_one_refresh_are_held_until_accepted(small):
     clock.advance()
     assert run(db, mirror, clock, accept_changes=True).exit_code == 0
     assert query(db, "SELECT count(*) FROM instances WHERE provider = 'aws'") == [(33,)]
+
+
+# -- the provider's own page stays primary (over loopback, with the local copies) -------------------
+
+
+@pytest.mark.slow
+def test_a_bad_cell_on_aws_page_never_hands_the_row_to_the_third_party_copy(tmp_path, mirror_server):
+    from devtools.mirror_server import Reply
+    from tests.helpers import AWS_PATH, MIRROR, SHARED, T0, fault_refresh, outcomes
+
+    db = tmp_path / "c.duckdb"
+    mirror_server.scripts.clear()
+    assert fault_refresh(db, mirror_server.base_url, providers=["aws"], now=T0, copies=SHARED).exit_code == 0
+    own = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
+    assert query(db, "SELECT source_url FROM instances WHERE instance_type = 'p5.48xlarge'") == [(own,)]
+    page = (MIRROR / AWS_PATH.lstrip("/")).read_text()
+    cell = "| p5.48xlarge        | 3200 Gigabit                      |"
+    mirror_server.script(
+        AWS_PATH, Reply(200, page.replace(cell, "| p5.48xlarge        | NaN Gigabit |").encode())
+    )
+    report = fault_refresh(db, mirror_server.base_url, providers=["aws"], copies=SHARED)
+    aws = outcomes(report)["aws"]
+    assert (report.exit_code, aws.outcome, aws.rows_carried) == (1, "carried", 1)
+    source, stale, cause = query(
+        db, "SELECT source_url, stale, stale_cause FROM instances WHERE instance_type = 'p5.48xlarge'"
+    )[0]
+    assert (source, stale) == (own, True)
+    assert cause.startswith(f"not in this refresh's parse of {own} (Skipping aws row p5.48xlarge: ")
+    closed = query(
+        db,
+        "SELECT count(*) FROM claims WHERE instance_type = 'p5.48xlarge' "
+        f"AND source_url = '{own}' AND valid_to IS NOT NULL",
+    )
+    assert closed == [(0,)]  # AWS's own claims stay current

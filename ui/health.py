@@ -4,6 +4,8 @@ the file was built, how old its data is, each provider's last outcome, what chan
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import streamlit as st
 
@@ -149,12 +151,21 @@ def built_text(latest: pd.DataFrame) -> str:
     return f"{when(r['finished_at'])} {BUILT_BY.get(r['mode'], 'by a refresh of an unknown kind')}"
 
 
+def exit_code_text(value: object) -> str:
+    """A refresh's exit code as our own digits; anything else a catalog holds there (text, in a
+    tampered file) is "unreadable", never passed on: this line is markdown."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return "unreadable"
+    text = str(value).strip()
+    return text if re.fullmatch(r"-?\d{1,3}", text) else "unreadable"
+
+
 def show_status(load, path) -> None:
     """The status tab: when the file was built and how old its data is, stale providers, outcomes."""
     st.subheader("Catalog status")
     show(f"Catalog file: {path}")
     latest, as_of = load("latest_refresh"), load("data_as_of")
-    exit_code = str(latest.iloc[0]["exit_code"]) if not latest.empty else tables.MISSING
+    exit_code = exit_code_text(latest.iloc[0]["exit_code"]) if not latest.empty else tables.MISSING
     st.markdown(
         f"**Data as of** {data_as_of_text(as_of)} (when the providers' pages were read)  \n"
         f"**File built** {built_text(latest)}, exit code {exit_code}"
