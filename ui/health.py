@@ -4,6 +4,7 @@ the file was built, how old its data is, each provider's last outcome, what chan
 
 from __future__ import annotations
 
+import numbers
 import re
 
 import pandas as pd
@@ -154,9 +155,9 @@ def built_text(latest: pd.DataFrame) -> str:
 def exit_code_text(value: object) -> str:
     """A refresh's exit code as our own digits; anything else a catalog holds there (text, in a
     tampered file) is "unreadable", never passed on: this line is markdown."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return "unreadable"
-    text = str(value).strip()
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    text = value.strip() if isinstance(value, str) else ""
     return text if re.fullmatch(r"-?\d{1,3}", text) else "unreadable"
 
 
