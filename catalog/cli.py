@@ -20,9 +20,12 @@ from typing import TYPE_CHECKING, TextIO
 from catalog.cli_measurements import cmd_import, cmd_probe
 from catalog.paths import default_db
 from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped
+from normalize.safe_text import FORMULA_PREFIXES, csv_safe_frame, escaped
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    import duckdb
 
     from catalog.pipeline import RefreshReport
     from planner.models import ModelSpec
@@ -158,17 +161,41 @@ def cmd_export(args: argparse.Namespace) -> int:
     """export: write one table to csv, parquet or json."""
     import duckdb
 
-    from catalog.read.connect import connect_readonly
+    from catalog.read.connect import connect_readonly, corrupt, is_corrupt
 
     out = args.out or f"{args.table}.{args.format}"
-    with connect_readonly(args.db) as con:
-        quoted = out.replace("'", "''")  # a SQL string literal; args.table is one of the choices
-        try:
-            con.execute(f"COPY (SELECT * FROM {args.table}) TO '{quoted}' {EXPORT_FORMATS[args.format]}")
-        except duckdb.IOException as exc:
+    try:
+        with connect_readonly(args.db) as con:
+            quoted = out.replace("'", "''")  # a SQL string literal; args.table is one of the choices
+            columns = _export_columns(con, args.table) if args.format == "csv" else "*"
+            select = f"SELECT {columns} FROM {args.table}"
+            con.execute(f"COPY ({select}) TO '{quoted}' {EXPORT_FORMATS[args.format]}")
+    except duckdb.Error as exc:  # a damaged block is found while it is read, half-way through a COPY
+        if is_corrupt(exc):
+            Path(out).unlink(missing_ok=True)  # no half-written table left behind
+            raise corrupt(args.db, exc) from None
+        if isinstance(exc, duckdb.IOException):
             raise EnvironmentProblem(f"cannot write {out}: {str(exc).splitlines()[0]}") from None
+        raise
     print(f"wrote {args.table} to {out}", file=sys.stderr)
     return 0
+
+
+def _export_columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """The select list of a CSV export: every text column with a ' before a value a spreadsheet
+    would run as a formula (normalize.safe_text.FORMULA_PREFIXES), the others as they are."""
+    prefixes = "".join(FORMULA_PREFIXES)
+    columns = []
+    for name, kind, *_ in con.execute(f"DESCRIBE {table}").fetchall():
+        quoted = '"' + name.replace('"', '""') + '"'
+        if kind == "VARCHAR":
+            columns.append(
+                f"CASE WHEN {quoted} <> '' AND contains('{prefixes}', left({quoted}, 1)) "
+                f"THEN '''' || {quoted} ELSE {quoted} END AS {quoted}"
+            )
+        else:
+            columns.append(quoted)
+    return ", ".join(columns)
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
@@ -280,9 +307,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if not plans:
             print(f"error: no instance type {args.instance!r} in the catalog", file=sys.stderr)
             return EXIT_USAGE
-        sys.stdout.write(plan_output.instance_report(plans, args.format))
+        sys.stdout.write(escaped(plan_output.instance_report(plans, args.format), keep="\n"))
         return 0
-    sys.stdout.write(plan_output.ranking_report(frame, workload.kind, args.top, args.format))
+    report = plan_output.ranking_report(frame, workload.kind, args.top, args.format)
+    sys.stdout.write(escaped(report, keep="\n"))  # a name's escape sequence is printed, never obeyed
     return 0
 
 
@@ -309,7 +337,7 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if args.format == "csv":
-        frame.to_csv(sys.stdout, index=False)
+        csv_safe_frame(frame).to_csv(sys.stdout, index=False)
     elif args.format == "json":
         sys.stdout.write(frame.to_json(orient="records") + "\n")
     else:
@@ -516,7 +544,7 @@ def _cheapest_parser(cheap: argparse.ArgumentParser) -> None:
     cheap.add_argument("--by", choices=list(ORDERS), default="usd_per_hour", help="order, cheapest first")
     cheap.add_argument("--stated-only", action="store_true", help="ignore datasheet-inferred fabric figures")
     cheap.add_argument("--priced-only", action="store_true", help="leave out rows with no on-demand price")
-    cheap.add_argument("--limit", type=int, default=50, help="at most this many rows (default 50)")
+    cheap.add_argument("--limit", type=_positive_int, default=50, help="at most this many rows (default 50)")
     cheap.add_argument("--format", choices=("table", "csv", "json"), default="table")
     cheap.set_defaults(func=cmd_cheapest)
 

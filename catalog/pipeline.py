@@ -23,6 +23,7 @@ import httpx
 
 from catalog import expectations
 from catalog.carry import Reconciled, reconcile, skipped_rows
+from catalog.names import checked_offer, checked_price
 from catalog.offers import build_offer, merge_duplicates
 from catalog.price_gate import gate_prices
 from catalog.provenance import check_quotes
@@ -166,7 +167,7 @@ def parse_documents(
     or any verbatim quote of the fresh parse is not in the document it cites."""
     stored = DocumentSet(documents)
     with skipped_rows() as skipped:
-        raw = scraper.parse(stored) if scrape else []
+        raw = [checked_offer(r) for r in scraper.parse(stored)] if scrape else []
     check_quotes(scraper.name, raw, stored)  # the fresh parse; carried claims were checked when read
     raw = merge_duplicates(curated_facts.merge(raw, curated_facts.load(scraper.name)))
     last_good = dict(previous.instances) if previous is not None and scrape and not accept else {}
@@ -175,7 +176,7 @@ def parse_documents(
     offers = [reconciled.mark(build_offer(r, scraped_at=now), now, last_good) for r in reconciled.offers]
     try:  # prices have a document of their own: a provider whose pages fail still has them
         with skipped_rows() as refused:
-            prices = scraper.parse_prices(stored)
+            prices = [checked_price(p) for p in scraper.parse_prices(stored)]
     except ProviderError as exc:
         if scrape:
             raise

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from normalize.safe_text import csv_safe_frame
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS
 from ui.text import link_or_none, yes_no_unknown
 from ui.units import Units, round_significant
@@ -157,7 +158,7 @@ def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
     row = st.container(horizontal=True)
     row.download_button(
         "Download CSV",
-        data=lambda: frame.to_csv(index=False).encode("utf-8"),
+        data=lambda: csv_safe_frame(frame).to_csv(index=False).encode("utf-8"),  # no formula runs
         file_name=f"{name}.csv",
         mime="text/csv",
         key=f"{key}_csv",
