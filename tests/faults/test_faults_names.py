@@ -93,3 +93,40 @@ def test_a_csv_download_opens_every_formula_as_text():
     assert list(safe["instance"]) == [*("'" + f for f in FORMULAS), "p5.48xlarge", "'\tx", "'\rx"]
     assert list(safe["gpus"]) == list(range(7)) and frame["instance"].iloc[0] == FORMULAS[0]
     assert formula_safe(-3.0) == -3.0  # numbers are numbers
+
+
+def test_the_refresh_stores_a_name_with_control_characters_escaped_prices_joined():
+    from datetime import datetime
+
+    from catalog import pipeline
+    from records.documents import Document
+    from records.prices import Price
+    from scrapers.base import Scraper
+
+    url, name = "https://t.test/list.csv", "gpu_8x_h100\x1b[2J\x00"
+
+    class Hostile(Scraper):
+        name = "hostile"
+        title = "a list naming an instance with an escape sequence"
+
+        async def fetch(self, fetcher) -> None:
+            return None
+
+        def parse(self, documents):
+            claims = (
+                Claim("gpu_model", "H100-SXM-80GB", "H100", url),
+                Claim("gpu_count", 8.0, "H100,8", url),
+            )
+            return [RawOffer("hostile", name, url, claims)]
+
+        def parse_prices(self, documents):
+            return [Price("hostile", name, "us-east-1", 20.0, None, url, "20.0")]
+
+    when = datetime(2026, 12, 1)
+    body = f"InstanceType,AcceleratorName,AcceleratorCount,Price\n{name},H100,8,20.0\n"
+    document = Document(url, "hostile", 200, when, body, sha256="0" * 64)
+    parsed = pipeline.parse_documents(Hostile(), [document], when)
+    (offer,) = parsed.offers
+    assert offer.instance_type == "gpu_8x_h100\\x1b[2J\\x00"
+    assert "control or invisible characters (\\x1b, \\x00)" in offer.notes
+    assert [p.instance_type for p in parsed.prices] == [offer.instance_type]
