@@ -25,7 +25,7 @@ from catalog import expectations
 from catalog.carry import Reconciled, reconcile, skipped_rows
 from catalog.names import checked_offer, checked_price
 from catalog.offers import build_offer, merge_duplicates
-from catalog.price_gate import gate_prices
+from catalog.price_gate import GatedPrices, gate_prices
 from catalog.provenance import check_quotes
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check, check_kept
@@ -215,6 +215,21 @@ def _parse(
     return parsed, None
 
 
+def _gated_prices(
+    parsed: Parsed, offers: list[InstanceOffer], previous: Previous, *, accept: bool
+) -> GatedPrices:
+    """The parse's prices held against the last good ones (catalog.price_gate)."""
+    return gate_prices(
+        parsed.prices,
+        previous.prices,
+        gpu_counts={o.instance_type: o.gpu_count for o in offers},
+        refused=parsed.price_refusals,
+        carried_rows=[o.instance_type for o in parsed.reconciled.carried_rows],
+        accepted=previous.accepted_prices,
+        accept=accept,
+    )
+
+
 def _fresh(
     scraper: Scraper,
     documents: list[Document],
@@ -228,15 +243,7 @@ def _fresh(
     (outcome carried); with ``accept``, the fresh ones as they are."""
     carried = parsed.reconciled
     offers = [*parsed.offers, *carried.carried_rows]
-    gated = gate_prices(
-        parsed.prices,
-        previous.prices,
-        gpu_counts={o.instance_type: o.gpu_count for o in offers},
-        refused=parsed.price_refusals,
-        carried_rows=[o.instance_type for o in carried.carried_rows],
-        accepted=previous.accepted_prices,
-        accept=accept,
-    )
+    gated = _gated_prices(parsed, offers, previous, accept=accept)
     prices = gated.prices
     cause = "; ".join(c for c in (carried.cause(), gated.cause()) if c) or None
     outcome = ProviderOutcome(
@@ -282,17 +289,21 @@ def provider_result(
         parsed, _ = _parse(scraper, documents, started, previous, scrape=False)  # curated facts alone
     if parsed is not None:
         log.warning("%s: scrape failed (%s); curated facts stand alone", name, cause)
+        gated = _gated_prices(parsed, parsed.offers, previous, accept=accept)  # the price file's own gate
+        if gated.cause():
+            log.error("%s: %s", name, gated.cause())
         outcome = ProviderOutcome(
             name,
             "curated",
             len(documents),
             previous.rows,
             len(parsed.offers),
-            cause,
+            "; ".join(c for c in (cause, gated.cause()) if c) or None,
             started,
-            failure=not isinstance(error, NotInMirror),
+            failure=not isinstance(error, NotInMirror) or gated.cause() is not None,
+            changes_accepted=accept,
         )
-        return ProviderResult(outcome, documents, parsed.offers, parsed.prices)
+        return ProviderResult(outcome, documents, parsed.offers, gated.prices)
     kept = previous.rows if scraper.kind == "provider" else previous.measurements
     what = "rows" if scraper.kind == "provider" else "readings"
     log.error("%s: keeping %d previous %s: %s", name, kept, what, cause)
