@@ -92,8 +92,8 @@ snapshot: install
 bench: install
 	$(PY) -m devtools bench
 
-# Hostile responses (gzip bomb, endless and huge bodies, a huge mirror file, a slow drip) against a
-# refresh with the default budget: wall time and peak memory per case (about 3 minutes).
+# Hostile inputs (gzip bomb, endless and huge bodies, huge files and copies, hostile imports, query
+# limits, a flooding probe tool) with the default caps: wall time and peak memory per case (about 5 min).
 attacks: install
 	$(PY) -m devtools attacks
 

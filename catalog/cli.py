@@ -102,6 +102,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if mode == "reparse" and not Path(args.db).exists():  # nothing to reparse: never create one
+        raise EnvironmentProblem(f"no catalog at {args.db} to reparse; run `make refresh` first")
     progress = None if args.quiet else _progress(sys.stderr)
     try:
         import asyncio
@@ -140,12 +142,21 @@ def cmd_query(args: argparse.Namespace) -> int:
     limit) and print the result. Exit 2 for bad or refused SQL and for a query past its time limit."""
     import duckdb
 
-    from catalog.read.connect import connect_sandboxed, corrupt, execute_limited, is_corrupt
+    from catalog.read.connect import (
+        connect_sandboxed,
+        corrupt,
+        execute_limited,
+        is_corrupt,
+        time_limit_problem,
+    )
     from catalog.read.output import write_rows
 
+    if (problem := time_limit_problem(args.timeout)) is not None:
+        print(f"error: --timeout {args.timeout:g}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with connect_sandboxed(args.db) as con:
-            columns, rows = execute_limited(con, args.sql, args.timeout)
+            columns, rows, cut = execute_limited(con, args.sql, args.timeout)
     except duckdb.Error as exc:
         if is_corrupt(exc):
             raise corrupt(args.db, exc) from None
@@ -155,6 +166,9 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"error: {exc} (--timeout SECONDS to change it, 0 for none)", file=sys.stderr)
         return EXIT_USAGE
     write_rows(columns, rows, args.format, sys.stdout)
+    if cut is not None:  # like a query past its time limit: what was printed is not the whole answer
+        print(f"error: result {cut}; narrow the query (WHERE, LIMIT) to see the rest", file=sys.stderr)
+        return EXIT_USAGE
     return 0
 
 
