@@ -8,12 +8,13 @@ the fresh rows are built, ``reconcile`` holds them against the provider's last g
   marked stale with the cause (the parser's own skip warning when it names the row);
 - a field a row had and the fresh row lacks keeps its last good claims, and the row is marked stale
   with the cause;
-- a figure that moved by ``JUMP_FACTOR`` or more from its last good value (bits read as bytes, an
-  SI prefix swapped) is held back as suspect: the last good claims stay and the cause names the
-  figure that was not published;
+- a figure that moved by ``JUMP_FACTOR`` or more (a count: ``COUNT_JUMP_FACTOR``) from its last
+  good value or from its last accepted one (bits read as bytes, an SI prefix swapped, 8 GPUs read
+  as 32, or a figure creeping up under the factor refresh after refresh) is held back as suspect:
+  the last good claims stay and the cause names the figure that was not published;
 - new rows, and figures that changed by less, are published as they are;
 - a provider's prices, when the fresh ones are fewer than half of the last good ones, are the last
-  good ones (``carry_prices``).
+  good ones (``carry_prices``); the rest of the price rules are in ``catalog.price_gate``.
 
 Only scraped claims are carried: a datasheet inference is recomputed from the GPU model, and a
 curated fact removed from its file was removed by a person. With ``accept`` (``refresh
@@ -23,7 +24,7 @@ curated fact removed from its file was removed by a person. With ``accept`` (``r
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -34,6 +35,9 @@ from records.prices import Price
 
 # 8x is a bits/bytes mix-up; 1000x an SI prefix. No provider revises one instance's figure that much.
 JUMP_FACTOR = 8.0
+# An instance type is defined by its counts: 8 GPUs read as 32 cut the price per GPU 4x.
+COUNT_FIELDS = frozenset({"gpu_count", "nic_count", "frontend_nic_count", "scale_up_domain_gpus"})
+COUNT_JUMP_FACTOR = 2.0
 MAX_NAMED = 3  # how many rows or figures a cause names before "(+N more)"
 
 
@@ -107,11 +111,21 @@ def _by_field(claims: tuple[Claim, ...]) -> dict[str, list[Claim]]:
     return grouped
 
 
-def _jumped(claim: Claim, before: list[Claim]) -> float | None:
-    """The last good figure a stated claim moved JUMP_FACTOR or more from, or None. A claim is held
-    against the last good claims of its own document only: a second source that still agrees (a
-    cross-check) does not hide a jump in the first, and a source new to this row disagreeing with an
-    old one is a conflict, not a jump."""
+def _factor(name: str) -> float:
+    return COUNT_JUMP_FACTOR if name in COUNT_FIELDS else JUMP_FACTOR
+
+
+def _moved(new: float, old: list[float], factor: float) -> bool:
+    return bool(old) and all(o > 0 and max(new / o, o / new) >= factor for o in old)
+
+
+def _jumped(claim: Claim, before: list[Claim], accepted: tuple[float, ...] = ()) -> tuple[float, str] | None:
+    """The last good (or last accepted) figure a stated claim moved its field's factor or more from,
+    and which it was; or None. A claim is held against the last good claims of its own document only:
+    a second source that still agrees (a cross-check) does not hide a jump in the first, and a source
+    new to this row disagreeing with an old one is a conflict, not a jump. The last accepted values
+    (the first published, or those ``--accept-changes`` took) catch a figure that creeps up under the
+    factor refresh after refresh (5 → 35 → 245)."""
     if claim.basis != Basis.STATED or float(claim.value) <= 0:
         return None
     old = [
@@ -119,38 +133,61 @@ def _jumped(claim: Claim, before: list[Claim]) -> float | None:
         for c in before
         if c.source_url == claim.source_url and c.basis == Basis.STATED and float(c.value) > 0
     ]
-    new = float(claim.value)
-    if old and all(max(new / o, o / new) >= JUMP_FACTOR for o in old):
-        return old[0]
+    new, factor = float(claim.value), _factor(claim.field)
+    if _moved(new, old, factor):
+        return old[0], "last good"
+    if old and _moved(new, list(accepted), factor):
+        return accepted[0], "last accepted"
     return None
 
 
 def _held(
-    fresh: dict[str, list[Claim]], last_good: dict[str, list[Claim]]
+    fresh: dict[str, list[Claim]],
+    last_good: dict[str, list[Claim]],
+    accepted: Mapping[tuple[str, str], tuple[float, ...]],
 ) -> dict[str, tuple[str, list[Claim]]]:
-    """The numeric fields with fresh figures that jumped from their last good ones: field → (what
-    moved, the claims held back)."""
+    """The numeric fields with fresh figures that jumped from their last good (or last accepted)
+    ones: field → (what moved, the claims held back)."""
     held = {}
     for name, claims in fresh.items():
         if name in TEXT_FIELDS or name not in last_good:
             continue
-        jumps = [(claim, old) for claim in claims if (old := _jumped(claim, last_good[name])) is not None]
+        jumps = [
+            (claim, moved)
+            for claim in claims
+            if (moved := _jumped(claim, last_good[name], accepted.get((name, claim.source_url), ())))
+            is not None
+        ]
+        # A document that still states the last good figure beside a new one (a row listed twice)
+        # is a conflict, flagged as such, not a jump.
+        steady = {c.source_url for c in claims if c.basis == Basis.STATED and c not in {j for j, _ in jumps}}
+        jumps = [(claim, moved) for claim, moved in jumps if claim.source_url not in steady]
         if jumps:
-            claim, old = jumps[0]
+            claim, (reference, which) = jumps[0]
             new = float(claim.value)
-            what = f"{name} {old:g} → {new:g} {FIELD_UNITS[name]} ({max(new / old, old / new):.4g}x)"
+            ratio = f"{max(new / reference, reference / new):.4g}x"
+            if which == "last good":
+                what = f"{name} {reference:g} → {new:g} {FIELD_UNITS[name]} ({ratio})"
+            else:
+                last = next(float(c.value) for c in last_good[name] if c.source_url == claim.source_url)
+                what = f"{name} {last:g} → {new:g} {FIELD_UNITS[name]} ({ratio} the {which} {reference:g})"
             held[name] = (what, [c for c, _ in jumps])
     return held
 
 
-def _reconcile_row(raw: RawOffer, before: InstanceOffer, result: Reconciled) -> RawOffer:
+def _reconcile_row(
+    raw: RawOffer,
+    before: InstanceOffer,
+    result: Reconciled,
+    accepted: Mapping[tuple[str, str], tuple[float, ...]],
+) -> RawOffer:
     """One fresh row with its lost fields carried and its jumped figures held back."""
     fresh = _by_field(raw.claims)
     last_good = _by_field(tuple(c for c in before.claims if _carriable(c)))
     # A field is lost when the parse has no claim for it, or only inferred ones where the last good
     # catalog had the provider's own figure: a guess never replaces a stated value in silence.
     carried = [f for f in last_good if f not in fresh or (_stated(last_good[f]) and not _stated(fresh[f]))]
-    held = _held(fresh, last_good)
+    held = _held(fresh, last_good, accepted)
     if not carried and not held:
         return raw
     dropped = [c for _, claims in held.values() for c in claims]
@@ -163,7 +200,8 @@ def _reconcile_row(raw: RawOffer, before: InstanceOffer, result: Reconciled) -> 
         result.carried.append(f"{raw.instance_type}: {', '.join(carried)}")
     if held:
         moved = [what for what, _ in held.values()]
-        causes.append(f"held back as suspect (moved {JUMP_FACTOR:g}x or more): {'; '.join(moved)}")
+        counts = f", a count {COUNT_JUMP_FACTOR:g}x" if COUNT_FIELDS & held.keys() else ""
+        causes.append(f"held back as suspect (moved {JUMP_FACTOR:g}x{counts} or more): {'; '.join(moved)}")
         result.held += [f"{raw.instance_type} {what}" for what in moved]
     result.row_causes[raw.instance_type] = "; ".join(causes)
     result.fields_carried += len(carried)
@@ -178,24 +216,48 @@ def _stated(claims: list[Claim]) -> bool:
 
 
 def reconcile(
-    fresh: list[RawOffer], previous: dict[str, InstanceOffer], skipped: list[str], now: datetime
+    fresh: list[RawOffer],
+    previous: Mapping[str, InstanceOffer],
+    skipped: list[str],
+    now: datetime,
+    accepted: Mapping[str, Mapping[tuple[str, str], tuple[float, ...]]] | None = None,
 ) -> Reconciled:
-    """The fresh offers held against the previous rows (by instance type) of the same provider."""
+    """The fresh offers held against the previous rows (by instance type) of the same provider, and
+    against the values last accepted (per instance type, per (field, source URL))."""
     result = Reconciled(offers=[])
+    listed = set()
     for raw in fresh:
         before = previous.get(raw.instance_type)
-        result.offers.append(raw if before is None else _reconcile_row(raw, before, result))
-    listed = {raw.instance_type for raw in fresh}
+        if before is not None and _lost_its_own_page(raw, before):
+            continue  # carried whole below: another document never stands in for the row's own page
+        listed.add(raw.instance_type)
+        kept = (accepted or {}).get(raw.instance_type, {})
+        result.offers.append(raw if before is None else _reconcile_row(raw, before, result, kept))
+    parsed = {raw.instance_type for raw in fresh}
     for name, before in previous.items():
         if name in listed or before.source_kind != "scraped":
             continue
         why = next((s for s in skipped if _names(s, name)), None)
         cause = "not in this refresh's parse" + (f" ({why})" if why else "")
+        if name in parsed:
+            cause = f"not in this refresh's parse of {before.source_url}" + (f" ({why})" if why else "")
         result.carried_rows.append(
             replace(before, stale=True, stale_since=_stale_since(before, now), stale_cause=cause)
         )
         result.carried_claims.update((name, c) for c in before.claims)
     return result
+
+
+def _lost_its_own_page(raw: RawOffer, before: InstanceOffer) -> bool:
+    """Whether the document a row was read from (its ``source_url``: the provider's own page) says
+    nothing of it in this parse while another document (a third-party copy) still does."""
+    own = before.source_url
+    return (
+        before.source_kind == "scraped"
+        and raw.source_url != own
+        and any(c.source_url == own for c in before.claims)
+        and not any(c.source_url == own for c in raw.claims)
+    )
 
 
 def carry_prices(fresh: list[Price], before: tuple[Price, ...]) -> tuple[list[Price], str | None]:

@@ -22,6 +22,7 @@ from catalog.cli_measurements import cmd_import, cmd_probe
 from catalog.cli_release import add_release_parser
 from catalog.paths import default_db
 from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped, Unpublishable
+from normalize.safe_text import FORMULA_PREFIXES, csv_safe_frame
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -197,14 +198,37 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _export(db: Path, table: str, fmt: str, out: str) -> None:
     import duckdb
 
-    from catalog.read.connect import connect_readonly
+    from catalog.read.connect import connect_readonly, corrupt, is_corrupt
 
-    with connect_readonly(db) as con:
-        quoted = out.replace("'", "''")  # a SQL string literal; table is one of the choices
-        try:
-            con.execute(f"COPY (SELECT * FROM {table}) TO '{quoted}' {EXPORT_FORMATS[fmt]}")
-        except duckdb.IOException as exc:
+    try:
+        with connect_readonly(db) as con:
+            quoted = out.replace("'", "''")  # a SQL string literal; table is one of the choices
+            columns = _export_columns(con, table) if fmt == "csv" else "*"
+            con.execute(f"COPY (SELECT {columns} FROM {table}) TO '{quoted}' {EXPORT_FORMATS[fmt]}")
+    except duckdb.Error as exc:  # a damaged block is found while it is read, half-way through a COPY
+        if is_corrupt(exc):
+            Path(out).unlink(missing_ok=True)  # no half-written table left behind
+            raise corrupt(db, exc) from None
+        if isinstance(exc, duckdb.IOException):
             raise EnvironmentProblem(f"cannot write {out}: {str(exc).splitlines()[0]}") from None
+        raise
+
+
+def _export_columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """The select list of a CSV export: every text column with a ' before a value a spreadsheet
+    would run as a formula (normalize.safe_text.FORMULA_PREFIXES), the others as they are."""
+    prefixes = "".join(FORMULA_PREFIXES)
+    columns = []
+    for name, kind, *_ in con.execute(f"DESCRIBE {table}").fetchall():
+        quoted = '"' + name.replace('"', '""') + '"'
+        if kind == "VARCHAR":
+            columns.append(
+                f"CASE WHEN {quoted} <> '' AND contains('{prefixes}', left({quoted}, 1)) "
+                f"THEN '''' || {quoted} ELSE {quoted} END AS {quoted}"
+            )
+        else:
+            columns.append(quoted)
+    return ", ".join(columns)
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
@@ -301,7 +325,7 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if args.format == "csv":
-        frame.to_csv(sys.stdout, index=False)
+        csv_safe_frame(frame).to_csv(sys.stdout, index=False)
     elif args.format == "json":
         sys.stdout.write(frame.to_json(orient="records") + "\n")
     else:
@@ -344,6 +368,12 @@ def cmd_providers(args: argparse.Namespace) -> int:
     for name, cls in REGISTRY.items():
         print(f"{name:<{width}} {cls.source_kind:<8} {cls.title}")
     return 0
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -477,7 +507,7 @@ def _cheapest_parser(cheap: argparse.ArgumentParser) -> None:
     cheap.add_argument("--by", choices=list(ORDERS), default="usd_per_hour", help="order, cheapest first")
     cheap.add_argument("--stated-only", action="store_true", help="ignore datasheet-inferred fabric figures")
     cheap.add_argument("--priced-only", action="store_true", help="leave out rows with no on-demand price")
-    cheap.add_argument("--limit", type=int, default=50, help="at most this many rows (default 50)")
+    cheap.add_argument("--limit", type=_positive_int, default=50, help="at most this many rows (default 50)")
     cheap.add_argument("--region", help="price in this region only, as the price source names it")
     cheap.add_argument("--spot", action="store_true", help="rank by the spot price, not on-demand")
     cheap.add_argument("--format", choices=("table", "csv", "json"), default="table")

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from normalize.errors import ParseError
+from normalize.safe_text import escaped
 
 if TYPE_CHECKING:
     import duckdb
@@ -347,7 +348,7 @@ def _one_instance(args: argparse.Namespace, plan_output: Any) -> int:
     reasons = [p.reason for _, p in plans if not isinstance(p, str) and p.best is None and p.reason]
     if layout is not None and len(reasons) == len(plans) and reasons[0].startswith("--layout"):
         raise ParseError(reasons[0])
-    sys.stdout.write(plan_output.instance_report(plans, args.format))
+    sys.stdout.write(escaped(plan_output.instance_report(plans, args.format), keep="\n"))
     return 0
 
 
@@ -379,7 +380,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    sys.stdout.write(plan_output.ranking_report(frame, workload.kind, args.top, args.format))
+    report = plan_output.ranking_report(frame, workload.kind, args.top, args.format)
+    sys.stdout.write(escaped(report, keep="\n"))  # a name's escape sequence is printed, never obeyed
     return 0
 
 

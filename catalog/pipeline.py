@@ -22,8 +22,10 @@ from pathlib import Path
 import httpx
 
 from catalog import expectations
-from catalog.carry import Reconciled, carry_prices, reconcile, skipped_rows
+from catalog.carry import Reconciled, reconcile, skipped_rows
+from catalog.names import checked_offer, checked_price
 from catalog.offers import build_offer, merge_duplicates
+from catalog.price_gate import GatedPrices, gate_prices
 from catalog.provenance import check_quotes
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check, check_kept
@@ -68,6 +70,7 @@ class ProviderOutcome:
     rows_carried: int = 0
     fields_carried: int = 0
     fields_held: int = 0
+    changes_accepted: bool = False  # published with --accept-changes: the new values to hold jumps against
 
     def as_row(self) -> dict:
         """The outcome as a ``provider_refreshes`` row."""
@@ -146,6 +149,7 @@ class Parsed:
     prices: list[Price]
     measurements: list[Measurement]
     reconciled: Reconciled = field(default_factory=lambda: Reconciled([]))
+    price_refusals: list[str] = field(default_factory=list)  # the price parser's skip warnings
 
 
 def parse_documents(
@@ -163,14 +167,16 @@ def parse_documents(
     or any verbatim quote of the fresh parse is not in the document it cites."""
     stored = DocumentSet(documents)
     with skipped_rows() as skipped:
-        raw = scraper.parse(stored) if scrape else []
+        raw = [checked_offer(r) for r in scraper.parse(stored)] if scrape else []
     check_quotes(scraper.name, raw, stored)  # the fresh parse; carried claims were checked when read
     raw = merge_duplicates(curated_facts.merge(raw, curated_facts.load(scraper.name)))
     last_good = dict(previous.instances) if previous is not None and scrape and not accept else {}
-    reconciled = reconcile(raw, last_good, skipped, now)
+    accepted = previous.accepted_claims if previous is not None else {}
+    reconciled = reconcile(raw, last_good, skipped, now, accepted)
     offers = [reconciled.mark(build_offer(r, scraped_at=now), now, last_good) for r in reconciled.offers]
     try:  # prices have a document of their own: a provider whose pages fail still has them
-        prices = scraper.parse_prices(stored)
+        with skipped_rows() as refused:
+            prices = [checked_price(p) for p in scraper.parse_prices(stored)]
     except ProviderError as exc:
         if scrape:
             raise
@@ -180,7 +186,7 @@ def parse_documents(
     strays = {p.provider for p in prices} - {scraper.name} | {m.source for m in measurements} - {scraper.name}
     if strays:
         raise InvalidOffer(f"{scraper.name}: prices or measurements attributed to {sorted(strays)}")
-    return Parsed(offers, prices, measurements, reconciled)
+    return Parsed(offers, prices, measurements, reconciled, list(refused))
 
 
 def _parse(
@@ -196,7 +202,7 @@ def _parse(
     try:
         parsed = parse_documents(scraper, documents, now, scrape=scrape, previous=previous, accept=accept)
         if scraper.kind == "provider":
-            check(scraper.name, parsed.offers, previous.rows if scrape else 0)
+            check(scraper.name, parsed.offers, previous.rows if scrape else 0, accept=accept)
         elif not parsed.measurements:
             raise ValidationError(f"{scraper.name}: the parse yielded no measurements")
         else:
@@ -207,6 +213,21 @@ def _parse(
         log.exception("%s: unexpected error while parsing", scraper.name)
         return None, f"internal error: {_cause(exc)}"
     return parsed, None
+
+
+def _gated_prices(
+    parsed: Parsed, offers: list[InstanceOffer], previous: Previous, *, accept: bool
+) -> GatedPrices:
+    """The parse's prices held against the last good ones (catalog.price_gate)."""
+    return gate_prices(
+        parsed.prices,
+        previous.prices,
+        gpu_counts={o.instance_type: o.gpu_count for o in offers},
+        refused=parsed.price_refusals,
+        carried_rows=[o.instance_type for o in parsed.reconciled.carried_rows],
+        accepted=previous.accepted_prices,
+        accept=accept,
+    )
 
 
 def _fresh(
@@ -222,8 +243,9 @@ def _fresh(
     (outcome carried); with ``accept``, the fresh ones as they are."""
     carried = parsed.reconciled
     offers = [*parsed.offers, *carried.carried_rows]
-    prices, prices_cause = carry_prices(parsed.prices, () if accept else previous.prices)
-    cause = "; ".join(c for c in (carried.cause(), prices_cause) if c) or None
+    gated = _gated_prices(parsed, offers, previous, accept=accept)
+    prices = gated.prices
+    cause = "; ".join(c for c in (carried.cause(), gated.cause()) if c) or None
     outcome = ProviderOutcome(
         scraper.name,
         "carried" if cause else "ok",
@@ -236,6 +258,7 @@ def _fresh(
         rows_carried=carried.rows_carried,
         fields_carried=carried.fields_carried,
         fields_held=carried.fields_held,
+        changes_accepted=accept,
     )
     if cause:
         log.error("%s: %s", scraper.name, cause)
@@ -266,17 +289,21 @@ def provider_result(
         parsed, _ = _parse(scraper, documents, started, previous, scrape=False)  # curated facts alone
     if parsed is not None:
         log.warning("%s: scrape failed (%s); curated facts stand alone", name, cause)
+        gated = _gated_prices(parsed, parsed.offers, previous, accept=accept)  # the price file's own gate
+        if gated.cause():
+            log.error("%s: %s", name, gated.cause())
         outcome = ProviderOutcome(
             name,
             "curated",
             len(documents),
             previous.rows,
             len(parsed.offers),
-            cause,
+            "; ".join(c for c in (cause, gated.cause()) if c) or None,
             started,
-            failure=not isinstance(error, NotInMirror),
+            failure=not isinstance(error, NotInMirror) or gated.cause() is not None,
+            changes_accepted=accept,
         )
-        return ProviderResult(outcome, documents, parsed.offers, parsed.prices)
+        return ProviderResult(outcome, documents, parsed.offers, gated.prices)
     kept = previous.rows if scraper.kind == "provider" else previous.measurements
     what = "rows" if scraper.kind == "provider" else "readings"
     log.error("%s: keeping %d previous %s: %s", name, kept, what, cause)

@@ -98,6 +98,10 @@ class Previous:
     instances: Mapping[str, InstanceOffer] = field(default_factory=dict)
     prices: tuple[Price, ...] = ()  # the provider's current prices
     measurements: int = 0  # readings a measurement source gave
+    # The values last accepted (the first published, or those `--accept-changes` published since):
+    # what a figure or a price that creeps up under the jump factor, refresh after refresh, is held against.
+    accepted_claims: Mapping[str, Mapping[tuple[str, str], tuple[float, ...]]] = field(default_factory=dict)
+    accepted_prices: Mapping[tuple[str, str], tuple[float | None, float | None]] = field(default_factory=dict)
 
 
 def _records(con: duckdb.DuckDBPyConnection, sql: str, *params: object) -> list[dict[str, Any]]:
@@ -150,4 +154,67 @@ def read_previous(con: duckdb.DuckDBPyConnection, database: str, provider: str) 
         f"SELECT count(*) FROM {database}.measurements WHERE source = ?", [provider]
     ).fetchall()
     instances = _instances(con, database, provider, current)
-    return Previous(rows, scraped, last_success, current, instances, prices, readings)
+    since = _accepted_at(con, database, provider)
+    return Previous(
+        rows,
+        scraped,
+        last_success,
+        current,
+        instances,
+        prices,
+        readings,
+        _accepted_claims(con, database, provider, since),
+        _accepted_prices(con, database, provider, since),
+    )
+
+
+def _accepted_at(con: duckdb.DuckDBPyConnection, database: str, provider: str) -> datetime | None:
+    """When a refresh last published the provider's parse with ``--accept-changes``, or None."""
+    columns = {row[0] for row in con.execute(f"DESCRIBE {database}.provider_refreshes").fetchall()}
+    if "changes_accepted" not in columns:  # a catalog from before the column: nothing was accepted
+        return None
+    [(at,)] = con.execute(
+        f"""SELECT max(r.started_at) FROM {database}.provider_refreshes p
+            JOIN {database}.refreshes r USING (refresh_id) WHERE p.provider = ? AND p.changes_accepted""",
+        [provider],
+    ).fetchall()
+    return at
+
+
+# The values of each history that were current since the last acceptance, the earliest first.
+_SINCE_ACCEPTED = """
+    WHERE provider = $p AND (valid_to IS NULL OR $since IS NULL OR valid_to > $since) {extra}
+    QUALIFY valid_from = min(valid_from) OVER (PARTITION BY {keys})
+"""
+
+
+def _accepted_claims(
+    con: duckdb.DuckDBPyConnection, database: str, provider: str, since: datetime | None
+) -> dict[str, dict[tuple[str, str], tuple[float, ...]]]:
+    """Per instance type, per (field, source URL): the stated numeric values last accepted."""
+    rows = con.execute(
+        f"SELECT instance_type, field, source_url, value FROM {database}.claims"
+        + _SINCE_ACCEPTED.format(
+            keys="instance_type, field, source_url", extra="AND basis = 'stated' AND value IS NOT NULL"
+        ),
+        {"p": provider, "since": since},
+    ).fetchall()
+    accepted: dict[str, dict[tuple[str, str], tuple[float, ...]]] = {}
+    for instance_type, name, url, value in rows:
+        by_field = accepted.setdefault(instance_type, {})
+        by_field[(name, url)] = (*by_field.get((name, url), ()), float(value))
+    return accepted
+
+
+def _accepted_prices(
+    con: duckdb.DuckDBPyConnection, database: str, provider: str, since: datetime | None
+) -> dict[tuple[str, str], tuple[float | None, float | None]]:
+    """Per (instance type, region): the cheapest (on-demand, spot) price last accepted."""
+    since_accepted = _SINCE_ACCEPTED.format(keys="instance_type, region", extra="")
+    rows = con.execute(
+        f"""SELECT instance_type, region, min(usd_per_hour), min(spot_usd_per_hour) FROM (
+                SELECT * FROM {database}.prices {since_accepted}
+            ) GROUP BY instance_type, region""",
+        {"p": provider, "since": since},
+    ).fetchall()
+    return {(name, region): (usd, spot) for name, region, usd, spot in rows}

@@ -116,7 +116,8 @@ CREATE TABLE IF NOT EXISTS provider_refreshes (
     last_success_at  TIMESTAMP,
     rows_carried     INTEGER   NOT NULL DEFAULT 0,  -- rows the parse lost, kept from the last good catalog
     fields_carried   INTEGER   NOT NULL DEFAULT 0,  -- fields the parse lost in rows it still has, kept
-    fields_held      INTEGER   NOT NULL DEFAULT 0   -- figures that moved 8x or more: last good value kept
+    fields_held      INTEGER   NOT NULL DEFAULT 0,  -- figures that moved 8x or more: last good value kept
+    changes_accepted BOOLEAN   NOT NULL DEFAULT false  -- published with --accept-changes: the values later jumps are held against
 );
 
 -- Published prices: one row per offer per region, as the source lists it, with history like claims

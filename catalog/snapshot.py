@@ -13,13 +13,16 @@ import json
 import shutil
 import tempfile
 import uuid
+from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 
 import duckdb
 
 from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, MEASUREMENT_COLUMNS, PRICE_COLUMNS, CatalogWriter
+from normalize.errors import EnvironmentProblem, InvalidOffer
 from records.clock import utcnow
+from records.prices import Price
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "snapshot"
 INSTANCES_FILE = "instances.jsonl"
@@ -78,12 +81,73 @@ def update(db_path: Path, out_dir: Path) -> bool:
         return not same
 
 
+class BadSnapshot(EnvironmentProblem):
+    """A snapshot file that cannot be read, or that holds values no refresh would publish."""
+
+
+MAX_SNAPSHOT_PROBLEMS = 3  # how many a refusal names before "(+N more)"
+
+
+def _built_at(source_dir: Path) -> datetime:
+    meta = source_dir / META_FILE
+    try:
+        return datetime.fromisoformat(json.loads(meta.read_text(encoding="utf-8"))["built_at"])
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        raise BadSnapshot(f"snapshot file {meta} has no readable 'built_at': {exc}") from None
+
+
+def _gate(con: duckdb.DuckDBPyConnection, source_dir: Path) -> None:
+    """BadSnapshot naming the rows and prices the refresh's own gates would refuse (values outside
+    physical bounds, inconsistent rows, implausible prices): a seeded catalog is held to them too."""
+    from catalog.previous import row_offer
+    from catalog.price_gate import implausible
+    from catalog.validate import problems
+
+    found, counts = [], {}
+    cursor = con.execute("SELECT * FROM instances")
+    names = [d[0] for d in cursor.description]
+    for values in cursor.fetchall():
+        row = dict(zip(names, values, strict=True))
+        where = f"{row['provider']}/{row['instance_type']}"
+        try:
+            offer = row_offer(row, ())
+        except (InvalidOffer, ValueError, TypeError) as exc:  # InvalidOffer names the row itself
+            found.append(f"{INSTANCES_FILE}: {exc}" if isinstance(exc, InvalidOffer) else f"{where}: {exc}")
+            continue
+        counts[(offer.provider, offer.instance_type)] = offer.gpu_count
+        found += [f"{INSTANCES_FILE} {where}: {p}" for p in problems(offer)]
+    columns = [f.name for f in fields(Price)]
+    for values in con.execute(f"SELECT {', '.join(columns)} FROM prices").fetchall():
+        row = dict(zip(columns, values, strict=True))
+        where = f"{row['provider']}/{row['instance_type']} in {row['region']}"
+        try:
+            why = implausible(Price(**row), counts.get((row["provider"], row["instance_type"])))
+        except (InvalidOffer, TypeError) as exc:
+            why = str(exc)
+        if why:
+            found.append(f"{PRICES_FILE} {where}: {why}")
+    if found:
+        shown = "; ".join(found[:MAX_SNAPSHOT_PROBLEMS])
+        more = f" (+{len(found) - MAX_SNAPSHOT_PROBLEMS} more)" if len(found) > MAX_SNAPSHOT_PROBLEMS else ""
+        raise BadSnapshot(f"snapshot {source_dir} refused, nothing seeded: {shown}{more}")
+
+
 def load(source_dir: Path, db_path: Path) -> int:
-    """Build the catalog at ``db_path`` from a snapshot directory; returns the instance count."""
+    """Build the catalog at ``db_path`` from a snapshot directory; returns the instance count.
+    BadSnapshot (one line naming the file and the problem) for a file that cannot be read or a value
+    the refresh's gates would refuse; the catalog at ``db_path`` is then left as it was."""
     for name in (*FACT_FILES, META_FILE):
         if not (source_dir / name).is_file():
             raise FileNotFoundError(f"snapshot file {source_dir / name} is missing")
-    built_at = datetime.fromisoformat(json.loads((source_dir / META_FILE).read_text())["built_at"])
+    built_at = _built_at(source_dir)
+    try:
+        return _load(source_dir, db_path, built_at)
+    except duckdb.Error as exc:  # the writer has made what the file system says an EnvironmentProblem
+        first = str(exc).splitlines()[0][:300]
+        raise BadSnapshot(f"snapshot {source_dir} cannot be read, nothing seeded: {first}") from None
+
+
+def _load(source_dir: Path, db_path: Path, built_at: datetime) -> int:
     started = utcnow()
     with CatalogWriter.open(db_path, keep_history=False) as writer:
         con = writer.con
@@ -112,6 +176,7 @@ def load(source_dir: Path, db_path: Path) -> int:
             ],
         )
         [(count,)] = con.execute("SELECT count(*) FROM instances").fetchall()
+        _gate(con, source_dir)
         writer.write_refresh(f"snapshot-{uuid.uuid4().hex[:6]}", started, utcnow(), "snapshot", 0, [])
     return count
 

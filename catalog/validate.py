@@ -133,11 +133,33 @@ def check_kept(provider: str, what: str, fresh: int, before: int) -> None:
         raise ValidationError(f"{provider}: {fresh} {what} against {before} before (more than half lost)")
 
 
-def check(provider: str, offers: list[InstanceOffer], rows_before: int) -> None:
+# No provider lists more than a few hundred GPU instance types (the largest, 85): past this a file
+# is not a list of offers, accepted or not.
+MAX_ROWS_PER_PROVIDER = 5_000
+# A provider's rows growing this many times over (and by more than MIN_GROWTH_ROWS) in one refresh is
+# held like a figure that jumped: 60,000 new rows from one CSV are a fault until a person accepts them.
+ROW_GROWTH_FACTOR = 8.0
+MIN_GROWTH_ROWS = 20
+
+
+def check_growth(provider: str, fresh: int, before: int, *, accept: bool = False) -> None:
+    """Raise ValidationError if a provider's rows are past the cap, or grew ROW_GROWTH_FACTOR times
+    over since the last good catalog (unless ``accept``)."""
+    if fresh > MAX_ROWS_PER_PROVIDER:
+        raise ValidationError(f"{provider}: {fresh:,} rows, over the cap of {MAX_ROWS_PER_PROVIDER:,}")
+    if not accept and before and fresh >= ROW_GROWTH_FACTOR * before and fresh - before > MIN_GROWTH_ROWS:
+        raise ValidationError(
+            f"{provider}: {fresh:,} rows against {before:,} before ({fresh / before:.3g}x, "
+            f"{ROW_GROWTH_FACTOR:g}x or more): held back; --accept-changes takes them"
+        )
+
+
+def check(provider: str, offers: list[InstanceOffer], rows_before: int, *, accept: bool = False) -> None:
     """Raise ValidationError if the fresh rows must not replace the previous ones."""
     if not offers:
         raise ValidationError(f"{provider}: the parse yielded no rows")
     check_kept(provider, "rows", len(offers), rows_before)
+    check_growth(provider, len(offers), rows_before, accept=accept)
     bad = [f"{o.instance_type}: {p}" for o in offers for p in problems(o)]
     if bad:
         shown = "; ".join(bad[:3]) + (f" (+{len(bad) - 3} more)" if len(bad) > 3 else "")

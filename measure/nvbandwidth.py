@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from measure.common import Origin, Output, measurement, median_cell, number, spread_note
 from normalize.errors import ParseError
@@ -73,38 +74,59 @@ def is_text(output: Output) -> bool:
     )
 
 
+def _shaped(value: object, kind: type, path: str) -> Any:
+    """``value`` when it is a ``kind`` (a JSON object, array or string); ParseError naming the path
+    and what is there instead."""
+    if not isinstance(value, kind):
+        names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
+        raise ParseError(f"line 1: {path} is {type(value).__name__}, not {names.get(kind, kind.__name__)}")
+    return value
+
+
 def parse_json(text: str, origin: Origin, version: str | None = None) -> list[Measurement]:
-    """Readings of an ``nvbandwidth -j`` run; ``version`` stands in when the JSON has none."""
+    """Readings of an ``nvbandwidth -j`` run; ``version`` stands in when the JSON has none. ParseError
+    naming the JSON path for any other shape than nvbandwidth's own."""
     try:
-        run = json.loads(text)["nvbandwidth"]
+        document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"line {exc.lineno}: not nvbandwidth JSON: {exc.msg}") from None
-    except (KeyError, TypeError):
-        raise ParseError("line 1: JSON without an 'nvbandwidth' object") from None
+    except RecursionError:
+        raise ParseError("line 1: JSON nested too deeply to be nvbandwidth output") from None
+    if not isinstance(document, dict) or "nvbandwidth" not in document:
+        raise ParseError("line 1: JSON without an 'nvbandwidth' object")
+    run = _shaped(document["nvbandwidth"], dict, "$.nvbandwidth")
     if "error" in run:
         line = next((i for i, ln in enumerate(text.splitlines(), 1) if '"error"' in ln), 1)
         raise ParseError(
-            f"line {line}: nvbandwidth reported an error, no result: {str(run['error']).strip()}"
+            f"line {line}: nvbandwidth reported an error, no result: {str(run['error']).strip()[:200]}"
         )
-    version = run.get("version") or version
+    found = run.get("version")
+    version = _shaped(found, str, "$.nvbandwidth.version") if found else version
     matrices, waived = [], 0
-    for i, case in enumerate(run.get("testcases") or []):
+    for i, case in enumerate(_shaped(run.get("testcases") or [], list, "$.nvbandwidth.testcases")):
+        where = f"$.nvbandwidth.testcases[{i}]"
+        case = _shaped(case, dict, where)
         if case.get("status") != "Passed":
             waived += case.get("status") == "Waived"
             continue
+        matrix = _shaped(case.get("bandwidth_matrix") or [], list, f"{where}.bandwidth_matrix")
         rows = [
             [
-                _json_cell(cell, f"$.nvbandwidth.testcases[{i}].bandwidth_matrix[{r}][{c}]")
-                for c, cell in enumerate(row)
+                _json_cell(cell, f"{where}.bandwidth_matrix[{r}][{c}]")
+                for c, cell in enumerate(_shaped(row, list, f"{where}.bandwidth_matrix[{r}]"))
             ]
-            for r, row in enumerate(case.get("bandwidth_matrix") or [])
+            for r, row in enumerate(matrix)
         ]
-        matrices.append(Matrix(case.get("name", ""), case.get("bandwidth_description", ""), rows))
+        name = _shaped(case.get("name", ""), str, f"{where}.name")
+        described = _shaped(case.get("bandwidth_description", ""), str, f"{where}.bandwidth_description")
+        matrices.append(Matrix(name, described, rows))
     notes = f"{waived} test cases waived (one GPU, or no peer access)" if waived else ""
     return _readings(matrices, origin, version, nodes=None, extra=notes)
 
 
 def _json_cell(cell: object, locator: str) -> Cell:
+    if isinstance(cell, dict | list | bool):
+        raise ParseError(f"line 1: {locator} is {type(cell).__name__}, not a bandwidth")
     return None if cell in (None, "N/A") else (str(cell), json.dumps(cell), locator)
 
 

@@ -4,6 +4,8 @@ the file was built, how old its data is, each provider's last outcome, what chan
 
 from __future__ import annotations
 
+import numbers
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -162,6 +164,15 @@ def built_text(latest: pd.DataFrame) -> str:
     return f"{when(r['finished_at'])} {BUILT_BY.get(r['mode'], 'by a refresh of an unknown kind')}"
 
 
+def exit_code_text(value: object) -> str:
+    """A refresh's exit code as our own digits; anything else a catalog holds there (text, in a
+    tampered file) is "unreadable", never passed on: the status line is markdown."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    text = value.strip() if isinstance(value, str) else ""
+    return text if re.fullmatch(r"-?\d{1,3}", text) else "unreadable"
+
+
 #: What a refresh's exit code says, in words (``catalog.cli``).
 EXIT_WORDS = {0: "every provider succeeded", 1: "a provider failed: its last good rows were kept, stale"}
 
@@ -170,8 +181,10 @@ def exit_text(latest: pd.DataFrame) -> str:
     """How the build that made the file ended, in words."""
     if latest.empty or pd.isna(latest.iloc[0]["exit_code"]):
         return "no outcome recorded"
-    code = int(latest.iloc[0]["exit_code"])
-    return EXIT_WORDS.get(code, f"it failed (exit status {code})")
+    code = exit_code_text(latest.iloc[0]["exit_code"])
+    if code == "unreadable":
+        return "exit code unreadable"
+    return EXIT_WORDS.get(int(code), f"it failed (exit status {code})")
 
 
 def _only(frame: pd.DataFrame, providers: tuple[str, ...]) -> pd.DataFrame:

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 import streamlit as st
 
-from catalog.read.filters import Filters
+from catalog.read.filters import Filters, search_problem
 from catalog.read.text import fmt
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS
 from ui.text import CURATED_HELP
@@ -225,6 +225,9 @@ def question(facets: dict[str, list], priced: bool, regions: list[str] | None = 
     search = sb.text_input(
         "Search", key="q", bind=BIND, placeholder="p5.48xlarge, a3-highgpu-8g", help=SEARCH_HELP
     )
+    if problem := search_problem(search or ""):  # our words and counts only, never the text
+        sb.error(problem)
+        search = ""
     lists = _lists(facets)
     memory = _memory()
     units = _units()

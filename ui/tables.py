@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from normalize.safe_text import csv_safe_frame
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS
 from ui.text import BASIS_HELP, FLAGS_HELP, link_or_none, yes_no_unknown
 from ui.units import Units, round_significant
@@ -261,7 +262,7 @@ def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
     row = st.container(horizontal=True)
     row.download_button(
         "Download CSV",
-        data=lambda: csv_bytes(frame, lines),
+        data=lambda: csv_bytes(csv_safe_frame(frame), lines),  # no formula runs in a spreadsheet
         file_name=f"{name}.csv",
         mime="text/csv",
         key=f"{key}_csv",

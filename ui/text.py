@@ -73,16 +73,23 @@ def field_label(field: str) -> str:
 
 def when(timestamp: Any) -> str:
     """A UTC timestamp to the minute, or "unknown"."""
-    if timestamp is None or pd.isna(timestamp):
-        return "unknown"
-    return f"{pd.Timestamp(timestamp):%Y-%m-%d %H:%M} UTC"
+    stamp = _timestamp(timestamp)
+    return "unknown" if stamp is None else f"{stamp:%Y-%m-%d %H:%M} UTC"
 
 
 def day(timestamp: Any) -> str:
     """A UTC timestamp or date as its day, or "unknown"."""
-    if timestamp is None or pd.isna(timestamp):
-        return "unknown"
-    return f"{pd.Timestamp(timestamp):%Y-%m-%d}"
+    stamp = _timestamp(timestamp)
+    return "unknown" if stamp is None else f"{stamp:%Y-%m-%d}"
+
+
+def _timestamp(value: Any) -> pd.Timestamp | None:
+    """A timestamp, or None for a missing or unreadable one (text in a tampered catalog)."""
+    try:
+        stamp = None if value is None or pd.isna(value) else pd.Timestamp(value)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return None if stamp is None or pd.isna(stamp) else stamp
 
 
 def plural(count: int, noun: str) -> str:

@@ -10,6 +10,8 @@ from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any, TextIO
 
+from normalize.safe_text import escaped, formula_safe
+
 
 def _plain(value: Any) -> Any:
     """A value JSON can hold: dates and times as ISO text, decimals as floats."""
@@ -32,7 +34,7 @@ def _cell(value: Any) -> str:
         return f"{value:.0f}" if value.is_integer() and abs(value) < 1e15 else f"{value:.6g}"
     if isinstance(value, datetime | date | time):
         return value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
-    return str(value)
+    return escaped(str(value))  # a NUL or an escape sequence is printed, never obeyed
 
 
 def write_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, out: TextIO) -> None:
@@ -43,7 +45,7 @@ def write_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, 
     elif fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([["" if v is None else _plain(v) for v in row] for row in rows])
+        writer.writerows([["" if v is None else formula_safe(_plain(v)) for v in row] for row in rows])
     elif not rows:
         out.write("(no rows)\n")
     else:

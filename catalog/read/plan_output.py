@@ -10,6 +10,7 @@ import pandas as pd
 
 from catalog.read.plan import layouts_frame, transfers_frame
 from catalog.read.text import known
+from normalize.safe_text import csv_safe_frame
 from planner.conversions import bytes_to_gb, gb_to_bytes
 from planner.result import Plan
 from planner.verdict import basis_text, duration, number, verdict
@@ -50,7 +51,7 @@ def _cell(value: Any, kind: str) -> str:
 
 def _emit(frame: pd.DataFrame, fmt: str) -> str:
     if fmt == "csv":
-        return frame.to_csv(index=False)
+        return csv_safe_frame(frame).to_csv(index=False)
     return frame.to_json(orient="records") + "\n"
 
 

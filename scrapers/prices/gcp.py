@@ -38,10 +38,37 @@ _PRINTED = re.compile(f'"{_MACHINE}":[^,}}{{\\s]+')
 LAYOUT = 'JSON {"prices": {"<region>": {"on_demand": {"<machine type>": <USD/h>}, "spot": {...}}}}'
 
 
+class _Object(dict):
+    """A JSON object that remembers the keys it saw more than once, with every value printed for
+    them: json.loads alone keeps the last (1.00 or 0.01 USD/h, whichever comes second)."""
+
+    def __init__(self, pairs: list[tuple[str, object]]) -> None:
+        super().__init__(pairs)
+        self.repeated: dict[str, list[object]] = {}
+        if len(self) < len(pairs):
+            seen: dict[str, list[object]] = {}
+            for key, value in pairs:
+                seen.setdefault(key, []).append(value)
+            self.repeated = {key: values for key, values in seen.items() if len(values) > 1}
+
+
+def _repeated(parent: object, key: str, text: str) -> str | None:
+    """Why ``key`` of a JSON object is refused (listed more than once, with where), or None."""
+    values = parent.repeated.get(key) if isinstance(parent, _Object) else None
+    if not values:
+        return None
+    printed = [f"{json.dumps(key)}:{v}" if isinstance(v, str) else json.dumps(key) for v in values]
+    lines = sorted({text.count("\n", 0, at) + 1 for p in printed if (at := text.find(p)) >= 0})
+    where = f" (line {', '.join(map(str, lines))})" if lines else ""
+    return f"{key} is listed {len(values)} times{where}: {', '.join(printed[:4])}; neither is taken"
+
+
 def parse_prices(text: str, url: str = PRICES_URL) -> list[Price]:
-    """One Price (on-demand and spot) per accelerator-optimized machine type per region."""
+    """One Price (on-demand and spot) per accelerator-optimized machine type per region; a region or
+    a machine type listed twice is refused (every entry of it), not resolved last-wins."""
     try:
-        regions = json.loads(text, parse_float=str, parse_int=str)["prices"]  # keep the printed numbers
+        # keep the printed numbers, and every repeated key
+        regions = json.loads(text, parse_float=str, parse_int=str, object_pairs_hook=_Object)["prices"]
     except (ValueError, TypeError, KeyError, RecursionError) as exc:
         raise LayoutError(f"{url} is not a {{'prices': {{region: ...}}}} JSON document: {exc}") from None
     if not isinstance(regions, dict):
@@ -50,9 +77,19 @@ def parse_prices(text: str, url: str = PRICES_URL) -> list[Price]:
         raise LayoutError(f"{url} prices GPUs on rows of their own: its machine prices may be host-only")
     items = [(region, machine) for region, kinds in regions.items() for machine in _machines(region, kinds)]
     printed = set(_PRINTED.findall(text))
+
+    def build(item: tuple[str, str]) -> Price | None:
+        region, machine = item
+        why = _repeated(regions, region, text)
+        for kind in ("on_demand", "spot"):
+            why = why or _repeated(regions[region].get(kind), machine, text)
+        if why:
+            raise ParseError(why)
+        return _price(regions[region], region, machine, url, printed)
+
     return collect(
         items,
-        lambda item: _price(regions[item[0]], *item, url, printed),
+        build,
         provider="gcp price",
         name=lambda item: f"{item[1]} in {item[0]}",
         empty=f"no accelerator-optimized machine prices in {url}",

@@ -65,16 +65,26 @@ def price_text(documents: DocumentSet, url: str, provider: str) -> str | None:
 
 
 def usd_per_hour(text: str) -> float:
-    """An hourly price as a source prints it ("55.040000"); ParseError naming the text unless it is a
-    plausible price. "0.000000" is a placeholder for a price the source does not have."""
+    """An hourly price as a source prints it ("55.040000"); ParseError naming the text and the bound
+    unless it is a plausible price. "0.000000" is a placeholder for a price the source does not have
+    (``is_placeholder``)."""
+    if text.startswith("-") and _NUMBER.match(text[1:]):
+        raise ParseError(f"price {text!r} is negative")
     if not _NUMBER.match(text):
         raise ParseError(f"price {text!r} is not a number")
     value = float(text)
     if value == 0:
         raise ParseError(f"price {text!r} is a placeholder, not a price")
     if not (math.isfinite(value) and value <= MAX_USD_PER_HOUR):
-        raise ParseError(f"price {text!r} is not a plausible hourly price")
+        raise ParseError(
+            f"price {text!r} is above {MAX_USD_PER_HOUR:,.0f} USD/h: not a plausible hourly price"
+        )
     return value
+
+
+def is_placeholder(text: str) -> bool:
+    """Whether a price cell is the tables' placeholder for a price they do not have ("0.000000")."""
+    return bool(_NUMBER.match(text)) and float(text) == 0
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,7 @@ class MapEntry:
     key: str
     value: str
     quote: str  # the entry exactly as printed
+    line: int = 0  # where it is printed (1-based)
 
 
 def go_map_entries(text: str, url: str, *, region: re.Pattern[str], key: str) -> list[MapEntry]:
@@ -98,10 +109,14 @@ def go_map_entries(text: str, url: str, *, region: re.Pattern[str], key: str) ->
         raise LayoutError(f"no region block matching {region.pattern!r} in the price map {url}")
     starts = [start for start, _ in markers]
     entries = []
+    line, counted = 1, 0
     for m in re.finditer(rf'"(?P<key>{key})":[ \t]*(?P<value>[^,}}\n]*)', text):
         at = bisect_right(starts, m.start()) - 1
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
         if at >= 0:
-            entries.append(MapEntry(markers[at][1], m.group("key"), m.group("value").strip(), m.group(0)))
+            value = m.group("value").strip()
+            entries.append(MapEntry(markers[at][1], m.group("key"), value, m.group(0), line))
     return entries
 
 
@@ -109,16 +124,25 @@ def map_prices(
     entries: list[MapEntry], *, provider: str, url: str, context: str, notes: str = ""
 ) -> list[Price]:
     """One on-demand Price per (region, instance type) entry, ``context`` naming where it stands
-    ("{region}" is filled in); unreadable and repeated entries are skipped with a warning.
-    LayoutError if no entry gives a price."""
-    seen: set[tuple[str, str]] = set()
+    ("{region}" is filled in); unreadable entries are skipped with a warning, placeholders quietly. A
+    key listed more than once in a region is refused, every entry of it, with their lines: neither
+    the first nor the last is the price. LayoutError if no entry gives a price."""
+    listed: dict[tuple[str, str], list[MapEntry]] = {}
+    for entry in entries:
+        listed.setdefault((entry.region, entry.key.strip()), []).append(entry)
 
-    def build(entry: MapEntry) -> Price:
+    def build(entry: MapEntry) -> Price | None:
         name = entry.key.strip()
-        if (entry.region, name) in seen:
-            raise ParseError(f"{name} is listed twice in {entry.region}")
+        repeated = listed[entry.region, name]
+        if len(repeated) > 1:
+            if entry is not repeated[0]:
+                return None  # refused once, with every line
+            shown = ", ".join(str(e.line) for e in repeated)
+            raise ParseError(f"{name} is listed {len(repeated)} times in {entry.region} (lines {shown})")
+        if is_placeholder(entry.value):
+            log.debug("%s: %s in %s is a placeholder, no price", provider, name, entry.region)
+            return None
         value = usd_per_hour(entry.value)
-        seen.add((entry.region, name))
         note = notes if name == entry.key else f"{notes}; name printed as {entry.key!r}".lstrip("; ")
         where = context.format(region=entry.region)
         return Price(provider, name, entry.region, value, None, url, entry.quote, where, note)

@@ -92,3 +92,21 @@ def test_skip_warnings_are_collected_while_parsing():
     assert skipped == ["Skipping test row box-8: " + "x" * 175 + "…"]
     logging.getLogger("scrapers.test").warning("Skipping test row box-9: after")
     assert len(skipped) == 1
+
+
+def test_a_figure_creeping_up_under_8x_is_held_against_the_last_accepted_value():
+    last_good = built(raw("box-8", claim("inter_node_gbits_per_s", 35.0)))  # 5 → 35 passed: 7x
+    fresh = raw("box-8", claim("inter_node_gbits_per_s", 245.0))  # 7x again, 49x the accepted 5
+    accepted = {"box-8": {("inter_node_gbits_per_s", URL): (5.0,)}}
+    result = reconcile([fresh], {"box-8": last_good}, [], T1, accepted)
+    assert result.held == ["box-8 inter_node_gbits_per_s 35 → 245 Gbit/s (49x the last accepted 5)"]
+    assert claim("inter_node_gbits_per_s", 35.0) in result.offers[0].claims
+
+
+def test_a_gpu_count_that_quadrupled_is_held_at_the_count_factor():
+    good = built(raw("box-8"))  # 8 GPUs
+    fresh = RawOffer("test", "box-8", URL, (claim("gpu_model", "H100-SXM-80GB"), claim("gpu_count", 32.0)))
+    result = reconcile([fresh], {"box-8": good}, [], T1)
+    assert result.held == ["box-8 gpu_count 8 → 32 GPUs (4x)"]
+    assert result.row_causes["box-8"].startswith("held back as suspect (moved 8x, a count 2x or more)")
+    assert claim("gpu_count", 8.0) in result.offers[0].claims

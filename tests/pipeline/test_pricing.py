@@ -226,8 +226,17 @@ def test_curated_rows_get_prices_when_only_the_price_file_is_reachable(tmp_path)
     ) == [(88.49, "us-central1")]
     path.write_text("{}")
     report = run(db, mirror, Clock(), providers=["gcp"])
-    assert (report.outcomes[0].outcome, report.outcomes[0].rows_after) == ("curated", 31)  # rows kept
-    assert query(db, "SELECT count(*) FROM current_prices") == [(0,)]
+    gcp = report.outcomes[0]
+    assert (gcp.outcome, gcp.rows_after, report.exit_code) == ("curated", 31, 1)  # rows kept
+    assert gcp.cause.endswith("0 prices against 6 before: the last good 6 carried")  # never a silent 0
+    assert query(db, "SELECT count(*) FROM current_prices") == [(6,)]
+    text = (FIXTURES / "gcp/initial-prices-small.json").read_text()
+    path.write_text(text.replace('"a3-highgpu-8g":88.49', '"a3-highgpu-8g":1.00,"a3-highgpu-8g":0.01', 1))
+    report = run(db, mirror, Clock(), providers=["gcp"])  # a machine listed twice: the price file's gate
+    assert report.exit_code == 1 and "a3-highgpu-8g is listed 2 times" in report.outcomes[0].cause
+    assert query(db, "SELECT min_usd_per_hour FROM instances WHERE instance_type='a3-highgpu-8g'") == [
+        (88.49,)
+    ]
 
 
 def test_a_reparse_with_only_the_price_file_stored_leaves_the_provider_as_it_was(tmp_path):

@@ -15,7 +15,7 @@ def by_type(prices) -> dict:
     return {p.instance_type: p for p in prices}
 
 
-def test_fixture_keeps_gpu_types_and_skips_unreadable_prices(fixture_text, caplog):
+def test_fixture_keeps_gpu_types_and_skips_placeholders_quietly(fixture_text, caplog):
     prices = by_type(parse_prices(fixture_text("aws/pricing-small.go")))
     assert sorted(prices) == ["g5.12xlarge", "g5.xlarge", "p5.48xlarge", "p5.4xlarge"]  # no c5: not a GPU
     p5 = prices["p5.48xlarge"]
@@ -23,8 +23,35 @@ def test_fixture_keeps_gpu_types_and_skips_unreadable_prices(fixture_text, caplo
     assert p5.quote == '"p5.48xlarge": 55.040000'
     assert p5.context == 'InitialOnDemandPricesAWS["us-east-1"]'
     assert prices["p5.4xlarge"].usd_per_hour == 6.88  # the second entry on the same line
-    assert "Skipping aws price row g4dn.xlarge in us-east-1: price '0.000000' is a placeholder" in caplog.text
-    assert "Skipping aws price row p2.xlarge in us-east-1: price '-0.900000' is not a number" in caplog.text
+    assert "g4dn.xlarge" not in prices and "Skipping" not in caplog.text  # 0.000000: no price, no refusal
+
+
+@pytest.mark.parametrize(
+    ("printed", "why"),
+    [
+        ("-55.040000", "price '-55.040000' is negative"),
+        ("NaN", "price 'NaN' is not a number"),
+        ("+Inf", "price '+Inf' is not a number"),
+        ("1e308", "price '1e308' is above 10,000 USD/h"),
+    ],
+)
+def test_an_unreadable_price_is_refused_with_the_reason(fixture_text, caplog, printed, why):
+    text = fixture_text("aws/pricing-small.go").replace(
+        '"p5.48xlarge": 55.040000', f'"p5.48xlarge": {printed}'
+    )
+    assert "p5.48xlarge" not in by_type(parse_prices(text))
+    assert f"Skipping aws price row p5.48xlarge in us-east-1: {why}" in caplog.text
+
+
+def test_a_type_listed_twice_is_refused_with_both_lines(fixture_text, caplog):
+    text = fixture_text("aws/pricing-small.go").replace(
+        '"p5.4xlarge": 6.880000,', '"p5.4xlarge": 6.880000,\n\t\t"p5.48xlarge": 0.550400,'
+    )
+    assert "p5.48xlarge" not in by_type(parse_prices(text))  # neither the first nor the last wins
+    assert (
+        "Skipping aws price row p5.48xlarge in us-east-1: "
+        "p5.48xlarge is listed 2 times in us-east-1 (lines 22, 23)" in caplog.text
+    )
 
 
 def test_a_table_without_region_blocks_is_a_layout_error(fixture_text):

@@ -110,3 +110,16 @@ def test_real_file_lacks_the_newest_machines_and_a3_mega_in_us_central1(real):
     assert ("a3-megagpu-8g", "us-central1") not in prices
     assert prices["a3-megagpu-8g", "asia-northeast1"].usd_per_hour == 119.276366632548
     assert prices["g4-standard-384", "us-central1"].usd_per_hour == 35.99944
+
+
+def test_a_machine_listed_twice_is_refused_with_both_entries_not_last_wins(fixture_text, caplog):
+    text = fixture_text("gcp/initial-prices-small.json").replace(
+        '"a3-highgpu-8g":88.49', '"a3-highgpu-8g":1.00,"a3-highgpu-8g":0.01', 1
+    )
+    prices = by_key(parse_prices(text))
+    assert ("a3-highgpu-8g", "us-central1") not in prices  # neither 1.00 nor 0.01
+    assert ("a3-highgpu-8g", "asia-northeast1") in prices  # the other region is as it was
+    assert (
+        'a3-highgpu-8g is listed 2 times (line 1): "a3-highgpu-8g":1.00, "a3-highgpu-8g":0.01; '
+        "neither is taken" in caplog.text
+    )

@@ -80,3 +80,15 @@ def test_stated_figures_far_from_the_gpu_datasheet():
     milli = row(gpu_model="H100-SXM-80GB", gpu_count=8.0, intra_node_gbytes_per_s=0.9)
     assert "stated GPU-to-GPU 0.9 GB/s is 0.001x the H100-SXM-80GB datasheet's 900 GB/s" in problems(milli)[0]
     assert problems(row(gpu_model="MI300X-192GB", gpu_count=8.0, intra_node_gbytes_per_s=896.0)) == []
+
+
+def test_rows_growing_8x_are_held_unless_accepted_and_a_cap_holds_always():
+    from catalog.validate import MAX_ROWS_PER_PROVIDER, check_growth
+
+    check_growth("lambda", 40, 20)  # doubled: published
+    check_growth("lambda", 21, 2)  # 10x but only 19 new rows
+    with pytest.raises(ValidationError, match=r"lambda: 4,000 rows against 20 before .*--accept-changes"):
+        check_growth("lambda", 4_000, 20)
+    check_growth("lambda", 4_000, 20, accept=True)
+    with pytest.raises(ValidationError, match=f"over the cap of {MAX_ROWS_PER_PROVIDER:,}"):
+        check_growth("lambda", 60_020, 20, accept=True)

@@ -1,0 +1,183 @@
+"""The fault matrix, refusals where tracebacks were: one line naming the input, the exit code the
+fault table gives, nothing written.
+
+Odd nvbandwidth JSON shapes, a tampered snapshot for ``seed`` (and absurd values it loaded with no
+gate), ``cheapest --limit -1`` and ``export`` of a partly corrupt catalog once ended in a traceback,
+an unchecked catalog, or a silently wrong answer.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from catalog import snapshot
+from catalog.cli import main
+from tests.helpers import query
+
+EXIT_ENVIRONMENT = 4
+BLOCK_BYTES = 262144  # DuckDB's block size
+
+
+def one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = [line for line in err.strip().splitlines() if line.startswith("error: ")]
+    assert "Traceback" not in err and len(lines) == 1, err
+    return lines[0]
+
+
+# -- nvbandwidth JSON of another shape -------------------------------------------------------------
+
+CASE = {"name": "device_to_device_memcpy_read_ce", "status": "Passed", "bandwidth_matrix": [["N/A", "300.5"]]}
+
+
+@pytest.mark.parametrize(
+    ("document", "why"),
+    [
+        ({"nvbandwidth": []}, "$.nvbandwidth is list, not an object"),
+        ({"nvbandwidth": "error"}, "$.nvbandwidth is str, not an object"),
+        ({"nvbandwidth": {"testcases": {"a": 1}}}, "$.nvbandwidth.testcases is dict, not an array"),
+        ({"nvbandwidth": {"testcases": [7]}}, "$.nvbandwidth.testcases[0] is int, not an object"),
+        (
+            {"nvbandwidth": {"testcases": [{**CASE, "bandwidth_matrix": 5}]}},
+            "$.nvbandwidth.testcases[0].bandwidth_matrix is int, not an array",
+        ),
+        (
+            {"nvbandwidth": {"testcases": [{**CASE, "bandwidth_matrix": [5]}]}},
+            "$.nvbandwidth.testcases[0].bandwidth_matrix[0] is int, not an array",
+        ),
+        (
+            {"nvbandwidth": {"testcases": [{**CASE, "bandwidth_matrix": [[{"x": 1}, "3"]]}]}},
+            "$.nvbandwidth.testcases[0].bandwidth_matrix[0][0] is dict, not a bandwidth",
+        ),
+        ({"nvbandwidth": {"testcases": [{**CASE, "name": 5}]}}, "$.nvbandwidth.testcases[0].name is int"),
+        ({"nvbandwidth": {"version": [1], "testcases": [CASE]}}, "$.nvbandwidth.version is list"),
+        ("deep", "JSON nested too deeply"),
+    ],
+)
+def test_nvbandwidth_json_of_another_shape_is_refused_in_one_line(
+    small_catalog_file, tmp_path, capsys, document, why
+):
+    db = tmp_path / "c.duckdb"
+    shutil.copyfile(small_catalog_file, db)
+    path = tmp_path / "nvbandwidth.json"
+    text = (
+        '{"nvbandwidth": ' + "[" * 100_000 + "]" * 100_000 + "}"
+        if document == "deep"
+        else json.dumps(document)
+    )
+    path.write_text(text)
+    code = main(
+        [
+            "measurements",
+            "import",
+            str(path),
+            "--provider",
+            "aws",
+            "--instance",
+            "p5.48xlarge",
+            "--db",
+            str(db),
+        ]
+    )
+    assert code == 1
+    error = one_line(capsys)
+    assert error.startswith(f"error: {path}: line 1: ") and why in error
+    assert query(db, "SELECT count(*) FROM measurements WHERE source = 'user'") == [(0,)]
+
+
+# -- seed from a tampered snapshot ----------------------------------------------------------------
+
+
+@pytest.fixture
+def tampered(tmp_path) -> Path:
+    """A copy of the shipped snapshot, free to damage."""
+    copy = tmp_path / "snapshot"
+    shutil.copytree(snapshot.DEFAULT_DIR, copy)
+    return copy
+
+
+def rewrite(path: Path, change) -> None:
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(change(lines)) + "\n")
+
+
+def first_row(name: str, **values):
+    """Damage the first p5.48xlarge line of a snapshot file with ``values``."""
+
+    def change(lines: list[str]) -> list[str]:
+        at = next(i for i, line in enumerate(lines) if '"p5.48xlarge"' in line)
+        row = json.loads(lines[at])
+        row.update(values)
+        return [*lines[:at], json.dumps(row), *lines[at + 1 :]]
+
+    return name, change
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (("instances.jsonl", lambda lines: ["{not json", *lines[1:]]), "cannot be read, nothing seeded"),
+        (first_row("instances.jsonl", intra_node_gbytes_per_s=99_000.0), "99000 GB/s per GPU exceeds 2000"),
+        (
+            first_row("instances.jsonl", inter_node_gbits_per_s=1e308, inter_node_gbytes_per_s=1.25e307),
+            "exceeds 30000 Gbit/s per node",
+        ),
+        (first_row("instances.jsonl", intra_node_link="warp-drive"), "'warp-drive' is not a valid Link"),
+        (first_row("prices.jsonl", usd_per_hour=-5.0), "usd_per_hour -5.0 is not a plausible hourly price"),
+        (first_row("prices.jsonl", usd_per_hour=9000.0), "USD per GPU-hour"),
+        (("meta.json", lambda lines: ["{}"]), "has no readable 'built_at'"),
+    ],
+)
+def test_seed_refuses_a_tampered_snapshot_in_one_line(tampered, tmp_path, capsys, damage, why):
+    name, change = damage
+    rewrite(tampered / name, change)
+    db = tmp_path / "seeded.duckdb"
+    assert main(["seed", "--from", str(tampered), "--db", str(db)]) == EXIT_ENVIRONMENT
+    error = one_line(capsys)
+    assert f"snapshot {tampered}" in error or str(tampered / name) in error
+    assert why in error, error
+    assert not db.exists()  # nothing seeded, not even a half-built file
+
+
+def test_seed_from_the_shipped_snapshot_passes_the_gates(tmp_path):
+    assert main(["seed", "--db", str(tmp_path / "seeded.duckdb")]) == 0
+
+
+# -- cheapest --limit, export of a partly corrupt catalog -------------------------------------------
+
+
+@pytest.mark.parametrize("limit", ["-1", "0", "ten"])
+def test_cheapest_limit_must_be_a_whole_number_of_at_least_one(small_catalog_file, capsys, limit):
+    with pytest.raises(SystemExit) as stopped:
+        main(["cheapest", "--limit", limit, "--db", str(small_catalog_file)])
+    assert stopped.value.code == 2
+    assert f"--limit: expected a whole number of at least 1, got '{limit}'" in capsys.readouterr().err
+
+
+def test_export_of_a_partly_corrupt_catalog_is_one_line_and_no_half_file(
+    small_catalog_file, tmp_path, capsys
+):
+    """Every block of the small catalog damaged in turn (the file still opens): an export that reads
+    the damaged block says so in one line and leaves no half-written file."""
+    refused = 0
+    for offset in range(BLOCK_BYTES, small_catalog_file.stat().st_size - BLOCK_BYTES, BLOCK_BYTES):
+        bad = tmp_path / f"bad-{offset}.duckdb"
+        shutil.copyfile(small_catalog_file, bad)
+        with open(bad, "r+b") as handle:
+            handle.seek(offset + 100)
+            handle.write(b"\xff" * 512)
+        for table in ("instances", "claims", "prices", "fetches", "measurements"):
+            out = tmp_path / f"{table}.csv"
+            code = main(["export", "--db", str(bad), "--table", table, "--format", "csv", "--out", str(out)])
+            if code == 0:
+                capsys.readouterr()
+                continue
+            assert code == EXIT_ENVIRONMENT
+            assert one_line(capsys).startswith(f"error: catalog {bad} is unreadable: ")
+            assert not out.exists()
+            refused += 1
+    assert refused > 0
