@@ -42,15 +42,17 @@ def test_conflicts_are_one_line_per_claim_with_the_value_kept(real_catalog_file,
     """Defect (issue 14): a3-highgpu-8g paired '1600 ‖ 1000' with quotes in the other order."""
     app = run_app(monkeypatch, real_catalog_file, view="Conflicts", q="a3-highgpu-8g")
     lines = app_tab(app, "Conflicts").dataframe[0].value
-    assert list(lines["value"]) == ["1,000 Gbit/s", "1,600 Gbit/s"]
-    assert list(lines["kept by the row"]) == ["yes", "no"]
-    assert lines.loc[0, "quote (the source's own words)"] == (
+    # Google's table (capture), our restatement of its network page, cluster-toolkit's 8 x 200
+    assert list(lines["value"]) == ["1,000 Gbit/s", "1,000 Gbit/s", "1,600 Gbit/s"]
+    assert list(lines["kept by the row"]) == ["yes", "yes", "no"]
+    assert lines.loc[0, "quote (the source's own words)"] == "1,000"
+    assert lines.loc[1, "quote (the source's own words)"] == (
         "| A3 High | NVIDIA H100 80GB | 1,000 Gbps | GPUDirect-TCPX |"
     )
-    assert lines.loc[1, "quote (the source's own words)"].endswith(
+    assert lines.loc[2, "quote (the source's own words)"].endswith(
         "200 Gbps of networking throughput per GPU"
     )
-    assert lines.loc[1, "why"].startswith("not kept: the row shows 1,000 Gbit/s")
+    assert lines.loc[2, "why"].startswith("not kept: the row shows 1,000 Gbit/s")
     assert set(lines["figure"]) == {"fabric bandwidth per node"}
 
 
@@ -66,7 +68,7 @@ def test_missing_and_conflicts_follow_the_sidebar(real_catalog_file, monkeypatch
     assert set(items["provider"]) == {"oci"}
     p100 = items[items["instance"] == "BM.GPU2.2"].iloc[0]  # OCI names the P100 without its form factor
     assert (p100["missing"], p100["why"]) == ("GPU-to-GPU link and bandwidth", "form factor unknown")
-    assert p100["source"] is None  # a local copy has no web address to link (the row cites copy:...)
+    assert pd.isna(p100["source"])  # a local copy has no web address to link (the row cites copy:...)
 
 
 @pytest.mark.shared

@@ -39,15 +39,15 @@ def test_serving_llama_70b_on_the_shipped_catalog(shipped, monkeypatch):
     assert (top["output tokens/s"], top["USD/M output tokens"], top["comm share (%)"]) == (6915, 1.41, 0)
     p5 = table[table["instance"] == "p5.48xlarge"].iloc[0]
     assert (p5["rank"], p5["layout (TP×PP×EP×DP)"], p5["output tokens/s"], p5["USD/M output tokens"]) == (
-        45,  # among the 2,779-tokens/s H100 boxes, after the cheaper ones
+        53,  # among the 2,779-tokens/s H100 boxes, after the cheaper ones
         "TP4 x PP1 x EP1 x DP2",
         2779,
         5.5,
     )
-    assert rendered(app_tab(app, "Ranking").caption[1].value) == "planned: 149 of 557 · with a cost: 113"
+    assert rendered(app_tab(app, "Ranking").caption[1].value) == "planned: 157 of 580 · with a cost: 131"
     unplanned = table[table["rank"].isna()]
-    assert len(unplanned) == 408 and unplanned["output tokens/s"].isna().all()
-    assert table.index[table["rank"].isna()].min() == 149  # every unplanned row after every planned one
+    assert len(unplanned) == 423 and unplanned["output tokens/s"].isna().all()
+    assert table.index[table["rank"].isna()].min() == 157  # every unplanned row after every planned one
 
 
 def test_what_should_i_rent_and_what_will_it_cost(shipped, monkeypatch):
@@ -65,7 +65,7 @@ def test_what_should_i_rent_and_what_will_it_cost(shipped, monkeypatch):
         and table.loc[0, "layout (TP×PP×EP×DP)"] == "TP2 x PP1 x EP1 x DP4"
     )
     costs = table["USD/M output tokens"].dropna().tolist()
-    assert costs == sorted(costs) and table["USD/M output tokens"].notna().sum() == 113
+    assert costs == sorted(costs) and table["USD/M output tokens"].notna().sum() == 131
 
 
 def test_training_405b_on_the_shipped_catalog(shipped, monkeypatch):
@@ -119,9 +119,9 @@ def test_cheapest_nvswitch_with_a_3200_fabric_in_two_steps(shipped, monkeypatch)
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",  # Nebius, 23.60 USD/h in eu-north1
         "p5.48xlarge",
         "p5en.48xlarge",
-        "Standard_ND96isr_H200_v5",
+        "BM.GPU.H100.8",  # OCI, 80 USD/h per shape in SkyPilot's v8 OCI list
     ]
-    assert list(priced["USD/GPU-hour"][:4]) == [2.95, 6.88, 7.91, 10.6]
+    assert list(priced["USD/GPU-hour"][:4]) == [2.95, 6.88, 7.91, 10.0]
     assert (table["fabric Gb/s/node"] >= 3200).all()
 
 
@@ -136,14 +136,14 @@ def test_price_per_fabric_gbytes_orders_the_link_view(shipped, monkeypatch):
     )
     table = ranking_table(app)
     column = "USD/GPU-hour per fabric GB/s/GPU"
-    # Nebius: 2.95 USD per GPU-hour / 50 GB/s = 0.059; Standard_ND96asr_v4: 3.40 per GPU-hour over
-    # 1,600 Gb/s / 8 / 8 = 25 GB/s per GPU = 0.136; p5.48xlarge: 6.88 / 50 = 0.138
+    # Nebius: 2.95 USD per GPU-hour / 50 GB/s = 0.059; BM.GPU4.8: 3.05 per GPU-hour over 1,600 Gb/s
+    # / 8 / 8 = 25 GB/s per GPU = 0.122; Standard_ND96asr_v4: 3.40 / 25 = 0.136
     assert list(table["instance"][:3]) == [
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",
+        "BM.GPU4.8",
         "Standard_ND96asr_v4",
-        "p5.48xlarge",
     ]
-    assert list(table[column][:3]) == [0.059, 0.136, 0.138]
+    assert list(table[column][:3]) == [0.059, 0.122, 0.136]
 
 
 def test_ready_questions_are_one_pick_away(shipped, monkeypatch):

@@ -36,7 +36,7 @@ def test_planning_once_per_hardware_gives_every_row_its_own_plan(shipped, model,
     spec = preset(model)
     prices, measured = cheapest_prices(shipped), measurements_by_instance(shipped)
     shared = plan_rows(shipped, spec, workload)
-    assert len(shared) == 557
+    assert len(shared) == 580
     planned = [r for _, r in shared if not isinstance(r, str)]
     assert len({id(r.results) for r in planned}) < len(planned)  # some rows share one computation
     for row, result in shared:
