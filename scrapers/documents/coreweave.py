@@ -30,6 +30,7 @@ from normalize.vocab import Basis, Fabric, fabric_from_text
 from records.documents import DocumentSet, copy_url
 from records.offers import Claim, RawOffer
 from records.prices import Price
+from scrapers import curated_facts
 from scrapers.base import Scraper
 from scrapers.claims import fact, gpu_model_claim
 from scrapers.prices.tables import usd_per_hour
@@ -104,7 +105,16 @@ class CoreWeave(Scraper):
         pricing = documents.optional_text(copy_url(PRICING))
         shapes = [] if pricing is None or not is_transcription(pricing) else pricing_shapes(pricing)
         # what a document states leads; the index's counts read from the IDs come last
-        return merge_revisions([job for job in jobs if job is not None], shapes, listed)
+        merged = merge_revisions([job for job in jobs if job is not None], shapes, listed)
+        # the curated facts name the GPU of the types whose documents here do not (H100, H200, A100)
+        types = {offer.instance_type for offer in merged}
+        restated = [o for o in curated_facts.load(self.name) if o.instance_type in types]
+        rows = curated_facts.merge(merged, restated)
+        named = [o for o in rows if any(c.field == "gpu_model" for c in o.claims)]
+        for offer in rows:
+            if offer not in named:
+                log.warning("Skipping coreweave row %s: no document names its GPU", offer.instance_type)
+        return named
 
     def parse_prices(self, documents: DocumentSet) -> list[Price]:
         text = documents.optional_text(copy_url(PRICING))
@@ -138,7 +148,7 @@ def _index_claims(instance: str, title: str, quote: str, url: str) -> list[Claim
     fabric = fabric_from_text(title)
     if fabric is not None:
         claims.append(fact("inter_node_fabric", fabric.value, quote=quote, source_url=url, context=context))
-    if claims and (count := _ID_COUNT.search(instance)):
+    if claims and (count := _ID_COUNT.search(instance)) and int(count.group("n")) > 0:
         why = f"read from the instance ID's '{count.group(0).strip('-')}' (CoreWeave's IDs count GPUs so)"
         claims.append(
             fact("gpu_count", int(count.group("n")), quote=quote, source_url=url, context=context,
@@ -155,7 +165,7 @@ def parse_job(text: str, url: str) -> RawOffer | None:
         return None
     where = f"{url.removeprefix(JOBS_DIR)} › Worker"
     claims = []
-    if gpus := _WORKER_GPUS.search(text):
+    if (gpus := _WORKER_GPUS.search(text)) and int(gpus.group("count")) > 0:
         claims.append(
             fact("gpu_count", int(gpus.group("count")), quote=gpus.group(0), source_url=url, context=where)
         )

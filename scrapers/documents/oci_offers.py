@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import ClassVar
 
 from normalize.boards import board_of
 from normalize.gpus import family_of, identify_gpu
@@ -43,21 +42,20 @@ def note_of(path: str) -> str:
     )
 
 
-class _OciList(SkyPilotCatalog):
-    """One OCI offer-list copy read with the offer-list reader (never registered as a provider)."""
+def _reader(path: str) -> SkyPilotCatalog:
+    """The offer-list reader for one copy (a local class: never a provider of the registry)."""
 
-    name = "oci"
-    title = "Oracle Cloud Infrastructure (SkyPilot offer list)"
-    memory_reading: ClassVar[MemoryReading] = MemoryReading.PER_GPU_MIB
+    class OciList(SkyPilotCatalog):
+        name = "oci"
+        title = "Oracle Cloud Infrastructure (SkyPilot offer list)"
+        catalog_url = copy_url(path)
+        memory_reading = MemoryReading.PER_GPU_MIB
+        row_notes = (note_of(path),)
 
-    def __init__(self, path: str) -> None:
-        super().__init__()
-        self.path = path
-        self.catalog_url = copy_url(path)  # type: ignore[misc]
-        self.row_notes = (note_of(path),)  # type: ignore[misc]
+    return OciList()
 
 
-_READERS = {path: _OciList(path) for path in COPIES}
+_READERS = {path: _reader(path) for path in COPIES}
 
 
 def offers_in(documents: DocumentSet) -> list[list[RawOffer]]:
