@@ -87,7 +87,7 @@ class Aws(Scraper):
         newer = documents.optional_text(copy_url(NEWER))
         if newer is not None:
             offers = merge_revisions(offers, parse_newer_revision(newer))
-        offers = merge_revisions(offers, aws_neuron.neuron_offers(documents))  # Trainium, AWS's Neuron docs
+        offers = aws_neuron.add_to(offers, aws_neuron.neuron_offers(documents))  # Trainium: AWS's Neuron docs
         karpenter = documents.optional_text(aws_karpenter.BANDWIDTH_URL)
         if karpenter is None:
             return offers

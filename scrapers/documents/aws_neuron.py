@@ -248,3 +248,26 @@ def neuron_offers(documents: DocumentSet) -> list[RawOffer]:
     if trn1 is not None:
         offers += trn1_offers(trn1)
     return offers
+
+
+def add_to(offers: list[RawOffer], neuron: list[RawOffer]) -> list[RawOffer]:
+    """``offers`` with the Neuron pages' claims after the first offer of each type they describe, and
+    their types the offers lack; a type the page lists twice stays listed twice (a conflict to flag)."""
+    pending = {offer.instance_type: offer for offer in neuron}
+    result = []
+    for offer in offers:
+        extra = pending.pop(offer.instance_type, None)
+        if extra is not None:
+            notes = (*offer.notes, *(n for n in extra.notes if n not in offer.notes))
+            offer = RawOffer(
+                offer.provider,
+                offer.instance_type,
+                offer.source_url,
+                (*offer.claims, *extra.claims),
+                notes,
+                offer.fabric_shares_frontend,
+                offer.source_kind,
+                offer.identity,
+            )
+        result.append(offer)
+    return result + list(pending.values())
