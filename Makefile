@@ -6,29 +6,54 @@ DB     ?= data/catalog.duckdb
 SHARED ?= ../shared
 PYTEST_ARGS ?=
 
-.PHONY: install app seed test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
+.PHONY: runtime install compat app seed release test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
 
-# Create .venv and install the pinned dependencies (again whenever pyproject/constraints change).
-$(VENV)/.installed: pyproject.toml constraints.txt
+# .venv with what the app, seed and refresh need: pyproject's runtime dependencies, pinned by
+# constraints.txt (again whenever either changes); `make app` installs only this. The project itself
+# runs from the checkout (`python -m ...` here), so nothing is built for it until `make test`.
+$(VENV)/.runtime: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(PY) -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], \
+	  sep='\n')" > $(VENV)/runtime-requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -r $(VENV)/runtime-requirements.txt
 	touch $@
 
+# The project (editable) and the test and lint tools on top (the [dev] extra): `make test`, `make lint`
+# and the benchmarks.
+$(VENV)/.installed: $(VENV)/.runtime
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	touch $@
+
+runtime: $(VENV)/.runtime
 install: $(VENV)/.installed
 
+# Older DuckDB engines in .venv-compat, for the test that they open the catalog file and a release
+# (tests/test_storage_compat.py): duckdb 1.1.3, the oldest we promise (the file is written in storage
+# version v1.1.0), and the duckdb shell 1.5.6, the newest 1.x CLI. CI runs it (.ci/run); about 10 s.
+COMPAT_VENV := .venv-compat
+COMPAT_PINS := duckdb==1.1.3 duckdb-cli==1.5.6
+$(COMPAT_VENV)/.installed: Makefile
+	$(PYTHON) -m venv $(COMPAT_VENV)
+	$(COMPAT_VENV)/bin/python -m pip install --quiet $(COMPAT_PINS)
+	touch $@
+
+compat: $(COMPAT_VENV)/.installed
+
 # Build the catalog from the snapshot that ships in the repo (no network), only if none exists.
-$(DB): | $(VENV)/.installed
+$(DB): | $(VENV)/.runtime
 	$(PY) -m catalog seed --db $(DB)
 
 # Rebuild the catalog from the shipped snapshot, replacing the current one.
-seed: install
+seed: runtime
 	$(PY) -m catalog seed --db $(DB) --force
 
-# Install, build the catalog if missing, and serve the Streamlit app on http://localhost:8501
-# (streamlit run app.py, with the app's modules loaded before the first visitor: ui/serve.py).
-app: install $(DB)
-	INTERCONNECT_CATALOG_DB=$(DB) $(PY) -m ui.serve
+# Install the runtime dependencies, build the catalog if missing, and serve the Streamlit app on
+# http://localhost:$(PORT) (`make app PORT=8600` for another port; a busy one is named in one line).
+# It is `streamlit run app.py` with the app's modules loaded before the first visitor: ui/serve.py.
+PORT ?= 8501
+app: runtime $(DB)
+	@$(PY) -m devtools.port $(PORT)
+	INTERCONNECT_CATALOG_DB=$(DB) $(PY) -m ui.serve --server.port $(PORT)
 
 # Run the test suite (pytest exits 5, and so fails, if no test was collected).
 test: install
@@ -61,19 +86,27 @@ test-fast: install
 # (add COPIES=../shared to read the local copies providers declare, as `make snapshot` does).
 # Exit codes: 0 all providers refreshed; 1 some provider failed and kept its last good rows
 # (stale); 2 usage error; 3 another refresh is running. Meant for cron (see README).
-refresh: install
+refresh: runtime
 	$(PY) -m catalog refresh --db $(DB) $(if $(MIRROR),--mirror $(MIRROR)) $(if $(COPIES),--copies $(COPIES)) \
 	  $(if $(QUIET),--quiet)
 
+# Write a release of the catalog into OUT (a new or empty directory): catalog.duckdb, one Parquet file
+# per table, instances.json, schema.md, manifest.json, SHA256SUMS (docs/operations.md, Releases).
+OUT ?= release
+release: runtime $(DB)
+	$(PY) -m catalog release --db $(DB) --out $(OUT)
+
 # Parse the stored documents of the last refresh again (after a parser fix; no network).
-reparse: install
+reparse: runtime
 	$(PY) -m catalog reparse --db $(DB)
 
-# Lint: ruff check, ruff format check and the mypy type check (CI runs this after the tests).
+# Lint: ruff check, ruff format check, the mypy type check, and actionlint on the GitHub workflows
+# (CI runs this after the tests).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/actionlint .github/workflows/*.yml
 
 # Format and apply ruff's safe fixes.
 format: install
@@ -81,7 +114,7 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 
 # Regenerate the shipped snapshot from the real documents in $(SHARED)/mirror and the local copies in $(SHARED).
-snapshot: install
+snapshot: runtime
 	rm -f .snapshot.duckdb
 	$(PY) -m catalog refresh --quiet --db .snapshot.duckdb --mirror $(SHARED)/mirror --copies $(SHARED)
 	$(PY) -c "from pathlib import Path; from catalog import snapshot; \
@@ -92,8 +125,8 @@ snapshot: install
 bench: install
 	$(PY) -m devtools bench
 
-# Hostile responses (gzip bomb, endless and huge bodies, a huge mirror file, a slow drip) against a
-# refresh with the default budget: wall time and peak memory per case (about 3 minutes).
+# Hostile inputs (gzip bomb, endless and huge bodies, huge files and copies, hostile imports, query
+# limits, a flooding probe tool) with the default caps: wall time and peak memory per case (about 5 min).
 attacks: install
 	$(PY) -m devtools attacks
 
@@ -107,4 +140,4 @@ fuzz: install
 	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m property tests/
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .snapshot.duckdb*
+	rm -rf $(VENV) $(COMPAT_VENV) .pytest_cache .ruff_cache .mypy_cache .snapshot.duckdb*

@@ -10,17 +10,25 @@ from __future__ import annotations
 import duckdb
 import streamlit as st
 
-from ui import health, instances, measures, planning, ranking, sidebar
+from catalog.read.filters import describe
+from ui import health, instances, links, measures, planning, ranking, sidebar, tables
 from ui.data import Catalog, db_path
 from ui.text import STYLE, plural, show
 
 TABS = ["Ranking", "Compare", "Instance", "Measurements", "What's missing", "Conflicts", "Catalog status"]
 # Streamlit's wide layout pads the page by 5-6 rem; tighter, the key columns of the ranking fit
-# beside the sidebar at 1280x800 and the table starts above the fold.
+# beside the sidebar at 1280x800 and the table starts above the fold. The grid's own "Download as
+# CSV" is hidden: the app's buttons below each table write the same rows with what they are; so is
+# the sorting in a column's menu (items 2-4): the browser's order would not reach the downloads or the
+# URL, while a header click orders the table on the server (``ui.tables.grid``).
 COMPACT = """
-[data-testid="stMainBlockContainer"] {padding: 3.2rem 1.5rem 2rem 1.5rem;}
+[data-testid="stMainBlockContainer"] {padding: 4rem 1.5rem 2rem 1.5rem;}
 [data-testid="stMainBlockContainer"] h1 {font-size: 1.9rem; padding: 0 0 0.5rem 0;}
 [data-testid="stSidebarUserContent"] {padding-top: 0.5rem;}
+[data-testid="stElementToolbarButton"]:has(button[aria-label="Download as CSV"]) {display: none;}
+[data-testid="stDataFrameColumnMenu"] [role="menu"] > :is(:nth-child(2), :nth-child(3), :nth-child(4)) {
+  display: none;
+}
 """
 
 
@@ -35,6 +43,34 @@ def header(catalog: Catalog, shown_rows: int, shown_providers: int, facets: dict
     )
 
 
+def allowed_values(facets: dict, shown, priced: bool, regions: list[str]) -> dict[str, links.Allowed]:
+    """What each URL parameter may hold in this catalog (``ui.links.problems``)."""
+    from normalize.vocab import FABRIC_LABELS, LINK_LABELS
+    from planner.models import preset_names
+
+    names = set(shown["instance"] + " (" + shown["provider"] + ")")
+    return {
+        "mode": list(sidebar.MODES),
+        "unit": ["GB/s", "Gb/s"],
+        "per": ["GPU", "node"],
+        "task": list(planning.TASKS),
+        "by": list(planning.BY),
+        "precision": ["bf16", "fp8"],
+        "view": TABS,
+        "sort": [*tables.ORDERS, *(tables.PRICE_ORDERS if priced else {})],
+        "model": preset_names(),
+        "provider": facets["providers"],
+        "gpus": [sidebar.count_label(c) for c in facets["gpu_counts"]],
+        "link": [str(label) for label in LINK_LABELS.values()],
+        "fabric": [str(label) for label in FABRIC_LABELS.values()],
+        "domain": ["any", *(str(d) for d in facets["domain_gpus"] if d > 1)],
+        "region": [sidebar.ANY_REGION, *regions],
+        "price_kind": list(sidebar.PRICE_KINDS),
+        "instance": names.__contains__,
+        "compare": names.__contains__,
+    }
+
+
 def main() -> None:
     """The Streamlit page."""
     st.set_page_config(page_title="GPU interconnect catalog", layout="wide")
@@ -45,6 +81,7 @@ def main() -> None:
         show(f"No catalog at {path}. Run `make app` (builds it) or `make refresh`.", "error")
         return
     catalog = Catalog.at(path)
+    opened = links.opened_with()
     try:
         facets, shape = catalog.load("facets"), catalog.load("shape")
         if not facets["providers"]:
@@ -53,7 +90,8 @@ def main() -> None:
         planning_asked = sidebar.mode() == "plan"
         plan_question = planning.plan_question(shape.priced) if planning_asked else None
         order = "" if planning_asked else ranking.order_picker(shape.priced)
-        question = sidebar.question(facets, shape.priced)
+        regions = catalog.load("regions") if "current_prices" in shape.tables else []
+        question = sidebar.question(facets, shape.priced, regions)
         ranked = catalog.load("ranking", question.filters)
         planned = catalog.plan(plan_question, question.filters) if plan_question else None
     except duckdb.Error as err:
@@ -61,25 +99,43 @@ def main() -> None:
         return
     header(catalog, len(ranked), ranked["provider"].nunique(), facets)
     units = question.units
+    tables.about(
+        [
+            f"interconnect-catalog, data as of {health.data_as_of_text(catalog.load('data_as_of'))}",
+            f"filter: {describe(question.filters)}",
+            f"units: {units.label}" + (f"; order: {order}" if order else ""),
+        ]
+    )
     shown = (
         planning.plan_frame(planned, plan_question.workload.kind)
         if planned is not None and plan_question
         else catalog.ranking_shown(question.filters, units, shape.priced, order)
     )
+    links.warn_once(opened, allowed_values(facets, shown, shape.priced, regions))
     selected, chosen = instances.pickers(shown)
     tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
     views = (
         lambda: (
-            planning.show(planned, plan_question)
+            planning.show(planned, plan_question, question.filters if shape.priced else None)
             if planned is not None and plan_question
-            else ranking.show(ranked, shown, units, shape.priced, order)
+            else ranking.show(
+                ranked, shown, units, shape.priced, order, sidebar.price_words(question.filters)
+            )
         ),
-        lambda: instances.show_compare(catalog.load, chosen, units, bool(st.session_state.get("compare"))),
+        lambda: instances.show_compare(
+            catalog.load,
+            chosen,
+            units,
+            bool(st.session_state.get("compare")),
+            ranked,
+            planned,
+            question.filters.region,
+        ),
         lambda: instances.show_instance(catalog.load, selected, ranked, units, planned),
         lambda: measures.show(catalog.load, ranked),
         lambda: health.show_missing(catalog.load, question.filters),
         lambda: health.show_conflicts(catalog.load, question.filters),
-        lambda: health.show_status(catalog.load, path),
+        lambda: health.show_status(catalog.load, path, question.filters.providers),
     )
     for tab, view in zip(tabs, views, strict=True):
         if tab.open:

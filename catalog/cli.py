@@ -18,11 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from catalog.cli_measurements import cmd_import, cmd_probe
+from catalog.cli_release import add_release_parser
 from catalog.paths import default_db
 from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped, Unpublishable
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    import duckdb
+    import pandas as pd
 
     from catalog.pipeline import RefreshReport
     from planner.models import ModelSpec
@@ -99,6 +103,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if mode == "reparse" and not Path(args.db).exists():  # nothing to reparse: never create one
+        raise EnvironmentProblem(f"no catalog at {args.db} to reparse; run `make refresh` first")
     progress = None if args.quiet else _progress(sys.stderr)
     try:
         import asyncio
@@ -137,12 +143,21 @@ def cmd_query(args: argparse.Namespace) -> int:
     limit) and print the result. Exit 2 for bad or refused SQL and for a query past its time limit."""
     import duckdb
 
-    from catalog.read.connect import connect_sandboxed, corrupt, execute_limited, is_corrupt
+    from catalog.read.connect import (
+        connect_sandboxed,
+        corrupt,
+        execute_limited,
+        is_corrupt,
+        time_limit_problem,
+    )
     from catalog.read.output import write_rows
 
+    if (problem := time_limit_problem(args.timeout)) is not None:
+        print(f"error: --timeout {args.timeout:g}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with connect_sandboxed(args.db) as con:
-            columns, rows = execute_limited(con, args.sql, args.timeout)
+            columns, rows, cut = execute_limited(con, args.sql, args.timeout)
     except duckdb.Error as exc:
         if is_corrupt(exc):
             raise corrupt(args.db, exc) from None
@@ -152,24 +167,47 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"error: {exc} (--timeout SECONDS to change it, 0 for none)", file=sys.stderr)
         return EXIT_USAGE
     write_rows(columns, rows, args.format, sys.stdout)
+    if cut is not None:  # like a query past its time limit: what was printed is not the whole answer
+        print(f"error: result {cut}; narrow the query (WHERE, LIMIT) to see the rest", file=sys.stderr)
+        return EXIT_USAGE
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """export: write one table to csv, parquet or json."""
+    """export: write one table to csv, parquet or json: to ``--out``, or else to standard output
+    (never a file in the working directory; parquet, being binary, only to a pipe or a redirect)."""
+    import tempfile
+
+    if args.out is None and args.format == "parquet" and sys.stdout.isatty():
+        print("error: parquet is binary: give --out FILE, or redirect standard output", file=sys.stderr)
+        return EXIT_USAGE
+    if args.out is not None:
+        _export(args.db, args.table, args.format, args.out)
+        print(f"wrote {args.table} to {args.out}", file=sys.stderr)
+        return 0
+    with tempfile.TemporaryDirectory(prefix="catalog-export-") as scratch:
+        out = Path(scratch) / f"{args.table}.{args.format}"
+        _export(args.db, args.table, args.format, str(out))
+        if args.format == "parquet":
+            sys.stdout.flush()
+            sys.stdout.buffer.write(out.read_bytes())
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(out.read_text(encoding="utf-8"))
+    return 0
+
+
+def _export(db: Path, table: str, fmt: str, out: str) -> None:
     import duckdb
 
     from catalog.read.connect import connect_readonly
 
-    out = args.out or f"{args.table}.{args.format}"
-    with connect_readonly(args.db) as con:
-        quoted = out.replace("'", "''")  # a SQL string literal; args.table is one of the choices
+    with connect_readonly(db) as con:
+        quoted = out.replace("'", "''")  # a SQL string literal; table is one of the choices
         try:
-            con.execute(f"COPY (SELECT * FROM {args.table}) TO '{quoted}' {EXPORT_FORMATS[args.format]}")
+            con.execute(f"COPY (SELECT * FROM {table}) TO '{quoted}' {EXPORT_FORMATS[fmt]}")
         except duckdb.IOException as exc:
             raise EnvironmentProblem(f"cannot write {out}: {str(exc).splitlines()[0]}") from None
-    print(f"wrote {args.table} to {out}", file=sys.stderr)
-    return 0
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
@@ -183,11 +221,15 @@ def cmd_seed(args: argparse.Namespace) -> int:
     if not source.is_dir():
         raise EnvironmentProblem(f"snapshot directory {source} does not exist")
     try:
-        rows = snapshot.load(source, Path(args.db))
+        snapshot.load(source, Path(args.db))
     except LockHeld as exc:
         print(f"error: {exc}; not seeding underneath it", file=sys.stderr)
         return EXIT_LOCKED
-    print(f"built {args.db} from {source}: {rows} instances", file=sys.stderr)
+    from catalog.read.connect import connect_readonly
+    from catalog.read.summary import summary
+
+    with connect_readonly(args.db) as con:
+        print(f"built {args.db} from {source}: {summary(con).line()}", file=sys.stderr)
     return 0
 
 
@@ -252,28 +294,45 @@ def _plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options
     )
 
 
+def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
+    """The ranking ``plan`` prints: every instance for the model, workload and options ``args`` name,
+    by time or cost, and the workload's kind. ParseError names a bad input; FileNotFoundError if there
+    is no catalog. ``catalog.api.Catalog.plan`` calls it too, so an option added here reaches both."""
+    from catalog.read.connect import connect_readonly
+    from catalog.read.plan import rank
+    from catalog.read.queries import Filters
+    from normalize.errors import ParseError
+
+    model, workload, options = _plan_inputs(args)
+    with connect_readonly(args.db) as con:
+        problem = _names_problem(con, args.provider, None)
+        if problem:
+            raise ParseError(problem)
+        filters = Filters(providers=tuple(args.provider or ()))
+        frame = rank(con, model, workload, nodes=args.nodes, filters=filters, options=options, by=args.by)
+    return frame, workload.kind
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     """plan: rank every instance by a model's time or cost, or show one instance's plan in full."""
     from catalog.read import plan_output
     from catalog.read.connect import connect_readonly
-    from catalog.read.plan import instance_plans, rank
-    from catalog.read.queries import Filters
+    from catalog.read.plan import instance_plans
     from normalize.errors import ParseError
 
     try:
-        model, workload, options = _plan_inputs(args)
+        if args.instance:
+            model, workload, options = _plan_inputs(args)
+            with connect_readonly(args.db) as con:
+                problem = _names_problem(con, args.provider, args.instance)
+                if problem:
+                    raise ParseError(problem)
+                plans = instance_plans(con, args.instance, model, workload, nodes=args.nodes, options=options)
+        else:
+            frame, kind = plan_ranking(args)
     except ParseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        with connect_readonly(args.db) as con:
-            if args.instance:
-                plans = instance_plans(con, args.instance, model, workload, nodes=args.nodes, options=options)
-            else:
-                filters = Filters(providers=tuple(args.provider or ()))
-                frame = rank(
-                    con, model, workload, nodes=args.nodes, filters=filters, options=options, by=args.by
-                )
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -283,8 +342,29 @@ def cmd_plan(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         sys.stdout.write(plan_output.instance_report(plans, args.format))
         return 0
-    sys.stdout.write(plan_output.ranking_report(frame, workload.kind, args.top, args.format))
+    sys.stdout.write(plan_output.ranking_report(frame, kind, args.top, args.format))
     return 0
+
+
+def _names_problem(
+    con: duckdb.DuckDBPyConnection,
+    providers: list[str] | None,
+    instance: str | None,
+    regions: list[str] | None = None,
+) -> str | None:
+    """The error for a provider, instance type or region the catalog does not have, with a "did you
+    mean"; None when all are known."""
+    from catalog.cli_names import unknown
+    from catalog.read.prices import regions as price_regions
+    from catalog.read.queries import providers as catalog_providers
+
+    problem = unknown("provider", providers or (), catalog_providers(con))
+    if problem is None and instance:
+        types = [t for (t,) in con.execute("SELECT DISTINCT instance_type FROM instances").fetchall()]
+        problem = unknown("instance type", [instance], types)
+    if problem is None and regions:
+        problem = unknown("region", regions, price_regions(con))
+    return problem
 
 
 def cmd_cheapest(args: argparse.Namespace) -> int:
@@ -302,9 +382,15 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         include_inferred=not args.stated_only,
         priced_only=args.priced_only,
         order_by=args.by,
+        region=args.region,
+        spot=args.spot,
     )
     try:
         with connect_readonly(args.db) as con:
+            problem = _names_problem(con, args.provider, None, [args.region] if args.region else [])
+            if problem:
+                print(f"error: {problem}", file=sys.stderr)
+                return EXIT_USAGE
             frame = cheapest(con, question).head(args.limit)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -315,7 +401,10 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         sys.stdout.write(frame.to_json(orient="records") + "\n")
     else:
         shown = frame[[c for c in CHEAPEST_TABLE if c in frame.columns]].round(3)
-        rows = [[None if v != v else v for v in row] for row in shown.itertuples(index=False)]
+        import pandas as pd
+
+        # NaN and pandas' NA (a nullable rank, an unpriced row) print as NULL; NA has no truth value
+        rows = [[None if pd.isna(v) else v for v in row] for row in shown.itertuples(index=False)]
         write_rows(list(shown.columns), rows, "table", sys.stdout)
     return 0
 
@@ -336,6 +425,8 @@ CHEAPEST_TABLE = (
     "price_region",
     "min_spot_usd_per_hour",
     "usd_per_gpu_hour_per_fabric_gbytes_per_s",
+    "currency",
+    "price_kind",
     "stale",
 )
 
@@ -425,7 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         default="instances",
     )
-    export.add_argument("--out", help="output file (default <table>.<format>)")
+    export.add_argument("--out", help="output file (default: standard output)")
     export.set_defaults(func=cmd_export)
 
     seed = with_db(sub.add_parser("seed", help="build the catalog from the snapshot shipped in the repo"))
@@ -475,6 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     planning.set_defaults(func=cmd_plan)
 
     _cheapest_parser(with_db(sub.add_parser("cheapest", help="rank rows by price for a filter")))
+    add_release_parser(sub, with_db)
 
     measurements = sub.add_parser("measurements", help="add your own measurements to the catalog")
     actions = measurements.add_subparsers(dest="action", required=True)
@@ -518,6 +610,8 @@ def _cheapest_parser(cheap: argparse.ArgumentParser) -> None:
     cheap.add_argument("--stated-only", action="store_true", help="ignore datasheet-inferred fabric figures")
     cheap.add_argument("--priced-only", action="store_true", help="leave out rows with no on-demand price")
     cheap.add_argument("--limit", type=int, default=50, help="at most this many rows (default 50)")
+    cheap.add_argument("--region", help="price in this region only, as the price source names it")
+    cheap.add_argument("--spot", action="store_true", help="rank by the spot price, not on-demand")
     cheap.add_argument("--format", choices=("table", "csv", "json"), default="table")
     cheap.set_defaults(func=cmd_cheapest)
 

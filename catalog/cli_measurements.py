@@ -66,6 +66,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
     from catalog import probe
     from fetch.http import make_client
+    from fetch.transports import MetadataOnly
 
     if args.provider and not args.instance:
         print("error: --provider needs --instance", file=sys.stderr)
@@ -74,7 +75,11 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if not instance:
 
         async def ask() -> tuple[str | None, str | None, str]:
-            async with make_client(timeout=httpx.Timeout(args.metadata_timeout_s)) as client:
+            # The metadata endpoints are link-local: allowed for this command, and only they.
+            transport = MetadataOnly(probe.ENDPOINTS)
+            async with make_client(
+                transport=transport, timeout=httpx.Timeout(args.metadata_timeout_s)
+            ) as client:
                 return await probe.detect_instance(client)
 
         provider, instance, how = asyncio.run(ask())

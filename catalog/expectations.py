@@ -28,7 +28,8 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row
+from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row, file_system_error
+from catalog.validate import measured_against_datasheet, reading_problem
 from normalize.units import gbits_to_gbytes
 from normalize.vocab import Basis
 from records.measurements import CONDITIONAL
@@ -81,7 +82,20 @@ def _relevant(measurements: pd.DataFrame) -> pd.DataFrame:
     selected once rather than per instance: most of the table is other metrics."""
     ports = (measurements["kind"] == "expected") & (measurements["metric"] == "ib_port_gbits_per_s")
     copies = (measurements["kind"] == "measured") & (measurements["metric"] == "gpu_to_gpu_gbytes_per_s")
-    return measurements[ports | copies]
+    relevant = measurements[ports | copies]
+    keep = [_within_bounds(r) for r in relevant.to_dict("records")]
+    return relevant[pd.Series(keep, index=relevant.index, dtype=bool)]
+
+
+def _within_bounds(reading: dict) -> bool:
+    """Whether a reading passes the physical gate a page's figure must pass (catalog.validate); one
+    that does not never becomes a claim or a fill, whichever source stored it."""
+    value = float(reading["value"]) if _known(reading["value"]) else None
+    ports = float(reading["port_count"]) if _known(reading.get("port_count")) else None
+    problem = reading_problem(str(reading["metric"]), value, ports)
+    if problem is not None:
+        log.warning("%s %s: not derived from: %s", reading["source"], reading["locator"], problem)
+    return problem is None
 
 
 def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, datetime | None]]:
@@ -122,6 +136,9 @@ def _intra_claims(group: pd.DataFrame, row: dict) -> list[tuple[Claim, datetime 
         & (group["metric"] == "gpu_to_gpu_gbytes_per_s")
         & (group["direction"] == "two-way")
     ]
+    model = row.get("gpu_model")
+    plausible = [measured_against_datasheet(model, float(v)) is None for v in totals["value"]]
+    totals = totals[pd.Series(plausible, index=totals.index, dtype=bool)]
     if totals.empty:
         return []
     best = totals.sort_values(["value", "source_url", "locator"], ascending=[False, True, True]).iloc[0]
@@ -170,18 +187,20 @@ def apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:
     con.execute("BEGIN TRANSACTION")
     try:
         derivation = _apply(con, now)
-    except Exception:  # a bug here must not cost the refresh: undo, log the traceback, go on
+    except Exception as exc:  # a bug here must not cost the refresh: undo, log the traceback, go on
         con.execute("ROLLBACK")
+        if file_system_error(exc):  # a full disk is not a bug: the writer says so in one line
+            raise
         log.exception("deriving from measurements failed; rows keep their sources' figures")
         return None
-    con.execute("COMMIT")
+    con.execute("COMMIT")  # a full disk fails here (the WAL): the writer turns it into one line
     return derivation
 
 
 def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
     instances = con.execute(
-        "SELECT provider, instance_type, intra_node_basis, inter_node_basis, inter_node_gbits_per_s "
-        "FROM instances"
+        "SELECT provider, instance_type, gpu_model, intra_node_basis, inter_node_basis, "
+        "inter_node_gbits_per_s FROM instances"
     ).df()
     measurements = con.execute("SELECT * FROM measurements WHERE provider IS NOT NULL").df()
     derivation = derive(_undone(instances), measurements)

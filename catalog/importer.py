@@ -18,12 +18,18 @@ from typing import TypedDict, Unpack
 
 from catalog import expectations
 from catalog.store import CatalogWriter
+from catalog.validate import reading_problem
+from fetch.files import FileRefused, read_capped_file
 from measure import parse_output
 from measure.common import Origin
 from measure.instances import Found, find_instance
 from measure.probe_record import is_probe_record, probe_readings, read_probe_record
 from normalize.errors import ParseError
 from records.measurements import USER_SOURCE, Measurement
+
+# One file's cap: the largest real tool output is a few hundred kB, and a probe record holds six
+# tools' outputs of at most 8 MB each (catalog.probe.MAX_STDOUT_BYTES).
+MAX_IMPORT_BYTES = 64_000_000
 
 
 @dataclass
@@ -87,17 +93,29 @@ def read_files(
     errors: list[str] = []
     for path in paths:
         try:
-            text = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            errors.append(f"{path}: cannot read it: {exc}")
+            text = read_capped_file(path, MAX_IMPORT_BYTES).decode("utf-8")
+        except FileRefused as exc:
+            errors.append(str(exc))
+            continue
+        except UnicodeDecodeError as exc:
+            errors.append(f"{path}: cannot read it: not UTF-8 ({exc.reason} at byte {exc.start})")
             continue
         try:
             readings, found, skipped = readings_from_text(text, path.resolve().as_uri(), known, **flags)
+            _gate(readings)
         except ParseError as exc:
             errors.append(f"{path}: {exc}")
             continue
         results.append(FileReadings(path, readings, found, skipped))
     return results, errors
+
+
+def _gate(readings: list[Measurement]) -> None:
+    """ParseError naming the first reading outside the physical bounds a page's figure must respect
+    (catalog.validate): an import is held to the same gates as a scrape."""
+    for m in readings:
+        if (problem := reading_problem(m.metric, m.value, m.port_count)) is not None:
+            raise ParseError(f"{m.locator.split(' (', 1)[0]}: outside physical bounds: {problem}")
 
 
 def known_instances(db_path: Path) -> set[tuple[str, str]]:
@@ -111,6 +129,7 @@ def known_instances(db_path: Path) -> set[tuple[str, str]]:
 def write(db_path: Path, readings: list[Measurement], now: datetime) -> tuple[int, int]:
     """Add the readings to the catalog at ``db_path``; (added, already there)."""
     with CatalogWriter.open(db_path) as writer:
+        writer.refuse_a_clock_behind(now)
         writer.keep_untouched([])
         writer.con.execute("INSERT INTO source_layouts SELECT * FROM old.source_layouts")
         there = set(
@@ -124,5 +143,6 @@ def write(db_path: Path, readings: list[Measurement], now: datetime) -> tuple[in
         ]
         fresh = list({(m.source_url, m.locator, m.metric, m.value, m.value_text): m for m in fresh}.values())
         writer.write_fresh(USER_SOURCE, [], [], fresh, {m.source_url: now for m in fresh}, now)
+        writer.write_staged()  # the new readings in the table before the fill reads it
         expectations.apply(writer.con, now)
     return len(fresh), len(readings) - len(fresh)

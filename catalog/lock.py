@@ -32,6 +32,29 @@ def refresh_lock(db_path: Path) -> Iterator[Path]:
         handle.truncate()
         handle.write(str(os.getpid()))
         handle.flush()
-        yield lock_path
+        with _file_lock(db_path):
+            yield lock_path
+    finally:
+        handle.close()
+
+
+@contextmanager
+def _file_lock(db_path: Path) -> Iterator[None]:
+    """The catalog file itself locked too, so that another name for it (a hard link, whose lock file
+    is another one) cannot start a second refresh of the same file. flock is independent of the POSIX
+    locks DuckDB takes, so readers are not affected."""
+    try:
+        handle = open(db_path, "rb")  # noqa: SIM115 - held open for the lock's lifetime
+    except FileNotFoundError:  # a first refresh: no file, no other name for it
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LockHeld(
+                f"another refresh is updating {db_path} under another name (a hard link)"
+            ) from None
+        yield
     finally:
         handle.close()

@@ -28,6 +28,7 @@ from catalog.provenance import check_quotes
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check, check_kept
 from fetch.http import Fetcher
+from fetch.slots import within_work_deadline
 from normalize.errors import InvalidOffer, NotInMirror, ProviderError, TooSlow, ValidationError
 from records.clock import utcnow
 from records.documents import Document, DocumentSet
@@ -124,9 +125,8 @@ async def _fetch(scraper: Scraper, fetcher: Fetcher) -> tuple[list[Document], Ex
         scraper.name, scraper.url_prefixes, scraper.budget, copy_paths=scraper.copy_paths
     )
     deadline = bound.budget.provider_deadline_s
-    try:
-        async with asyncio.timeout(deadline):
-            await scraper.fetch(bound)
+    try:  # its own work: the time all its requests wait for other providers' slots is not charged
+        await within_work_deadline(scraper.fetch(bound), bound.work, deadline)
     except TimeoutError:
         return bound.documents, TooSlow(f"{scraper.name}: fetch still running after {deadline:g} s")
     except (ProviderError, httpx.HTTPError) as exc:
@@ -293,6 +293,17 @@ def provider_result(
     return ProviderResult(outcome, documents)
 
 
+def _reparsable(scraper: Scraper, documents: list[Document]) -> bool:
+    """Whether a reparse has what the source's parse reads: a provider's required pages (its price
+    document alone is not its rows), a measurement source's documents (all of them optional: a
+    health-check file or a run that is absent is simply not read), or nothing at all (curated)."""
+    if scraper.source_kind != "scraped":
+        return True
+    if scraper.kind == "provider":
+        return any(d.required for d in documents)
+    return any(d.ok for d in documents)
+
+
 def _unchanged(scraper: Scraper, previous: Previous) -> ProviderResult:
     """A reparse found none of the provider's required documents stored: its rows stay as they were."""
     outcome = ProviderOutcome(
@@ -327,6 +338,7 @@ async def refresh(
     refresh_id = f"{started:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     scrapers = [REGISTRY[name]() for name in providers or REGISTRY]
     with CatalogWriter.open(Path(db_path), rebuild_corrupt=not replay) as writer:
+        writer.refuse_a_clock_behind(started)
         stored = writer.previous_documents()
         fetcher = Fetcher(
             client, previous=stored, on_document=on_document, copies=copies, **(fetcher_options or {})
@@ -352,7 +364,7 @@ async def refresh(
                 documents, error = await _fetch(scraper, fetcher)
                 return await parsed(scraper, documents, error, previous)
             documents = [d for d in stored.values() if d.provider == scraper.name]
-            if not any(d.required for d in documents) and scraper.source_kind == "scraped":
+            if not _reparsable(scraper, documents):
                 return _unchanged(scraper, previous)  # e.g. only its optional price document was stored
             return await parsed(scraper, documents, None, previous)
 

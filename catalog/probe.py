@@ -11,8 +11,10 @@ tool's output verbatim, so the import can quote it.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -21,10 +23,23 @@ from datetime import datetime
 import httpx
 
 from measure.probe_record import FORMAT, VERSION
+from normalize.errors import FetchError
 from records.clock import utcnow
 
 METADATA = "http://169.254.169.254"
 GCP_METADATA = "http://metadata.google.internal"
+# A tool's standard output is kept up to this (nvbandwidth -j, the largest, writes about 100 kB);
+# past it the tool is stopped and the run recorded as cut.
+MAX_STDOUT_BYTES = 8_000_000
+STDERR_TAIL_CHARS = 2000
+
+
+class OutputTooLarge(Exception):
+    """A tool wrote more than the cap to its standard output: it was stopped."""
+
+    def __init__(self, stdout: bytes, max_bytes: int) -> None:
+        super().__init__(f"stdout over the {max_bytes:,}-byte cap: stopped")
+        self.stdout = stdout
 
 
 @dataclass(frozen=True)
@@ -46,7 +61,49 @@ TOOLS = (
 )
 
 
-def run_tool(tool: Tool, *, path: str | None, gpus: int, runner: Callable = subprocess.run) -> dict:
+def capped_run(
+    command: list[str], *, timeout: float, env: dict[str, str] | None, max_bytes: int = MAX_STDOUT_BYTES
+) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run`` with output captured as text, but standard output read at most
+    ``max_bytes`` deep (OutputTooLarge past it, the tool killed) and only standard error's tail kept.
+    TimeoutExpired (with what came out) past ``timeout``."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    stdout, stderr, over = bytearray(), bytearray(), threading.Event()
+
+    def read_out() -> None:
+        assert process.stdout is not None
+        while chunk := os.read(process.stdout.fileno(), 65536):
+            stdout.extend(chunk[: max_bytes + 1 - len(stdout)])
+            if len(stdout) > max_bytes:
+                over.set()
+                process.kill()
+                return
+
+    def read_err() -> None:
+        assert process.stderr is not None
+        while chunk := os.read(process.stderr.fileno(), 65536):
+            stderr.extend(chunk)
+            del stderr[: max(0, len(stderr) - 4 * STDERR_TAIL_CHARS)]
+
+    readers = [threading.Thread(target=read_out, daemon=True), threading.Thread(target=read_err, daemon=True)]
+    for reader in readers:
+        reader.start()
+    try:
+        returncode = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise subprocess.TimeoutExpired(command, timeout, output=bytes(stdout[:max_bytes])) from None
+    finally:
+        for reader in readers:
+            reader.join(timeout=5)
+    if over.is_set():
+        raise OutputTooLarge(bytes(stdout[:max_bytes]), max_bytes)
+    text = stdout.decode(errors="replace")
+    return subprocess.CompletedProcess(command, returncode, text, stderr.decode(errors="replace"))
+
+
+def run_tool(tool: Tool, *, path: str | None, gpus: int, runner: Callable = capped_run) -> dict:
     """One tool's run as a record entry: status ok, 'not on PATH', 'exit N' or 'timed out after Ns'."""
     command = [part.replace("{gpus}", str(gpus)) for part in tool.command]
     entry = {
@@ -62,18 +119,21 @@ def run_tool(tool: Tool, *, path: str | None, gpus: int, runner: Callable = subp
     env = None if path is None else {"PATH": path}
     started = time.monotonic()
     try:
-        done = runner(
-            [executable, *command[1:]], capture_output=True, text=True, timeout=tool.timeout_s, env=env
-        )
+        done = runner([executable, *command[1:]], timeout=tool.timeout_s, env=env)
     except subprocess.TimeoutExpired as exc:
         stdout = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else exc.stdout
         entry.update(status=f"timed out after {tool.timeout_s:g}s", stdout=stdout or "")
+    except OutputTooLarge as exc:
+        entry.update(status=str(exc), stdout=exc.stdout.decode(errors="replace"))
     except OSError as exc:
         entry.update(status=f"could not run: {exc}")
     else:
         status = "ok" if done.returncode == 0 else f"exit {done.returncode}"
         entry.update(
-            status=status, exit_code=done.returncode, stdout=done.stdout, stderr_tail=done.stderr[-2000:]
+            status=status,
+            exit_code=done.returncode,
+            stdout=done.stdout,
+            stderr_tail=done.stderr[-STDERR_TAIL_CHARS:],
         )
     entry["seconds"] = round(time.monotonic() - started, 3)
     return entry
@@ -89,7 +149,7 @@ def gpu_count(topo_stdout: str | None) -> int:
 
 
 def run_tools(
-    *, path: str | None = None, runner: Callable = subprocess.run, timeout_s: float | None = None
+    *, path: str | None = None, runner: Callable = capped_run, timeout_s: float | None = None
 ) -> list[dict]:
     """Every tool in order; all_reduce_perf gets one rank per GPU the topology shows."""
     runs: list[dict] = []
@@ -139,6 +199,17 @@ async def _oci(client: httpx.AsyncClient) -> str:
     return reply.text.strip()
 
 
+# Exactly what the four services above are asked, and the only URLs probe's client may reach.
+ENDPOINTS = frozenset(
+    {
+        f"{METADATA}/latest/api/token",
+        f"{METADATA}/latest/meta-data/instance-type",
+        f"{GCP_METADATA}/computeMetadata/v1/instance/machine-type",
+        f"{METADATA}/metadata/instance/compute/vmSize",
+        f"{METADATA}/opc/v2/instance/shape",
+    }
+)
+
 # Asked in this order of trust: GCP's answer carries its own header, the others answer on one address.
 ASK = (("gcp", _gcp), ("azure", _azure), ("oci", _oci), ("aws", _aws))
 
@@ -149,7 +220,7 @@ async def detect_instance(client: httpx.AsyncClient) -> tuple[str | None, str | 
     async def ask(call: Callable[[httpx.AsyncClient], Awaitable[str]]) -> str | None:
         try:
             answer = await call(client)
-        except (httpx.HTTPError, ValueError):
+        except (httpx.HTTPError, FetchError, ValueError):  # FetchError: refused (not a metadata URL)
             return None
         return answer if answer and len(answer) < 200 and "\n" not in answer else None
 

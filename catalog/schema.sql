@@ -92,7 +92,8 @@ CREATE TABLE IF NOT EXISTS fetches (
     from_cache      BOOLEAN   NOT NULL,  -- 304: the stored body was reused
     attempts        INTEGER   NOT NULL,
     error           VARCHAR,
-    required        BOOLEAN   NOT NULL DEFAULT true  -- false: the parser can do without it
+    required        BOOLEAN   NOT NULL DEFAULT true,  -- false: the parser can do without it
+    fetched_url     VARCHAR   -- the URL the body came from (after redirects); NULL before it was kept
 );
 
 -- One row per refresh run, and one per provider within it.

@@ -27,16 +27,23 @@ from catalog.lock import refresh_lock
 from catalog.previous import Previous, latest_documents, read_previous
 from catalog.pricing import fill_price_columns
 from catalog.publish import check_published
-from catalog.read.connect import check_catalog
+from catalog.read.connect import check_catalog, is_corrupt
 from normalize.errors import CorruptCatalog, EnvironmentProblem
 from records.clock import utcnow
 from records.columns import INSTANCE_COLUMNS
 from records.documents import Document
-from records.measurements import Measurement
+from records.measurements import USER_SOURCE, Measurement
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer
 from records.prices import Price
 
 log = logging.getLogger(__name__)
+
+#: The storage format every catalog file is written in: DuckDB's v1.1.0 format (storage version 64),
+#: which every DuckDB from 1.1 on reads (the duckdb shell, DBeaver and other clients on a 1.x engine),
+#: where the engine's own newest format would shut them out. ``tests/test_storage_compat.py`` opens a
+#: seeded catalog and a release with an older engine (``make compat``). Writing it costs nothing here:
+#: the catalog uses no type or compression that needs a newer format.
+STORAGE_VERSION = "v1.1.0"
 
 # The writer's column list comes from the one column table (records/instance_columns.toml).
 CLAIM_IDENTITY = (
@@ -92,6 +99,7 @@ FETCH_COLUMNS = (
     "attempts",
     "error",
     "required",
+    "fetched_url",
 )
 
 
@@ -151,11 +159,26 @@ def _fields(record: Price | Measurement) -> dict:
     return {f.name: getattr(record, f.name) for f in fields(record)}
 
 
-def _file_system(exc: BaseException) -> bool:
+# What the operating system says when it refuses a write, as DuckDB passes it on in any of its errors
+# (an IOException, or a TransactionException when the commit's WAL write fails on a full disk).
+OS_REFUSALS = (
+    "No space left on device",
+    "Disk quota exceeded",
+    "File too large",
+    "Read-only file system",
+    "Permission denied",
+)
+
+
+def file_system_error(exc: BaseException) -> bool:
     """Whether an error is the file system refusing (disk full, read-only, permissions), not a bug."""
     if isinstance(exc, OSError):
         return True
-    return isinstance(exc, duckdb.IOException | duckdb.FatalException) and "Could not " in str(exc)
+    if not isinstance(exc, duckdb.Error):
+        return False
+    text = str(exc)
+    io = isinstance(exc, duckdb.IOException | duckdb.FatalException) and "Could not " in text
+    return io or any(refusal in text for refusal in OS_REFUSALS)
 
 
 def _reason(exc: BaseException) -> str:
@@ -163,7 +186,8 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text.split("because of error: ", 1)[-1]  # DuckDB's "Failed to create checkpoint because of ..."
+    text = text.split("because of error: ", 1)[-1]  # DuckDB's "Failed to create checkpoint because of ..."
+    return text.removeprefix("TransactionContext Error: ").removeprefix("Failed to commit: ")
 
 
 def _frame(rows: list[dict], columns: Iterable[str]) -> pd.DataFrame:
@@ -177,13 +201,15 @@ class CatalogWriter:
         self.path = Path(path)
         self.tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
         self.moved_aside: str | None = None  # what was done with a corrupt old catalog, if there was one
+        self._salvaged = pd.DataFrame()  # the measurements a user imported into it, kept
         # A writer killed mid-write leaves its half-built file; we hold the lock, so it is nobody's now.
         for leftover in self.path.parent.glob(f"{self.path.name}.tmp-*"):
             leftover.unlink(missing_ok=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.has_old = keep_history and self.path.exists() and self._readable_old(rebuild_corrupt)
-        self.con = duckdb.connect(str(self.tmp))
+        self.con = duckdb.connect(str(self.tmp), config={"storage_compatibility_version": STORAGE_VERSION})
         self.con.execute(schema_sql())
+        self._insert("measurements", self._salvaged)  # a corrupt old catalog's imported readings
         if self.has_old:
             self.con.execute("ATTACH ? AS old (READ_ONLY)", [str(self.path)])
             self._refuse_an_older_schema()
@@ -220,15 +246,35 @@ class CatalogWriter:
         except CorruptCatalog as exc:
             if not rebuild_corrupt:
                 raise
+            self._salvaged = self._user_readings(exc)
             aside = self.path.with_name(f"{self.path.name}.corrupt-{utcnow():%Y%m%dT%H%M%S}")
             os.replace(self.path, aside)
             wal = Path(f"{self.path}.wal")
             if wal.exists():
                 os.replace(wal, Path(f"{aside}.wal"))
-            self.moved_aside = f"{exc}; moved it to {aside} and rebuilt the catalog from scratch"
+            kept = len(self._salvaged)
+            self.moved_aside = f"{exc}; moved it to {aside} and rebuilt the catalog from scratch" + (
+                f", keeping the {kept} measurements imported into it" if kept else ""
+            )
             log.warning("%s", self.moved_aside)
             return False
         return True
+
+    def _user_readings(self, damage: CorruptCatalog) -> pd.DataFrame:
+        """The measurements a user imported into a corrupt catalog, read back so that a rebuild keeps
+        them (nothing to keep in a file that is no database at all). EnvironmentProblem, the file
+        left where it is, when they cannot be read: a rebuild would lose them without a word."""
+        try:
+            with duckdb.connect(str(self.path), read_only=True) as con:
+                return con.execute("SELECT * FROM measurements WHERE source = ?", [USER_SOURCE]).df()
+        except duckdb.Error as exc:
+            if is_corrupt(exc) and "not a valid DuckDB database file" in str(exc):
+                return pd.DataFrame()
+            raise EnvironmentProblem(
+                f"{damage}; its imported measurements cannot be read back "
+                f"({str(exc).splitlines()[0][:200]}), so it was left as it is: move it aside yourself "
+                "to rebuild without them"
+            ) from None
 
     @classmethod
     @contextmanager
@@ -256,11 +302,28 @@ class CatalogWriter:
                     writer._abort()
                     raise
         except (OSError, duckdb.Error) as exc:
-            if isinstance(exc, EnvironmentProblem) or not _file_system(exc):
+            if isinstance(exc, EnvironmentProblem) or not file_system_error(exc):
                 raise
             raise EnvironmentProblem(f"cannot write the catalog at {target}: {_reason(exc)}") from exc
 
     # -- what the previous catalog knew --------------------------------------------------------
+
+    def refuse_a_clock_behind(self, now: datetime) -> None:
+        """EnvironmentProblem if ``now`` is before the old catalog's latest history (a refresh, a
+        claim or price becoming valid): its history would run backwards (a price valid to before it
+        was valid from, ``changes --since`` missing the newest change)."""
+        if not self.has_old:
+            return
+        (latest,) = self.con.execute(
+            """SELECT greatest(max(started_at), (SELECT max(valid_from) FROM old.claims),
+                                (SELECT max(valid_from) FROM old.prices)) FROM old.refreshes"""
+        ).fetchone() or (None,)
+        if latest is not None and now < latest:
+            raise EnvironmentProblem(
+                f"the clock says {now:%Y-%m-%d %H:%M:%S} UTC, before {self.path}'s latest change at "
+                f"{latest:%Y-%m-%d %H:%M:%S}: its history would run backwards; fix the clock "
+                "(nothing written)"
+            )
 
     def previous_documents(self) -> dict[str, Document]:
         """The latest good stored document per URL (for conditional GETs and reparse)."""

@@ -10,6 +10,7 @@ from normalize.bounds import (
     FRONTEND_MIN_GBITS_PER_S,
     INTRA_MAX_GBYTES_PER_S,
     NETWORK_PER_GPU_MAX_GBITS_PER_S,
+    NIC_MAX_GBITS_PER_S,
 )
 from normalize.errors import ValidationError
 from normalize.factors import BITS_PER_BYTE
@@ -85,6 +86,45 @@ def problems(offer: InstanceOffer) -> list[str]:
     ):
         found.append(f"NVLink at {intra:g} GB/s per GPU only makes sense as Gbit/s")
     return found + _network(offer)
+
+
+# Readings held to the same physical bounds as a page's figures (normalize.bounds): GB/s readings are
+# per GPU or per GPU pair (scale-up links, bus bandwidth, host copies), Gbit/s readings per port.
+_READING_BOUNDS = {
+    "_gbytes_per_s": (INTRA_MAX_GBYTES_PER_S, "GB/s per GPU (the scale-up bound)"),
+    "_gbits_per_s": (NIC_MAX_GBITS_PER_S, "Gbit/s per port (the fastest NIC)"),
+}
+
+
+def reading_problem(metric: str, value: float | None, port_count: float | None = None) -> str | None:
+    """Why a measured or expected reading is outside physical bounds, or None (text metrics, counts)."""
+    if value is None:
+        return None
+    for suffix, (bound, what) in _READING_BOUNDS.items():
+        if metric.endswith(suffix):
+            if value > bound:
+                return f"{metric} {value:g} exceeds {bound:g} {what}"
+            ports = port_count if port_count is not None and math.isfinite(port_count) else 1
+            if suffix == "_gbits_per_s" and value * max(ports, 1) > FABRIC_MAX_GBITS_PER_S:
+                return (
+                    f"{metric} {value:g} x {ports:g} ports exceeds {FABRIC_MAX_GBITS_PER_S:g} Gbit/s per node"
+                )
+    return None
+
+
+def measured_against_datasheet(gpu_model: str | None, gbytes_per_s: float) -> str | None:
+    """Why a measured GPU-to-GPU figure cannot be the row's GPU's (DATASHEET_RATIO_MAX or more
+    times its datasheet link), or None. Far below is no error: a pair may copy over PCIe."""
+    spec = BY_ID.get(gpu_model or "")
+    if spec is None or spec.link_gbytes_per_s is None or gbytes_per_s <= 0:
+        return None
+    ratio = gbytes_per_s / spec.link_gbytes_per_s
+    if ratio >= DATASHEET_RATIO_MAX:
+        return (
+            f"measured GPU-to-GPU {gbytes_per_s:g} GB/s is {ratio:.3g}x the {gpu_model} datasheet's "
+            f"{spec.link_gbytes_per_s:g} GB/s"
+        )
+    return None
 
 
 def check_kept(provider: str, what: str, fresh: int, before: int) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from devtools.mirror_server import MirrorServer, Reply
+from scrapers.documents.aws import NEWER
 
 ROOT = Path(__file__).resolve().parent.parent
 AWS = "docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"
@@ -36,48 +38,100 @@ def gzip_bomb(unpacked_bytes: int) -> bytes:
     return b"".join([*parts, packer.flush()])
 
 
-def measured_refresh(mirror: str, db: Path) -> dict:
-    """The CLI refresh of AWS in a child process: wall seconds, its own peak RSS, exit code, and its
-    summary line for aws."""
-    command = [sys.executable, "-m", "catalog", "refresh", "--mirror", mirror, "--provider", "aws"]
+def measured(args: list[str], env: dict[str, str] | None = None) -> dict:
+    """``python -m catalog ARGS`` in a child process: wall seconds, its own peak RSS, exit code, and
+    its summary line for aws (a refresh) or its first error line (else its last line) on stderr."""
     started = time.monotonic()
     child = subprocess.Popen(
-        [*command, "--db", str(db), "--quiet"], cwd=ROOT, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "catalog", *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
     )
     err = child.stderr.read() if child.stderr else ""
     _, status, usage = os.wait4(child.pid, 0)  # this child's own resource usage
-    child.returncode = os.waitstatus_to_exitcode(status)
-    aws = next((line for line in err.splitlines() if line.startswith("aws ")), "")
+    lines = err.strip().splitlines()
+    aws = next((line for line in lines if line.startswith("aws ")), "")
+    said = next((line for line in lines if line.startswith("error: ")), lines[-1] if lines else "")
+    outcome = " ".join(aws.split()[7:]) if aws else said
     return {
         "seconds": time.monotonic() - started,
         "peak_mb": usage.ru_maxrss / 1024,  # kB on Linux
-        "exit": child.returncode,
-        "summary": aws,
+        "exit": os.waitstatus_to_exitcode(status),
+        "outcome": outcome,
     }
 
 
-Setup = Callable[[Path, contextlib.ExitStack], str]  # scratch dir, cleanup stack → the --mirror to use
+def refresh(mirror: str, db: Path, *more: str) -> list[str]:
+    return ["refresh", "--mirror", mirror, "--provider", "aws", "--db", str(db), "--quiet", *more]
 
 
-def cases(page: bytes) -> dict[str, Setup]:
-    """Each case sets up its fault and returns the --mirror to refresh from."""
+# scratch dir, cleanup stack → (the command's arguments, extra environment)
+Setup = Callable[[Path, contextlib.ExitStack], tuple[list[str], dict[str, str]]]
 
-    def served(reply: Reply) -> Setup:
-        def start(_: Path, stack: contextlib.ExitStack) -> str:
+
+def cases(page: bytes, shared: Path) -> dict[str, Setup]:
+    """Each case sets up its fault and returns the command to measure."""
+
+    def served(reply: Reply, path: str = AWS) -> Setup:
+        def start(scratch: Path, stack: contextlib.ExitStack) -> tuple[list[str], dict[str, str]]:
             server = stack.enter_context(MirrorServer(None))
-            server.script("/" + AWS, reply)
-            return server.base_url
+            server.script("/" + path, reply)
+            return refresh(server.base_url, scratch / "c.duckdb"), {}
 
         return start
 
-    def huge_file(scratch: Path, _: contextlib.ExitStack) -> str:
-        path = scratch / "mirror" / AWS
-        path.parent.mkdir(parents=True)
+    def sparse(path: Path, size: int) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "wb") as handle:
-            handle.truncate(200_000_000)  # sparse: 200 MB of zeros
-        return str(scratch / "mirror")
+            handle.truncate(size)  # sparse: zeros that take no disk
+        return path
+
+    def huge_file(scratch: Path, _: contextlib.ExitStack) -> tuple[list[str], dict[str, str]]:
+        sparse(scratch / "mirror" / AWS, 200_000_000)
+        return refresh(str(scratch / "mirror"), scratch / "c.duckdb"), {}
+
+    def huge_copy(scratch: Path, _: contextlib.ExitStack) -> tuple[list[str], dict[str, str]]:
+        copies = scratch / "copies"
+        sparse(copies / NEWER, 200_000_000)
+        return refresh(str(shared / "mirror"), scratch / "c.duckdb", "--copies", str(copies)), {}
+
+    def catalog(scratch: Path) -> Path:
+        db = scratch / "c.duckdb"
+        subprocess.run(refresh_command(shared, db), cwd=ROOT, check=True, capture_output=True)
+        return db
+
+    def imported(make: Callable[[Path], object], *flags: str) -> Setup:
+        def start(scratch: Path, _: contextlib.ExitStack) -> tuple[list[str], dict[str, str]]:
+            db, path = catalog(scratch), scratch / "output.txt"
+            make(path)
+            return ["measurements", "import", str(path), "--db", str(db), *flags], {}
+
+        return start
+
+    def queried(sql: str, *flags: str) -> Setup:
+        def start(scratch: Path, _: contextlib.ExitStack) -> tuple[list[str], dict[str, str]]:
+            return ["query", sql, "--db", str(catalog(scratch)), "--format", "csv", *flags], {}
+
+        return start
+
+    def flooding_probe(scratch: Path, _: contextlib.ExitStack) -> tuple[list[str], dict[str, str]]:
+        tools = scratch / "bin"
+        tools.mkdir()
+        (tools / "ibv_devinfo").write_text(f"#!/bin/sh\nexec {shutil.which('yes')} flood\n")
+        (tools / "ibv_devinfo").chmod(0o755)
+        out = str(scratch / "probe.json")
+        return ["probe", "--provider", "aws", "--instance", "p5.48xlarge", "--out", out], {"PATH": str(tools)}
+
+    def text(content: str) -> Callable[[Path], object]:
+        return lambda path: path.write_text(content)
 
     zeros = itertools.repeat(bytes(64 * 1024))
+    on_p5 = ("--provider", "aws", "--instance", "p5.48xlarge")
+    p2p = "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1\n"
+    escaped = AWS.replace("instancetypes/ac.md", "instancetypes/../../../../evil/ac.md")
     return {
         "no fault (the real page)": served(Reply(200, page)),
         "gzip bomb: 2 MB on the wire, 2 GiB unpacked": served(
@@ -89,22 +143,43 @@ def cases(page: bytes) -> dict[str, Setup]:
         ),
         "200 MB file in a mirror directory": huge_file,
         "slow drip: 1 byte every 2 s": served(Reply(200, page, drip_s=2.0, chunk_bytes=1)),
+        "redirect out of the prefix by dot segments": served(
+            Reply(302, headers={"Location": "https://" + escaped})
+        ),
+        "200 MB local copy (--copies)": huge_copy,
+        "import: a symlink to /dev/zero": imported(lambda p: p.symlink_to("/dev/zero"), *on_p5),
+        "import: a FIFO": imported(os.mkfifo, *on_p5),
+        "import: a 500 MB file": imported(lambda p: sparse(p, 500_000_000), *on_p5),
+        "import: 'NCCL INFO ' x 20,000 on one line": imported(text("NCCL INFO " * 20_000 + "\n"), *on_p5),
+        "import: a p2p row of 30,000 spaces": imported(text(p2p + "0" + " " * 30_000 + "x\n"), *on_p5),
+        "import: 99,000 GB/s GPU-to-GPU": imported(
+            text(p2p.replace("Unidirectional", "Bidirectional") + "     0 770.00 99000\n     1 99000 770\n"),
+            *on_p5,
+        ),
+        "query --timeout nan": queried("SELECT 1", "--timeout=nan"),
+        "query: 5,000,000 rows": queried("SELECT range AS n FROM range(5000000)"),
+        "query: 1,000 values of 1 MB": queried("SELECT repeat('x', 1000000) FROM range(1000)"),
+        "probe: a tool flooding its stdout": flooding_probe,
     }
+
+
+def refresh_command(shared: Path, db: Path) -> list[str]:
+    return [sys.executable, "-m", "catalog", *refresh(str(shared / "mirror"), db)]
 
 
 def main(argv: list[str]) -> int:
     """Run every case (or those whose names contain an argument) and print a markdown table."""
     shared = Path(os.environ.get("INTERCONNECT_SHARED", ROOT.parent / "shared"))
     page = (shared / "mirror" / AWS).read_bytes()
-    print("| case | wall time | peak memory | exit | aws outcome and cause |")
+    print("| case | wall time | peak memory | exit | outcome and cause |")
     print("| --- | ---: | ---: | ---: | --- |")
-    for name, setup in cases(page).items():
+    for name, setup in cases(page, shared).items():
         if argv and not any(word in name for word in argv):
             continue
         with tempfile.TemporaryDirectory() as scratch, contextlib.ExitStack() as stack:
-            mirror = setup(Path(scratch), stack)
-            result = measured_refresh(mirror, Path(scratch) / "c.duckdb")
-        outcome = " ".join(result["summary"].split()[7:])[:100]
+            args, env = setup(Path(scratch), stack)
+            result = measured(args, env)
+        outcome = result["outcome"].replace("|", "/")[:120]
         figures = f"{result['seconds']:.1f} s | {result['peak_mb']:.0f} MB | {result['exit']}"
         print(f"| {name} | {figures} | {outcome} |", flush=True)
     return 0

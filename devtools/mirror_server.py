@@ -56,6 +56,7 @@ class MirrorServer:
 
     def __init__(self, mirror_root: Path | None = None, *, port: int = 0, latency_s: float = 0.0) -> None:
         self.scripts: dict[str, list[Reply]] = {}
+        self.prefix_scripts: dict[str, Reply] = {}  # every path under a prefix, one reply each
         self.requests: list[tuple[str, dict[str, str]]] = []
         self.mirror_root = mirror_root
         self.default_delay_s = latency_s
@@ -71,6 +72,10 @@ class MirrorServer:
     def script(self, path: str, *replies: Reply) -> None:
         self.scripts[path] = list(replies)
 
+    def script_prefix(self, prefix: str, reply: Reply) -> None:
+        """Answer every path under ``prefix`` (not scripted by ``script``) with ``reply``."""
+        self.prefix_scripts[prefix] = reply
+
     def __enter__(self) -> MirrorServer:
         self.thread.start()
         return self
@@ -83,7 +88,7 @@ class MirrorServer:
         with self._lock:
             replies = self.scripts.get(path)
             if not replies:
-                return None
+                return next((r for p, r in self.prefix_scripts.items() if path.startswith(p)), None)
             return replies.pop(0) if len(replies) > 1 else replies[0]
 
     def _from_mirror(self, raw_path: str, headers: dict[str, str]) -> Reply:

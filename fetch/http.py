@@ -26,6 +26,8 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from fetch.budget import Budget, decode_text, read_capped
+from fetch.files import FileRefused, FileTooLarge, read_capped_file
+from fetch.slots import FairSlots, WorkClock
 from fetch.transports import (
     MIRROR_MISSING_HEADER,
     NOT_IN_MIRROR,
@@ -34,6 +36,7 @@ from fetch.transports import (
     PublicOnly,
     mirror_transport,
 )
+from fetch.urls import canonical, refusal
 from normalize.errors import FetchError, NotInMirror, OffLimits, TooLarge, TooSlow
 from records.clock import utcnow
 from records.documents import Document, body_sha256, copy_url
@@ -103,6 +106,7 @@ class _Reply:
     response: httpx.Response
     body: bytes | None = None
     received: int = 0
+    url: str = ""  # the URL this response answered (the last hop of any redirects)
 
     @property
     def status(self) -> int:
@@ -148,9 +152,10 @@ class Fetcher:
         self.copies = None if copies is None else Path(copies).resolve()
         self.sleep = sleep
         self.clock = clock
-        self._slots = asyncio.Semaphore(concurrency)
+        # Fair per provider: one provider holds at most half of the slots, overall and per host.
+        self._slots = FairSlots(concurrency, max(1, concurrency // 2))
         self._per_host = per_host
-        self._host_slots: dict[str, asyncio.Semaphore] = {}
+        self._host_slots: dict[str, FairSlots] = {}
 
     def _conditional_headers(self, url: str) -> dict[str, str]:
         prev = self.previous.get(url)
@@ -205,24 +210,26 @@ class Fetcher:
             last_modified=headers.get("Last-Modified"),
             attempts=attempts,
             bytes_received=reply.received,
+            fetched_url=reply.url or url,
         )
 
     async def _request(self, url: str, budget: Budget, check: Check) -> _Reply:
         """One attempt: GET ``url``, following redirects that ``check`` allows, body within budget."""
-        target = url
+        target = canonical(url)  # what the client sends, and what was checked
         for _ in range(MAX_REDIRECTS + 1):
             request = self.client.build_request("GET", target, headers=self._conditional_headers(url))
             response = await self.client.send(request, stream=True)
             try:
                 if response.has_redirect_location:
                     target = urljoin(target, response.headers["Location"])
-                    if (refusal := check(target)) is not None:
-                        raise OffLimits(f"redirected to {target[:200]}: {refusal}")
+                    if (why := check(target)) is not None:
+                        raise OffLimits(f"redirected to {target[:200]}: {why}")
+                    target = canonical(target)
                     continue
                 if response.status_code != 200:
-                    return _Reply(response)
+                    return _Reply(response, url=target)
                 body, received = await read_capped(response, budget.max_document_bytes)
-                return _Reply(response, body, received)
+                return _Reply(response, body, received, target)
             finally:
                 await response.aclose()
         raise FetchError(f"more than {MAX_REDIRECTS} redirects (last to {target[:200]})")
@@ -254,13 +261,23 @@ class Fetcher:
         return self.failed(url, provider, error, status=status, attempts=self.max_attempts), FetchError
 
     async def fetch_checked(
-        self, url: str, provider: str, budget: Budget, check: Check
+        self, url: str, provider: str, budget: Budget, check: Check, work: WorkClock | None = None
     ) -> tuple[Document, type[FetchError]]:
-        """Fetch one URL within the concurrency bounds and the per-document deadline; the document,
-        and the error class to raise if it is required and not ok."""
+        """Fetch one URL within the concurrency bounds (fair per provider) and the per-document
+        deadline; the document, and the error class to raise if it is required and not ok. The wait
+        for a slot is marked on ``work``, the provider's clock, which does not charge it."""
         host = urlsplit(url).netloc
-        host_slots = self._host_slots.setdefault(host, asyncio.Semaphore(self._per_host))
-        async with self._slots, host_slots:
+        if (host_slots := self._host_slots.get(host)) is None:
+            host_slots = self._host_slots[host] = FairSlots(self._per_host, max(1, self._per_host // 2))
+        work = work or WorkClock()
+        async with work.waiting():
+            await host_slots.acquire(provider)
+            try:
+                await self._slots.acquire(provider)
+            except BaseException:
+                host_slots.release(provider)
+                raise
+        try:
             try:
                 async with asyncio.timeout(budget.document_deadline_s):
                     doc, kind = await self._attempts(url, provider, budget, check)
@@ -269,23 +286,32 @@ class Fetcher:
                     f"TooSlow: still arriving after {budget.document_deadline_s:g} s (per-document deadline)"
                 )
                 doc, kind = self.failed(url, provider, deadline), TooSlow
+        finally:
+            self._slots.release(provider)
+            host_slots.release(provider)
         if self.on_document is not None:
             self.on_document(doc)
         return doc, kind
 
-    def read_copy(self, path: str, provider: str) -> Document:
+    def read_copy(self, path: str, provider: str, max_bytes: int = Budget.max_document_bytes) -> Document:
         """A local copy at ``path`` under the copies directory, as a stored document (status 0 with
-        the reason when there is no copies directory, no such file, or a path leaving it)."""
+        the reason when there is no copies directory, no such file, a path leaving it, not a regular
+        file, or over ``max_bytes``, the cap on one document)."""
         url = copy_url(path)
         error = NO_COPIES if self.copies is None else None
         if self.copies is not None:
             file = (self.copies / path).resolve()
             if not file.is_relative_to(self.copies):
                 error = f"off limits: {path} is outside the copies directory"
-            elif not file.is_file():
+            elif not file.exists():
                 error = f"no copy at {path} in {self.copies}"
             else:
-                body = file.read_bytes().decode("utf-8")
+                try:
+                    raw = read_capped_file(file, max_bytes)
+                except FileRefused as exc:
+                    raw, error = b"", f"TooLarge: {exc}" if isinstance(exc, FileTooLarge) else str(exc)
+            if error is None:
+                body = decode_text(raw, "utf-8")
                 doc = Document(
                     url=url,
                     provider=provider,
@@ -353,11 +379,20 @@ class ProviderFetcher:
         self.budget = budget
         self.copy_paths = copy_paths
         self.documents: list[Document] = []
+        self.work = WorkClock()  # what its deadline counts: not the waits for another's slots
         self._asked = 0
 
     def off_limits(self, url: str) -> str | None:
-        """Why ``url`` may not be fetched for this provider, or None."""
-        if not url.startswith(self.url_prefixes):
+        """Why ``url`` may not be fetched for this provider, or None: refused as written (dot
+        segments and the like, see fetch.urls), or not under a declared prefix both as written and
+        as the client will send it."""
+        if (why := refusal(url)) is not None:
+            return f"{url[:200]} {why}"
+        try:
+            sent = canonical(url)
+        except httpx.InvalidURL as exc:
+            return f"{url[:200]} is not a URL ({exc})"
+        if not (url.startswith(self.url_prefixes) and sent.startswith(self.url_prefixes)):
             return f"{url[:200]} is not under {self.provider}'s declared sources"
         return None
 
@@ -384,7 +419,10 @@ class ProviderFetcher:
             )
         else:
             try:
-                doc, kind = await self.fetcher.fetch_checked(url, self.provider, self.budget, self.off_limits)
+                with self.work.request():
+                    doc, kind = await self.fetcher.fetch_checked(
+                        url, self.provider, self.budget, self.off_limits, self.work
+                    )
             except asyncio.CancelledError:  # the provider's deadline passed while this one was running
                 self.documents.append(self.fetcher.failed(url, self.provider, "cancelled: provider deadline"))
                 raise
@@ -409,7 +447,7 @@ class ProviderFetcher:
                 required=False,
             )
         else:
-            doc = self.fetcher.read_copy(path, self.provider)
+            doc = self.fetcher.read_copy(path, self.provider, self.budget.max_document_bytes)
         self.documents.append(doc)
         return doc
 

@@ -156,3 +156,22 @@ class PublicOnly(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class MetadataOnly(httpx.AsyncBaseTransport):
+    """Only the given metadata endpoints (``http://<host><path>``, exactly), for ``probe`` alone: the
+    link-local metadata service PublicOnly refuses is what that one command must ask, and nothing
+    else. OffLimits for any other URL, before connecting."""
+
+    def __init__(self, endpoints: frozenset[str], inner: httpx.AsyncBaseTransport | None = None) -> None:
+        self.endpoints = endpoints
+        self.inner = inner or httpx.AsyncHTTPTransport(retries=0)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        if f"{url.scheme}://{url.host}{url.path}" not in self.endpoints or url.port not in (None, 80):
+            raise OffLimits(f"{str(url)[:200]} is not one of the metadata endpoints probe asks")
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -52,15 +52,27 @@ class Line:
     text: str
 
 
+# No tool prints a line this long (the longest in ../shared's 1,500 real outputs is 227 characters;
+# an NCCL ring line for 1,024 ranks is about 5,000): past it the output is refused, so that no
+# pattern ever sees more than this much text at once.
+MAX_LINE_CHARS = 16_384
+
+
 @dataclass
 class Output:
-    """A tool's output as lines, cleaned for parsing, with the raw text kept for quotes."""
+    """A tool's output as lines, cleaned for parsing, with the raw text kept for quotes. ParseError
+    naming the line when one is longer than MAX_LINE_CHARS."""
 
     text: str
     lines: list[Line] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.lines = [Line(i, raw, clean(raw)) for i, raw in enumerate(self.text.splitlines(), start=1)]
+        self.lines = []
+        for i, raw in enumerate(self.text.splitlines(), start=1):
+            if len(raw) > MAX_LINE_CHARS:
+                cap = f"over the {MAX_LINE_CHARS:,}-character cap on one line"
+                raise ParseError(f"line {i}: {len(raw):,} characters, {cap}")
+            self.lines.append(Line(i, raw, clean(raw)))
 
     def __iter__(self) -> Iterator[Line]:
         return iter(self.lines)

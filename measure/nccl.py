@@ -24,7 +24,7 @@ from records.measurements import NCCL_METRICS, Measurement
 
 COLLECTIVES = (*NCCL_METRICS, "broadcast", "reduce", "gather", "scatter", "hypercube")
 _NAMED = re.compile(r"\b(" + "|".join(COLLECTIVES) + r")_perf\b")
-_HEADER = re.compile(r"^\s*#?\s*size\s+count\s+type\b.*\balgbw\s+busbw\b")
+_HEADER = re.compile(r"^\s*(?:#\s*)?size\s+count\s+type\b.*\balgbw\s+busbw\b")
 _TYPES = r"float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8_e4m3|fp8_e5m2"
 _ROW = re.compile(rf"^\s*(?P<size>\d+)\s+(?P<count>\d+)\s+(?P<type>{_TYPES})\s+(?P<rest>\S(?:.*\S)?)\s*$")
 _END = re.compile(r"Out of bounds values|Avg bus bandwidth")

@@ -16,7 +16,7 @@ from measure.common import Origin, Output, binary_size_bytes, measurement, numbe
 from normalize.errors import ParseError
 from records.measurements import NCCL_METRICS, Measurement
 
-_TORCH_HEADER = re.compile(r"^\s*#?\s*size\s+count\s+time_ms\s+algbw_GBps\s+busbw_GBps\s*$")
+_TORCH_HEADER = re.compile(r"^\s*(?:#\s*)?size\s+count\s+time_ms\s+algbw_GBps\s+busbw_GBps\s*$")
 _TORCH_ROW = re.compile(
     r"^\s*(?P<size>\d+[KMG]?B)\s+(?P<count>\d+)\s+(?P<time>[\d.]+)\s+(?P<algbw>[\d.]+)\s+(?P<busbw>[\d.]+)\s*$"
 )

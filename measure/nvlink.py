@@ -17,7 +17,7 @@ from normalize.errors import ParseError
 from normalize.units import parse_bandwidth
 from records.measurements import Measurement
 
-_GPU = re.compile(r"^GPU (?P<gpu>\d+): (?P<name>.+?) \(UUID: [^)]+\)")
+_GPU = re.compile(r"^GPU (?P<gpu>\d+): (?P<name>[^(]+?) \(UUID: [^)]+\)")
 _LINK = re.compile(r"^\s*Link (?P<link>\d+):\s*(?P<rate>\S(?:.*\S)?)\s*$")
 _INACTIVE = re.compile(r"all links are inactive|<inactive>")
 _ELIDED = re.compile(r"^\s*\[\.\.\.\]\s*$")

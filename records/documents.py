@@ -36,6 +36,8 @@ class Document:
     ``status`` is the HTTP status (0 when no response arrived). A 304 carries the body stored by
     the previous refresh and ``from_cache`` is set. ``sha256`` addresses ``body`` as stored.
     ``required`` is False for a document its parser can do without (an optional include).
+    ``fetched_url`` is the URL actually fetched: ``url`` as the client sent it, or the last hop of
+    a redirect within the provider's declared sources.
     """
 
     url: str
@@ -51,6 +53,7 @@ class Document:
     attempts: int = 1
     bytes_received: int = 0
     required: bool = True
+    fetched_url: str | None = None  # the URL the body came from, after any redirect (as sent)
 
     @property
     def ok(self) -> bool:

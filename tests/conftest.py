@@ -179,5 +179,6 @@ def fault_db(fault_baseline, tmp_path, mirror_server) -> Path:
     copy = tmp_path / "catalog.duckdb"
     shutil.copy(fault_baseline, copy)
     mirror_server.scripts.clear()
+    mirror_server.prefix_scripts.clear()
     mirror_server.requests.clear()
     return copy

@@ -397,3 +397,14 @@ def shown_texts(container, kind: str | None = None) -> list[str]:
         if found and kind in (None, found.group(1)):
             texts.append(html.unescape(found.group(2)))
     return texts
+
+
+#: DuckDB's storage version numbers: 64 is what v0.10.x to v1.1.x write and every later one reads.
+STORAGE_NUMBER = 64
+
+
+def storage_number(path: Path) -> int:
+    """The storage version in a DuckDB file's main header (after 8 checksum bytes and b"DUCK")."""
+    head = path.read_bytes()[:20]
+    assert head[8:12] == b"DUCK", f"{path} is not a DuckDB file"
+    return int.from_bytes(head[12:20], "little")

@@ -2,6 +2,11 @@
 instance and level, on a log axis that is the same for every instance (``AXIS_RANGES``), so bars can
 be compared between instances and between views.
 
+Every link is drawn one way, so bars and readings compare like with like: a bidirectional GPU-to-GPU
+claim (900 GB/s on Hopper) is drawn at half (450), beside a one-way fabric and a one-way measured
+copy. HBM is a memory's bandwidth, not a link: it is drawn only in GB/s per GPU (in Gb/s per node
+it would read as a network's figure).
+
 The spec is a plain dict for ``st.vega_lite_chart`` (no Altair import: the app starts faster). Text
 drawn on the chart takes its colour from the theme, so it reads on a dark background too.
 """
@@ -13,6 +18,11 @@ import pandas as pd
 from catalog.read.queries import CLIFF_LEVELS
 from catalog.read.text import fmt
 from ui.units import Units
+
+#: What one way is of a figure stated in each direction convention (``queries.CLIFF_DIRECTIONS``).
+ONE_WAY_SHARE = {"two-way": 0.5, "one-way": 1.0, "each-way": 1.0, "none": 1.0}
+#: The only units HBM is drawn in.
+MEMORY_UNITS = Units()
 
 #: The log axis per unit, (floor, top): a decade below the slowest front-end share of a fractional
 #: GPU (0.3 GB/s per GPU) to a decade above the fastest HBM (8,000 GB/s per GPU on B200), and the
@@ -31,6 +41,17 @@ BASIS_OPACITY = {"stated": 1.0, "paraphrased": 1.0, "inferred": 0.4}
 LEVEL_NAMES = dict(zip(CLIFF_LEVELS, ("GPU memory", "GPU-to-GPU", "fabric", "front-end"), strict=True))
 
 
+def one_way(values: pd.Series, directions: pd.Series) -> pd.Series:
+    """Figures stated in ``directions`` as one-way figures (a two-way total halved)."""
+    share = directions.map(lambda d: ONE_WAY_SHARE.get(d, 1.0) if isinstance(d, str) else 1.0)
+    return values.astype("float64") * share.astype("float64")
+
+
+def memory_drawn(units: Units) -> bool:
+    """Whether HBM is on the chart in ``units`` (only in GB/s per GPU)."""
+    return units == MEMORY_UNITS
+
+
 def _label(value: float, basis: str, unit: str, single: bool) -> str:
     if basis == "not-applicable":
         return "not applicable" if single else "n/a"
@@ -42,9 +63,12 @@ def _label(value: float, basis: str, unit: str, single: bool) -> str:
 
 
 def cliff_data(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
-    """The rows the chart draws: one per instance and level, with the value in ``units`` and a label."""
+    """The rows the chart draws: one per instance and level, one way, with the value in ``units`` and a
+    label (no HBM row unless ``units`` are GB/s per GPU)."""
+    if not memory_drawn(units):
+        cliffs = cliffs[cliffs["level"] != CLIFF_LEVELS[0]]
     floor = AXIS_RANGES[units][0]
-    value = units.convert(cliffs["gbytes_per_s"], cliffs["gpu_count"])
+    value = units.convert(one_way(cliffs["gbytes_per_s"], cliffs["direction"]), cliffs["gpu_count"])
     instance = cliffs["instance_type"] + " (" + cliffs["provider"] + ")"
     single = instance.nunique() == 1
     labels = [_label(v, b, units.label, single) for v, b in zip(value, cliffs["basis"], strict=True)]
@@ -78,7 +102,12 @@ def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units) -> dic
         "encoding": {
             "x": {**x, "axis": {"labelAngle": 0, "labelLimit": 200}},
             "xOffset": offset,
-            "y": {"field": "value", "type": "quantitative", "scale": scale, "title": f"{units.label} (log)"},
+            "y": {
+                "field": "value",
+                "type": "quantitative",
+                "scale": scale,
+                "title": f"{units.label}, one way (log)",
+            },
             "y2": {"datum": floor},
             "color": {**offset, "title": None, "legend": {"orient": "top", "labelLimit": 400}},
             "stroke": {**offset, "legend": None},
@@ -86,7 +115,7 @@ def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units) -> dic
             "strokeDash": {"field": "basis", "type": "nominal", "scale": _DASHES, "legend": None},
             "tooltip": [
                 *_TOOLTIP[:2],
-                {"field": "label", "type": "nominal", "title": units.label},
+                {"field": "label", "type": "nominal", "title": f"{units.label}, one way"},
                 *_TOOLTIP[2:],
             ],
         },
@@ -108,7 +137,8 @@ def marks_data(marks: pd.DataFrame, cliffs: pd.DataFrame, units: Units) -> list[
         counts["gpu_count"].get((p, i))
         for p, i in zip(marks["provider"], marks["instance_type"], strict=True)
     ]
-    values = units.convert(marks["gbytes_per_s"], pd.Series(gpus, index=marks.index, dtype="float64"))
+    per_gpu = one_way(marks["gbytes_per_s"], marks["direction"])
+    values = units.convert(per_gpu, pd.Series(gpus, index=marks.index, dtype="float64"))
     rows = []
     for (_, mark), value in zip(marks.iterrows(), values, strict=True):
         if pd.isna(value):
@@ -167,8 +197,15 @@ def cliff_spec(
     x = {"field": "level", "type": "nominal", "sort": list(LEVEL_NAMES.values()), "title": None}
     offset = {"field": "instance", "type": "nominal", "sort": list(dict.fromkeys(data["instance"]))}
     color = TEXT_COLORS.get(theme, TEXT_COLORS[None])
+    # One instance: a label above each bar. Several: side by side, labels would run into each other,
+    # so each stands upright on its own bar.
+    several = data["instance"].nunique() > 1
+    text = {"type": "text", "dy": -9, "fontSize": 12, "color": color}
+    if several:
+        text = {"type": "text", "angle": -90, "align": "left", "baseline": "middle", "dx": 6,
+                "fontSize": 11, "color": color}  # fmt: skip
     labels = {
-        "mark": {"type": "text", "dy": -9, "fontSize": 12, "color": color},
+        "mark": text,
         "encoding": {
             "x": x,
             "xOffset": offset,

@@ -45,6 +45,7 @@ QUERIES = {
     "stale_providers": (status.stale_providers, False),
     "recent_changes": (status.recent_changes, False),
     "region_prices": (prices.region_prices, False),
+    "regions": (prices.regions, False),
     "side_by_side": (measurements.side_by_side, False),
     "cliff_marks": (measurements.cliff_marks_for, False),
     "coverage": (measurements.coverage, False),
@@ -126,10 +127,10 @@ def _ranking_shown(path: str, version: str, filters: Filters, units: Units, pric
 
 def _rank(con: duckdb.DuckDBPyConnection, question: PlanQuestion, filters: Filters) -> pd.DataFrame:
     from catalog.read.plan import rank  # the planner loads pint: only when a plan is asked for
-    from planner.models import preset
+    from ui.planning import model_of
 
     return rank(
-        con, preset(question.model), question.workload, nodes=question.nodes, filters=filters, by=question.by
+        con, model_of(question), question.workload, nodes=question.nodes, filters=filters, by=question.by
     )
 
 

@@ -4,6 +4,8 @@ the file was built, how old its data is, each provider's last outcome, what chan
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
@@ -15,6 +17,7 @@ from ui.text import day, field_label, link_or_none, plural, show, when
 SUMMARY_HEADERS = {
     "provider": "provider",
     "rows": "rows shown",
+    "priced_rows": "rows with an on-demand price",
     "missing_intra_bw_rows": "GPU-to-GPU bandwidth missing",
     "missing_inter_bw_rows": "fabric bandwidth missing",
     "unknown_intra_link_rows": "GPU-to-GPU link unknown",
@@ -49,6 +52,16 @@ def show_missing(load, filters: Filters) -> None:
         "**Per provider** (counts of rows shown; inferred rows take the GPU-to-GPU figure from the "
         "GPU datasheet, not from the provider)"
     )
+    unpriced = summary[summary["priced_rows"] < summary["rows"]]
+    if not unpriced.empty:
+        st.caption(
+            "Prices: "
+            + "; ".join(
+                f"{p} {n} of {r} rows priced"
+                for p, n, r in unpriced[["provider", "priced_rows", "rows"]].itertuples(index=False)
+            )
+            + ". A row without a price is never ranked by cost."
+        )
     st.dataframe(summary.rename(columns=SUMMARY_HEADERS), hide_index=True)
 
 
@@ -149,16 +162,31 @@ def built_text(latest: pd.DataFrame) -> str:
     return f"{when(r['finished_at'])} {BUILT_BY.get(r['mode'], 'by a refresh of an unknown kind')}"
 
 
-def show_status(load, path) -> None:
-    """The status tab: when the file was built and how old its data is, stale providers, outcomes."""
+#: What a refresh's exit code says, in words (``catalog.cli``).
+EXIT_WORDS = {0: "every provider succeeded", 1: "a provider failed: its last good rows were kept, stale"}
+
+
+def exit_text(latest: pd.DataFrame) -> str:
+    """How the build that made the file ended, in words."""
+    if latest.empty or pd.isna(latest.iloc[0]["exit_code"]):
+        return "no outcome recorded"
+    code = int(latest.iloc[0]["exit_code"])
+    return EXIT_WORDS.get(code, f"it failed (exit status {code})")
+
+
+def _only(frame: pd.DataFrame, providers: tuple[str, ...]) -> pd.DataFrame:
+    return frame[frame["provider"].isin(providers)] if providers else frame
+
+
+def show_status(load, path, providers: tuple[str, ...] = ()) -> None:
+    """The status tab: when the file was built and how old its data is, stale providers, outcomes;
+    per provider for the ``providers`` the sidebar selects (all when empty)."""
     st.subheader("Catalog status")
-    show(f"Catalog file: {path}")
-    latest, as_of = load("latest_refresh"), load("data_as_of")
-    exit_code = str(latest.iloc[0]["exit_code"]) if not latest.empty else tables.MISSING
-    st.markdown(
-        f"**Data as of** {data_as_of_text(as_of)} (when the providers' pages were read)  \n"
-        f"**File built** {built_text(latest)}, exit code {exit_code}"
-    )
+    latest, as_of = load("latest_refresh"), _only(load("data_as_of"), providers)
+    show(f"The catalog file {Path(path).resolve()} was built {built_text(latest)}: {exit_text(latest)}.")
+    st.markdown(f"**Data as of** {data_as_of_text(as_of)} (when the providers' pages were read)")
+    if providers:
+        st.caption(f"Only the providers the sidebar selects: {', '.join(providers)}.")
     st.caption("Each provider's figures were read as below.")
     st.dataframe(
         as_of.assign(
@@ -175,8 +203,8 @@ def show_status(load, path) -> None:
         ),
         hide_index=True,
     )
-    _stale_and_outcomes(load)
-    show_changes(load)
+    _stale_and_outcomes(load, providers, latest)
+    show_changes(load, providers)
 
 
 OUTCOME_HEADERS = {
@@ -192,19 +220,33 @@ OUTCOME_HEADERS = {
 }
 
 
-def _stale_and_outcomes(load) -> None:
-    stale = load("stale_providers")
+#: A provider's outcome on a catalog no refresh has run on: seeded from the shipped snapshot.
+SEEDED = "seeded from the shipped snapshot (no refresh run here)"
+
+
+def outcome_words(outcomes: pd.DataFrame, latest: pd.DataFrame) -> pd.Series:
+    """Each provider's last outcome; on a seeded catalog (no outcome recorded), what it is instead."""
+    seeded = not latest.empty and latest.iloc[0]["mode"] == "snapshot"
+    fallback = SEEDED if seeded else "no refresh recorded"
+    return outcomes["outcome"].where(outcomes["outcome"].notna(), fallback)
+
+
+def _stale_and_outcomes(load, providers: tuple[str, ...], latest: pd.DataFrame) -> None:
+    stale = _only(load("stale_providers"), providers)
     if stale.empty:
         st.success("No stale rows: no provider's last refresh failed.")
-    for s in stale.itertuples():
+    for r in stale.to_dict("records"):
         show(
-            f"{s.provider}: {plural(s.stale_rows, 'row')} stale since {when(s.stale_since)} "
-            f"(last success {when(s.last_success_at)}). Cause: {s.stale_cause}",
+            f"{r['provider']}: {plural(int(r['stale_rows']), 'row')} stale since {when(r['stale_since'])} "
+            f"(last success {when(r['last_success_at'])}). Cause: {r['stale_cause']}",
             "warning",
         )
-    outcomes = load("provider_status")
+    outcomes = _only(load("provider_status"), providers)
     if outcomes["outcome"].isna().all():
-        st.info("No per-provider refresh outcome recorded (a catalog seeded from the shipped snapshot).")
+        st.info(
+            "No per-provider refresh outcome recorded: this catalog was seeded from the shipped snapshot."
+        )
+    outcomes = outcomes.assign(outcome=outcome_words(outcomes, latest))
     for s in outcomes[outcomes["outcome"] == "curated"].itertuples():
         show(
             f"{s.provider}: its pages could not be read, so its rows come from curated facts ({s.cause})",
@@ -221,10 +263,10 @@ def _stale_and_outcomes(load) -> None:
     )
 
 
-def show_changes(load) -> None:
+def show_changes(load, providers: tuple[str, ...] = ()) -> None:
     """The figures that changed between the refreshes recorded in the catalog."""
     st.markdown("**Changes between refreshes**")
-    changed = load("recent_changes")
+    changed = _only(load("recent_changes"), providers)
     if changed.empty:
         st.info("No figure has changed between the refreshes recorded in this catalog.")
         return

@@ -13,15 +13,28 @@ from ui import charts, measures, prices, tables
 from ui.measures import Loader
 from ui.sidebar import BIND
 from ui.tables import figure
-from ui.text import field_label, link_or_none, show, when, yes_no_unknown
+from ui.text import BASIS_HELP, field_label, link_or_none, show, when, yes_no_unknown
 from ui.units import Units
 
 #: What the cliff chart's bars and marks mean (below every cliff chart).
 CHART_KEY = (
-    "Bars are what the pages claim (pale dashed: inferred from the GPU datasheet; 'missing': no figure "
-    "stated or inferred); triangles are what a provider's health check expects, diamonds what a tool "
-    "measured on the instance (hover for the reading, the tool, the date and the source). One-way "
-    "readings sit against a bidirectional claim: the tooltip's verdict compares like with like."
+    "Bars are what the pages claim, one way (a bidirectional GPU-to-GPU claim is drawn at half; pale "
+    "dashed: inferred from the GPU datasheet; 'missing': no figure stated or inferred); triangles are "
+    "what a provider's health check expects, diamonds what a tool measured on the instance, one way too "
+    "(hover for the reading, the tool, the date and the source), so a bar and a mark compare like with "
+    "like."
+)
+#: Said under a chart drawn in other units than GB/s per GPU.
+NO_MEMORY_BAR = (
+    "GPU memory (HBM) is a memory's bandwidth, not a link: it is drawn and shown only in GB/s per GPU."
+)
+#: How each level of the cliff is named, with the direction of its figure.
+LEVEL_WORDS = dict(
+    zip(
+        CLIFF_LEVELS,
+        ("GPU memory (HBM)", "GPU-to-GPU, one way", "fabric, one way", "front-end, one way"),
+        strict=True,
+    )
 )
 MAX_COMPARED = 4
 #: Options of the instance pickers (the first rows of the table); more would make every page
@@ -35,8 +48,23 @@ def label(provider: str, instance_type: str) -> str:
     return f"{instance_type} ({provider})"
 
 
+#: The last instance picked in this session: Escape in the picker clears it (Streamlit's selectbox),
+#: and the Instance tab would fall back to the table's first row, a row the user never asked for.
+KEPT_KEY = "instance_kept"
+
+
 def _switch_to(view: str) -> None:
     st.session_state[VIEW_KEY] = view
+
+
+def _picked_instance() -> None:
+    """The instance picker changed: keep a pick, and restore the last one when the box was cleared."""
+    picked = st.session_state.get("instance")
+    if picked is None and st.session_state.get(KEPT_KEY):
+        st.session_state["instance"] = st.session_state[KEPT_KEY]
+    elif picked is not None:
+        st.session_state[KEPT_KEY] = picked
+    _switch_to("Instance")
 
 
 def _options(shown: pd.DataFrame) -> dict[str, tuple[str, str]]:
@@ -73,9 +101,10 @@ def pickers(shown: pd.DataFrame) -> tuple[tuple[str, str] | None, list[tuple[str
         key="instance",
         bind=BIND,
         help=help_text if len(shown) > MAX_OPTIONS else None,
-        on_change=_switch_to,
-        args=("Instance",),
+        on_change=_picked_instance,
     )
+    if picked is not None:
+        st.session_state[KEPT_KEY] = picked
     compared = cols[1].multiselect(
         f"Compare (2 to {MAX_COMPARED})",
         names,
@@ -98,12 +127,38 @@ def pickers(shown: pd.DataFrame) -> tuple[tuple[str, str] | None, list[tuple[str
     return selected, chosen
 
 
+def _level_units(level: str, units: Units) -> Units:
+    return charts.MEMORY_UNITS if level == CLIFF_LEVELS[0] else units
+
+
+def as_claimed(cliffs: pd.DataFrame, units: Units) -> list[str]:
+    """Each level's figure as the claim states it, with its unit and direction ("900 GB/s per GPU
+    two-way"); HBM always in GB/s per GPU."""
+    texts = []
+    for level, value, direction, count in zip(
+        cliffs["level"], cliffs["gbytes_per_s"], cliffs["direction"], cliffs["gpu_count"], strict=True
+    ):
+        shown = _level_units(level, units)
+        number = shown.convert(pd.Series([value], dtype="float64"), pd.Series([count], dtype="float64"))[0]
+        way = "" if direction == "none" else f" {direction}"
+        texts.append(tables.MISSING if pd.isna(number) else f"{figure(number)} {shown.label}{way}")
+    return texts
+
+
+def one_way_figures(cliffs: pd.DataFrame, units: Units) -> pd.Series:
+    """Each level one way in ``units`` (HBM in GB/s per GPU, and only when ``units`` are those)."""
+    values = units.convert(charts.one_way(cliffs["gbytes_per_s"], cliffs["direction"]), cliffs["gpu_count"])
+    return values.where((cliffs["level"] != CLIFF_LEVELS[0]) | charts.memory_drawn(units))
+
+
 def levels_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
-    """One instance's levels as shown: value in ``units``, basis, what carries it, how, source."""
+    """One instance's levels as shown: one way in ``units``, as claimed (unit and direction), basis,
+    what carries it, how, source."""
     return pd.DataFrame(
         {
-            "level": cliffs["level"].map(charts.LEVEL_NAMES),
-            units.label: units.convert(cliffs["gbytes_per_s"], cliffs["gpu_count"]),
+            "level": cliffs["level"].map(LEVEL_WORDS),
+            f"{units.label}, one way": one_way_figures(cliffs, units),
+            "as claimed": as_claimed(cliffs, units),
             "basis": cliffs["basis"],
             "carried by": cliffs["link"],
             "how (per GPU)": cliffs["detail"],
@@ -114,17 +169,18 @@ def levels_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
 
 
 def compare_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
-    """One line per level; per instance a cell with its value in ``units``, basis and carrier
-    ("50 · stated · EFA"), and its source."""
-    data = cliffs.assign(shown=units.convert(cliffs["gbytes_per_s"], cliffs["gpu_count"]))
-    level = f"level ({units.label})"
-    frame = pd.DataFrame({level: [charts.LEVEL_NAMES[name] for name in CLIFF_LEVELS]})
+    """One line per level; per instance a cell with its figure as claimed (unit and direction), basis
+    and carrier ("400 GB/s per node one-way · stated · EFA"), and its source. HBM stays in GB/s per GPU."""
+    data = cliffs.assign(claimed=as_claimed(cliffs, units))
+    frame = pd.DataFrame({"level": [LEVEL_WORDS[name].split(",")[0] for name in CLIFF_LEVELS]})
     for (provider, instance_type), rows in data.groupby(["provider", "instance_type"], sort=False):
         rows = rows.set_index("level").reindex(list(CLIFF_LEVELS))
         name = label(str(provider), str(instance_type))
         frame[name] = [
-            f"{figure(value)} · {basis} · {link}"
-            for value, basis, link in zip(rows["shown"], rows["basis"], rows["link"].fillna(""), strict=True)
+            f"{claimed} · {basis} · {link}"
+            for claimed, basis, link in zip(
+                rows["claimed"], rows["basis"], rows["link"].fillna(""), strict=True
+            )
         ]
         frame[f"{name} source"] = rows["source_url"].map(link_or_none).to_numpy()
     return frame
@@ -146,8 +202,74 @@ def _link_columns(frame: pd.DataFrame) -> dict:
     }
 
 
-def show_compare(load: Loader, chosen: list[tuple[str, str]], units: Units, picked: bool) -> None:
-    """The Compare tab."""
+def _price_text(prices: pd.DataFrame, column: str, region: str, gpus: object) -> str:
+    found = prices[prices[column].notna()]
+    if region:
+        found = found[found["region"].str.lower() == region.lower()]
+    if found.empty:
+        return tables.MISSING + (f" (none in {region})" if region else " (none published)")
+    best = found.sort_values(column, kind="stable").iloc[0].to_dict()
+    per_gpu = (
+        f", {best[column] / float(gpus):,.2f} per GPU-hour" if isinstance(gpus, float | int) and gpus else ""
+    )
+    return f"{best[column]:,.2f} USD/hour in {best['region']}{per_gpu}"
+
+
+def decide_frame(
+    load: Loader,
+    chosen: list[tuple[str, str]],
+    ranked: pd.DataFrame,
+    planned: pd.DataFrame | None = None,
+    region: str = "",
+) -> pd.DataFrame:
+    """What a choice turns on, per compared instance: GPUs, GPU memory, the on-demand and the spot
+    price (in ``region`` when one is chosen, else the cheapest region, with the region said), and the
+    planned model's result on it when a model is planned."""
+    frame: dict[str, list[str]] = {
+        "": [
+            "GPUs",
+            "GPU memory",
+            "on-demand (USD)",
+            "spot (USD)",
+            *(["plan"] if planned is not None else []),
+        ]
+    }
+    for provider, instance_type in chosen:
+        found = ranked[(ranked["provider"] == provider) & (ranked["instance_type"] == instance_type)]
+        if found.empty:
+            continue
+        row = found.iloc[0].to_dict()
+        count = row["gpu_count"]
+        gpus = f"{figure(count)} × {row['gpu_model']}" if pd.notna(count) else tables.MISSING
+        memory = row["gpu_memory_gb"]
+        memory_text = tables.MISSING
+        if pd.notna(memory):
+            total = f", {figure(memory * count)} GB in all" if pd.notna(count) else ""
+            memory_text = f"{figure(memory)} GB per GPU{total}"
+        prices_found = load("region_prices", provider, instance_type)
+        cells = [
+            gpus,
+            memory_text,
+            _price_text(prices_found, "usd_per_hour", region, count),
+            _price_text(prices_found, "spot_usd_per_hour", region, count),
+        ]
+        if planned is not None:
+            mine = planned[(planned["provider"] == provider) & (planned["instance_type"] == instance_type)]
+            cells.append(str(mine.iloc[0]["verdict"]) if not mine.empty else tables.MISSING)
+        frame[label(provider, instance_type)] = cells
+    return pd.DataFrame(frame)
+
+
+def show_compare(
+    load: Loader,
+    chosen: list[tuple[str, str]],
+    units: Units,
+    picked: bool,
+    ranked: pd.DataFrame | None = None,
+    planned: pd.DataFrame | None = None,
+    region: str = "",
+) -> None:
+    """The Compare tab: what a choice turns on (GPUs, memory, prices, the plan), then the links."""
     st.subheader("Side by side")
     if not chosen:
         st.info("No instance matches the filters, so there is nothing to compare.")
@@ -157,6 +279,14 @@ def show_compare(load: Loader, chosen: list[tuple[str, str]], units: Units, pick
             f"Showing the first {len(chosen)} rows of the table. Pick 2 to {MAX_COMPARED} instances above "
             "to compare others (or search for them by name, separated by commas)."
         )
+    if ranked is not None:
+        decide = decide_frame(load, chosen, ranked, planned, region)
+        wide = {c: st.column_config.TextColumn(width=260) for c in decide.columns[1:]}
+        st.dataframe(decide, hide_index=True, column_config=wide, placeholder=tables.MISSING)
+        st.caption(
+            "Prices as published, in USD: the cheapest region unless the sidebar names one; the plan is "
+            "the model and workload of the sidebar, on this instance."
+        )
     cliffs = load("cliffs", chosen)
     frame = compare_frame(cliffs, units)
     widths = {c: st.column_config.TextColumn(width=210) for c in frame.columns[1::2]}
@@ -165,7 +295,10 @@ def show_compare(load: Loader, chosen: list[tuple[str, str]], units: Units, pick
     )
     tables.downloads(frame, "compare", "compare")
     _chart(load, chosen, cliffs, units)
-    st.caption(f"Every level in {units.label} on the same log axis for every instance. {CHART_KEY}")
+    memory = "" if charts.memory_drawn(units) else f" {NO_MEMORY_BAR}"
+    st.caption(
+        f"Every link in {units.label}, one way, on the same log axis for every instance. {CHART_KEY}{memory}"
+    )
 
 
 def _summary(row: pd.Series) -> str:
@@ -175,7 +308,11 @@ def _summary(row: pd.Series) -> str:
         f" {int(row['scale_up_domain_gpus'])}-GPU domain" if pd.notna(row["scale_up_domain_gpus"]) else ""
     )
     link = LINK_LABELS.get(Link(row["intra_node_link"]), row["intra_node_link"])
+    if row["intra_node_link"] == "unknown":
+        link = "link not stated"
     fabric = FABRIC_LABELS.get(Fabric(row["inter_node_fabric"]), row["inter_node_fabric"])
+    if row["inter_node_fabric"] == "unknown":
+        fabric = "not stated"  # the label "unknown fabric" after "fabric" read "fabric unknown fabric"
     return (
         f"{count} × {gpu} · GPU-to-GPU {link}{domain} · fabric {fabric} · "
         f"TP confined to one node: {yes_no_unknown(row['confined_to_one_node'])}"
@@ -197,6 +334,8 @@ def show_instance(
         return
     provider, instance_type = selected
     show(label(provider, instance_type), "subheader")
+    if not st.session_state.get("instance"):
+        st.caption("The first row of the table: pick another instance above.")
     row = ranked[(ranked["provider"] == provider) & (ranked["instance_type"] == instance_type)].iloc[0]
     show(_summary(row))
     if row["stale"]:
@@ -209,9 +348,10 @@ def show_instance(
             show(f"Plan: {mine.iloc[0]['verdict']}", "info")
     cliffs = load("cliffs", [selected])
     _chart(load, [selected], cliffs, units)
-    st.caption(CHART_KEY)
+    st.caption(CHART_KEY + ("" if charts.memory_drawn(units) else f" {NO_MEMORY_BAR}"))
     levels = levels_frame(cliffs, units)
-    st.dataframe(levels, hide_index=True, column_config=_link_columns(levels), placeholder=tables.MISSING)
+    config = _link_columns(levels) | {"basis": st.column_config.TextColumn(help=BASIS_HELP)}
+    st.dataframe(levels, hide_index=True, column_config=config, placeholder=tables.MISSING)
     if row["notes"]:
         show(f"Notes: {row['notes']}")
     prices.show_prices(load, provider, instance_type)
@@ -222,6 +362,7 @@ def show_instance(
 CLAIM_HEADERS = {
     "field": "figure",
     "value": "value",
+    "read_from": "read from",
     "basis": "basis",
     "quote": "quote (the source's own words)",
     "context": "where on the page",
@@ -235,6 +376,21 @@ CLAIM_HEADERS = {
 }
 
 
+def read_from(claim: dict) -> str:
+    """What kind of document a claim was read from, in a few words, so the same figure from the
+    provider's page and from a third-party copy of it do not look like duplicates."""
+    url, original = str(claim.get("source_url") or ""), claim.get("original_url")
+    if claim.get("evidence") == "datasheet":
+        return "the GPU's datasheet"
+    if claim.get("basis") == "expected":
+        return "a health check or topology file"
+    if url.startswith("copy:"):
+        return "a third-party copy of " + (str(original) if isinstance(original, str) else "a page")
+    if claim.get("evidence") == "paraphrase":
+        return "a page, paraphrased"
+    return "the page itself"
+
+
 def claims_frame(claims: pd.DataFrame, history: bool) -> pd.DataFrame:
     """Claims as shown: figure names in words, values rounded with their unit, links checked."""
     values = [
@@ -244,6 +400,7 @@ def claims_frame(claims: pd.DataFrame, history: bool) -> pd.DataFrame:
     frame = claims.assign(
         field=claims["field"].map(field_label),
         value=values,
+        read_from=[read_from(row) for row in claims.to_dict("records")],
         source_url=claims["source_url"].map(link_or_none),
         unit_suspect=claims["unit_suspect"].map(yes_no_unknown),
     )
@@ -269,6 +426,7 @@ def show_claims(load: Loader, provider: str, instance_type: str) -> None:
         hide_index=True,
         placeholder=tables.MISSING,
         column_config={
+            CLAIM_HEADERS["basis"]: st.column_config.TextColumn(help=BASIS_HELP),
             CLAIM_HEADERS["quote"]: st.column_config.TextColumn(width="large"),
             CLAIM_HEADERS["source_url"]: st.column_config.LinkColumn(display_text=r"https?://([^/]+)/.*"),
         },

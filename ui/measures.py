@@ -42,11 +42,28 @@ def _tool(tools: pd.Series, versions: pd.Series) -> list[str | None]:
     ]
 
 
-def _figure(values: pd.Series, units: pd.Series, texts: pd.Series) -> list[str | None]:
-    return [
-        figure(v, u) if pd.notna(v) else (t if isinstance(t, str) else None)
-        for v, u, t in zip(values, units, texts, strict=True)
-    ]
+#: The unit of a count reading (``measurements.metric``), said with the number.
+COUNT_UNITS = {"nic_count": "NICs", "nvlink_count": "NVLinks"}
+
+
+def reading_figure(row: dict) -> str | None:
+    """A reading as a figure with its unit: a per-port rate times its ports with the total
+    ("32 × 100 Gbit/s = 3,200 Gbit/s per node"), a count with what it counts ("32 NICs")."""
+    metric = str(row.get("metric") or "")
+    if not known_number(row.get("value")):
+        text = row.get("value_text")
+        return text if isinstance(text, str) else None
+    value = float(row["value"])
+    if metric in COUNT_UNITS:
+        return f"{int(value)} {COUNT_UNITS[metric]}"
+    ports = float(row["port_count"]) if known_number(row.get("port_count")) else 1.0
+    if metric == "ib_port_gbits_per_s" and ports > 1:
+        return f"{int(ports)} × {figure(value, 'Gbit/s')} = {figure(value * ports, 'Gbit/s')} per node"
+    return figure(value, row.get("unit"))
+
+
+def known_number(value: Any) -> bool:
+    return value is not None and not pd.isna(value)
 
 
 def _attribute(sources: pd.Series) -> None:
@@ -61,7 +78,7 @@ def readings_frame(found: pd.DataFrame) -> pd.DataFrame:
         {
             "level": found["level"],
             "kind": found["kind"],
-            "figure": _figure(found["value"], found["unit"], found["value_text"]),
+            "figure": [reading_figure(row) for row in found.to_dict("records")],
             "direction": found["direction"],
             "of the claim (%)": ratio,
             "verdict": found["verdict"],

@@ -15,6 +15,7 @@ import streamlit as st
 
 from planner.models import ServeWorkload, TrainWorkload, preset_names
 from ui import tables
+from ui.text import BOUND_HELP, LAYOUT_HELP
 from ui.text import show as show_text
 from ui.units import round_significant
 
@@ -38,6 +39,75 @@ class PlanQuestion:
     workload: ServeWorkload | TrainWorkload
     nodes: int | None = None
     by: str = "time"
+    config_text: str = ""  # a pasted or uploaded Hugging Face config.json: planned instead of ``model``
+
+
+#: What a pasted config.json is called in titles and downloads.
+OWN_MODEL = "your model (config.json)"
+#: Said when the planner cannot read a Hugging Face config.json yet.
+NO_HF_READER = (
+    "Planning a pasted config.json needs planner.models.model_from_hf_config, which this version of "
+    "the planner does not have yet: the preset above is planned instead."
+)
+
+
+def hf_reader():
+    """``planner.models.model_from_hf_config(text, name)``, or None when the planner has none yet."""
+    from planner import models
+
+    return getattr(models, "model_from_hf_config", None)
+
+
+def model_of(question: PlanQuestion):
+    """The ``ModelSpec`` a question plans: its pasted config.json when it has one, else its preset
+    (ParseError for a config.json the planner cannot read)."""
+    from planner.models import preset
+
+    reader = hf_reader()
+    if question.config_text and reader is not None:
+        return reader(question.config_text, OWN_MODEL)
+    return preset(question.model)
+
+
+def _own_model(sb) -> str:
+    """The box for a Hugging Face config.json (pasted or uploaded); its text once it reads as a model,
+    with the sizes shown back; "" otherwise (the preset stands, and the reason is said)."""
+    from normalize.errors import ParseError
+
+    with sb.expander("Your own model: a Hugging Face config.json"):
+        pasted = st.text_area(
+            "Paste config.json", key="hf_config", height=120, placeholder='{"hidden_size": 8192, ...}'
+        )
+        uploaded = st.file_uploader("or upload it", type=["json"], key="hf_config_file")
+        text = uploaded.getvalue().decode("utf-8", errors="replace") if uploaded is not None else pasted
+        if not text.strip():
+            return ""
+        reader = hf_reader()
+        if reader is None:
+            show_text(NO_HF_READER, "warning")
+            return ""
+        try:
+            spec = reader(text, OWN_MODEL)
+        except ParseError as exc:
+            show_text(f"config.json not planned: {exc}", "error")
+            return ""
+        show_text(sizes_text(spec), "info")
+        return text
+
+
+def sizes_text(spec) -> str:
+    """A model's sizes as the planner read them, for the user to check against their config."""
+    experts = f", {spec.experts} experts ({spec.experts_per_token} per token)" if spec.is_moe else ""
+    return (
+        f"Read as: {spec.params_total / 1e9:,.1f}B parameters ({spec.params_active / 1e9:,.1f}B active), "
+        f"{spec.layers} layers, hidden size {spec.hidden_size}, {spec.attention_heads} attention heads, "
+        f"{spec.kv_heads} KV heads{experts}, weights in {spec.weight_dtype}."
+    )
+
+
+def default_question() -> PlanQuestion:
+    """The question the sidebar asks before anyone touches it (what ``ui.serve.warm`` asks ahead)."""
+    return PlanQuestion(model=DEFAULT_MODEL, workload=ServeWorkload(), nodes=None, by="time")
 
 
 def _whole(box, label: str, default: int, key: str, help_text: str, low: int = 1) -> int:
@@ -80,7 +150,8 @@ def plan_question(priced: bool) -> PlanQuestion:
         index=names.index(DEFAULT_MODEL),
         key="model",
         bind=BIND,
-        help="Published configurations (planner/presets); `python -m catalog plan` takes your own.",
+        help="A model's published configuration (layers, hidden size, heads, experts), from its model "
+        "card. Type to search; for another model, paste its config.json below.",
     )
     task = sb.segmented_control(
         "Workload", list(TASKS), default="Serve", required=True, key="task", bind=BIND
@@ -92,11 +163,16 @@ def plan_question(priced: bool) -> PlanQuestion:
             help="time: tokens/s of the planned cluster; cost: USD per million output tokens (serve) or "
             "per billion trained tokens (train). Unpriced rows follow the priced ones.",
         )  # fmt: skip
+    config_text = _own_model(sb)
     with sb.expander("Workload details"):
         workload = _serve(st) if TASKS[task or "Serve"] == "serve" else _train(st)
         nodes = _whole(st, "Instances per cluster (0: the fewest that fit)", 0, "nodes", "Up to 64.", low=0)
     return PlanQuestion(
-        model=model or DEFAULT_MODEL, workload=workload, nodes=nodes or None, by=BY[by or "time"]
+        model=OWN_MODEL if config_text else (model or DEFAULT_MODEL),
+        workload=workload,
+        nodes=nodes or None,
+        by=BY[by or "time"],
+        config_text=config_text,
     )
 
 
@@ -150,13 +226,85 @@ def column_config(kind: str) -> dict:
         "rank": number(width=44, format="%d"),
         "provider": text(width=80),
         "nodes": number(width=50, format="%d"),
-        "layout (TP×PP×EP×DP)": text(width=150),
+        "layout (TP×PP×EP×DP)": text(width=150, help=LAYOUT_HELP),
+        "bound by": text(help=BOUND_HELP),
+        "model fits": text(
+            help="Where the model's weights and state fit: one GPU, one NVLink domain, or more"
+        ),
         tokens: number(width=110, format="localized"),
         **{h: number(width=100, format="dollar") for h in cost_columns(kind).values()},
         "cluster USD/hour": number(format="dollar"),
         "verdict": text(width="large"),
         "bandwidths used (one way per GPU)": text(width="large"),
     }
+
+
+#: Where a header click on the plan's table keeps the column it orders by.
+SORT_KEY = "plan_sort"
+#: Plan columns where more is better (ordered most first); every other column is ordered least first.
+MORE_IS_BETTER = frozenset({"output tokens/s", "trained tokens/s"})
+
+
+def sort_by_column(frame: pd.DataFrame, header: str) -> pd.DataFrame:
+    """The plan's table ordered by one column (``MORE_IS_BETTER`` most first, others least first),
+    unknown cells last, ties in the planner's order."""
+    ordered = frame.sort_values(
+        header, ascending=header not in MORE_IS_BETTER, na_position="last", kind="stable"
+    )
+    return ordered.reset_index(drop=True)
+
+
+def _sort_by_header(key: str) -> None:
+    state = st.session_state.get(key)
+    columns = list(state.selection.columns) if state is not None else []
+    if columns:
+        st.session_state[SORT_KEY] = columns[0] if columns[0] != "rank" else None
+
+
+def _money(value: float) -> str:
+    return f"${value:,.2f}" if value >= 0.995 else f"${value:,.3g}"
+
+
+def _because(row: dict, cheap: bool) -> str:
+    """Why a planned row is the fastest (what bounds its step, its links) or the cheapest (what it
+    rents at, and the same), in words."""
+    nodes, gpus = int(row["nodes"]), row["gpus_per_node"]
+    share = row["comm_share"]
+    bound = str(row["bound"] or "").replace("-bound", "")
+    parts = [f"its step is bound by {bound}" if bound else ""]
+    if nodes == 1:
+        parts.append("its fabric is not used at this size (one instance holds the model)")
+    elif row["bottleneck_link"] and pd.notna(share):
+        parts.append(
+            f"{share:.0%} of the step crosses {row['bottleneck_link']} between its {nodes} instances"
+        )
+    if cheap and pd.notna(row.get("usd_per_hour")) and pd.notna(gpus) and gpus:
+        parts.insert(0, f"it rents at {_money(row['usd_per_hour'] / nodes / gpus)} per GPU-hour")
+    return "; ".join(p for p in parts if p)
+
+
+def why_these(planned: pd.DataFrame, kind: str) -> list[str]:
+    """'Why this one' for the fastest row and the cheapest row of a plan, each in its own words."""
+    rows = planned[planned["tokens_per_s"].notna()]
+    if rows.empty:
+        return []
+    tokens = "output tokens/s" if kind == "serve" else "trained tokens/s"
+    fastest = rows.sort_values("tokens_per_s", ascending=False, kind="stable").iloc[0].to_dict()
+    name = f"{fastest['instance_type']} ({fastest['provider']})"
+    found = [
+        f"Fastest: {name}, {fastest['tokens_per_s']:,.0f} {tokens} on {int(fastest['nodes'])} × "
+        f"{fastest['gpus_per_node']:g} {fastest['gpu_model']}, because {_because(fastest, cheap=False)}."
+    ]
+    cost = next(iter(cost_columns(kind)))
+    priced = rows[rows[cost].notna()]
+    if not priced.empty:
+        cheap = priced.sort_values(cost, kind="stable").iloc[0].to_dict()
+        unit = "per million output tokens" if kind == "serve" else "per billion trained tokens"
+        name = f"{cheap['instance_type']} ({cheap['provider']})"
+        found.append(
+            f"Cheapest: {name}, {_money(cheap[cost])} {unit}, because {_because(cheap, cheap=True)}."
+        )
+    return found
 
 
 def _title(question: PlanQuestion) -> str:
@@ -171,10 +319,19 @@ def _title(question: PlanQuestion) -> str:
     return f"{what} {question.model}: every instance ranked by {order}"
 
 
-def show(planned: pd.DataFrame, question: PlanQuestion) -> None:
+#: Said when the sidebar asks for a region or spot prices: the planner's costs do not take them yet.
+PLAN_PRICE_NOTE = (
+    "Costs: USD, each row's cheapest on-demand price in any region: the planner does not take a region "
+    "or spot prices yet. The region chosen keeps only the rows priced there ({region})."
+)
+
+
+def show(planned: pd.DataFrame, question: PlanQuestion, filters=None) -> None:
     """The Ranking tab when it plans a model."""
     kind = question.workload.kind
     st.subheader(_title(question))
+    if filters is not None and (filters.region or filters.spot):
+        show_text(PLAN_PRICE_NOTE.format(region=filters.region or "any region"), "warning")
     st.caption(
         "Each instance gets its best layout (TP within the NVLink domain) on the fewest instances that "
         "hold the model, its step time, the share of it spent communicating, the link that share "
@@ -184,17 +341,19 @@ def show(planned: pd.DataFrame, question: PlanQuestion) -> None:
     if planned.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return
+    for sentence in why_these(planned, kind):
+        show_text(sentence, "info")
     planned_rows = int(planned["tokens_per_s"].notna().sum())
     priced = int(planned[next(iter(cost_columns(kind)))].notna().sum())
     st.caption(f"planned: **{planned_rows}** of {len(planned)} · with a cost: **{priced}**")
     frame = plan_frame(planned, kind)
-    st.dataframe(
-        frame,
-        hide_index=True,
-        column_config=column_config(kind),
-        height=460,
-        placeholder=tables.MISSING,
-        lazy=len(frame) > tables.LAZY_ROWS,
+    by = str(st.session_state.get(SORT_KEY) or "")
+    if by in frame.columns:
+        frame = sort_by_column(frame, by)
+        most = "most" if by in MORE_IS_BETTER else "least"
+        st.caption(f"Ordered by {by} ({most} first); the rank is the planner's.")
+    tables.grid(
+        frame, key=f"plan_grid:{by}", on_header=_sort_by_header, column_config=column_config(kind), height=460
     )
     tables.downloads(frame, f"plan-{question.model}-{kind}", "plan")
     head = frame.head(VERDICT_ROWS)

@@ -19,7 +19,7 @@ from ui.units import Units
 def order_picker(priced: bool) -> str:
     """How the link view is ordered (fabric, fastest first, by default), in the sidebar and the URL."""
     options = [*tables.ORDERS, *(tables.PRICE_ORDERS if priced else {})]
-    return st.sidebar.selectbox("Order the table by", options, key="sort", bind=BIND) or options[0]
+    return st.sidebar.selectbox("Order the table by", options, key=ORDER_KEY, bind=BIND) or options[0]
 
 
 def tiles(ranked: pd.DataFrame) -> list[tuple[str, str]]:
@@ -40,24 +40,39 @@ def tiles(ranked: pd.DataFrame) -> list[tuple[str, str]]:
     ]
 
 
-def show(ranked: pd.DataFrame, shown: pd.DataFrame, units: Units, priced: bool, order: str) -> None:
+def _sort_by_header(key: str, units: Units, priced: bool) -> None:
+    """A click on a grid header selects its column: order the table by it (sidebar, URL, caption and
+    downloads follow)."""
+    state = st.session_state.get(key)
+    columns = list(state.selection.columns) if state is not None else []
+    order = tables.order_of_header(columns[0], units, priced) if columns else None
+    if order is not None:
+        st.session_state[ORDER_KEY] = order
+
+
+ORDER_KEY = "sort"
+
+
+def show(
+    ranked: pd.DataFrame, shown: pd.DataFrame, units: Units, priced: bool, order: str, prices: str = ""
+) -> None:
     """Draw the link view: ``shown`` is ``ranked`` as ``tables.ranking_frame`` lays it out."""
     st.subheader("Links only: bandwidths per instance")
     st.caption(
-        f"Ordered by {order}; rows without that figure come last. Figures in {units.label}; "
-        f"'{tables.MISSING}' means the catalog has none (see What's missing). To rank by what the links "
-        "cost a model in time and money, choose 'Plan a model'."
+        f"Ordered by {order}; rows without that figure come last (click a column's header to order by "
+        f"it). Figures in {units.label}, each header saying its direction; '{tables.MISSING}' means the "
+        "catalog has none (see What's missing). To rank by what the links cost a model in time and "
+        "money, choose 'Plan a model'." + (f" Prices: {prices}." if priced and prices else "")
     )
     if ranked.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return
     st.caption(" · ".join(f"{label}: **{value}**" for label, value in tiles(ranked)))
-    st.dataframe(
+    tables.grid(
         shown,
-        hide_index=True,
+        key=f"ranking_grid:{order}",
+        on_header=lambda key: _sort_by_header(key, units, priced),
         column_config=tables.column_config(units, priced),
         height=460,
-        placeholder=tables.MISSING,
-        lazy=len(shown) > tables.LAZY_ROWS,
     )
     tables.downloads(shown, "links", "ranking")

@@ -15,6 +15,7 @@ import streamlit as st
 from catalog.read.filters import Filters
 from catalog.read.text import fmt
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS
+from ui.text import CURATED_HELP
 from ui.units import Units
 
 #: How the Ranking tab ranks (shown and in the URL) → mode, with the caption under each.
@@ -87,10 +88,56 @@ def _units() -> Units:
     return Units(bits=rate == "Gb/s", per_node=per == "node")
 
 
+#: How prices are read: label (in the URL) → spot or not.
+PRICE_KINDS = {"on-demand": False, "spot": True}
+ANY_REGION = "cheapest anywhere"
+
+
+def price_words(filters: Filters) -> str:
+    """Which price a table shows, in words: "USD, on-demand, the cheapest region"."""
+    kind = "spot" if filters.spot else "on-demand"
+    where = f"in {filters.region}" if filters.region else "the cheapest region of each row"
+    return f"USD as published, {kind}, {where}"
+
+
+def _prices(regions: list[str]) -> dict[str, Any]:
+    sb = st.sidebar
+    region = sb.selectbox(
+        "Region",
+        [ANY_REGION, *regions],
+        key="region",
+        bind=BIND,
+        help="Price every row in this region, as its price source names it (us-east-1, eastus, "
+        "europe-west4...): rows with no price there are left out. Prices are in USD, as published.",
+    )
+    kind = sb.segmented_control(
+        "Price", list(PRICE_KINDS), default="on-demand", required=True, key="price_kind", bind=BIND,
+        help="on-demand, or spot (interruptible; rows with no spot price have no price)",
+    )  # fmt: skip
+    return {
+        "region": "" if region in (None, ANY_REGION) else region,
+        "spot": PRICE_KINDS.get(kind or "", False),
+    }
+
+
+def _memory() -> dict[str, Any]:
+    sb = st.sidebar
+    cols = sb.columns(2)
+    per_gpu = cols[0].number_input(
+        "GPU memory ≥ (GB/GPU)", min_value=0.0, value=0.0, step=8.0, key="min_mem", bind=BIND,
+        help="Memory of each GPU, at least. 0 keeps every row.",
+    )  # fmt: skip
+    total = cols[1].number_input(
+        "in all ≥ (GB)", min_value=0.0, value=0.0, step=80.0, key="min_total_mem", bind=BIND,
+        help="GPU memory of the whole instance (per GPU x GPUs), at least. 0 keeps every row.",
+    )  # fmt: skip
+    return {"min_gpu_memory_gb": per_gpu or 0.0, "min_total_gpu_memory_gb": total or 0.0}
+
+
 def _numbers(units: Units, priced: bool) -> dict[str, Any]:
     sb = st.sidebar
     minimum = sb.number_input(
-        f"Fabric at least ({units.label})",
+        f"Fabric at least ({units.label}, one way)",
         min_value=0.0,
         value=0.0,
         step=10.0 if units.per_node else 1.0,
@@ -111,7 +158,8 @@ def _numbers(units: Units, priced: bool) -> dict[str, Any]:
             step=0.5,
             key="max_price",
             bind=BIND,
-            help="The cheapest on-demand price the catalog holds, divided by the GPUs. 0: no limit.",
+            help="The price chosen below (on-demand or spot, a region or the cheapest), divided by the "
+            "GPUs. 0: no limit.",
         )
         found["max_usd_per_gpu_hour"] = price if price > 0 else None
     return found
@@ -141,7 +189,8 @@ READY: dict[str, dict[str, object]] = {
 #: What a ready question starts from: no filter, GB/s per GPU.
 UNFILTERED: dict[str, object] = {
     "q": "", "provider": [], "gpus": [], "link": [], "fabric": [], "domain": "any", "min_fabric": 0.0,
-    "max_price": 0.0, "unit": "GB/s", "per": "GPU",
+    "max_price": 0.0, "unit": "GB/s", "per": "GPU", "min_mem": 0.0, "min_total_mem": 0.0,
+    "region": ANY_REGION, "price_kind": "on-demand",
 }  # fmt: skip
 
 
@@ -169,7 +218,7 @@ def mode() -> str:
     return MODES[choice or PLAN]
 
 
-def question(facets: dict[str, list], priced: bool) -> Question:
+def question(facets: dict[str, list], priced: bool, regions: list[str] | None = None) -> Question:
     """Draw the filters and units and return what they ask (every widget also lives in the URL)."""
     sb = st.sidebar
     sb.header("Filters")
@@ -177,12 +226,17 @@ def question(facets: dict[str, list], priced: bool) -> Question:
         "Search", key="q", bind=BIND, placeholder="p5.48xlarge, a3-highgpu-8g", help=SEARCH_HELP
     )
     lists = _lists(facets)
+    memory = _memory()
     units = _units()
     numbers = _numbers(units, priced)
+    if priced:
+        numbers |= _prices(regions or [])
     sb.header("Count")
     include = {
         "include_stale": sb.toggle("stale rows (last refresh failed)", value=True, key="stale", bind=BIND),
-        "include_curated": sb.toggle("curated rows (not scraped)", value=True, key="curated", bind=BIND),
+        "include_curated": sb.toggle(
+            "curated rows (not scraped)", value=True, key="curated", bind=BIND, help=CURATED_HELP
+        ),
         "include_inferred": sb.toggle(
             "values inferred from GPU datasheets",
             value=True,
@@ -194,6 +248,7 @@ def question(facets: dict[str, list], priced: bool) -> Question:
     filters = Filters(
         search=search,
         **lists,
+        **memory,
         **numbers,
         include_stale=include["include_stale"],
         include_curated=include["include_curated"],

@@ -5,14 +5,15 @@ write exactly these frames (same rows, order, columns, units)."""
 from __future__ import annotations
 
 import io
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS
-from ui.text import link_or_none, yes_no_unknown
+from ui.text import BASIS_HELP, FLAGS_HELP, link_or_none, yes_no_unknown
 from ui.units import Units, round_significant
 
 #: What a missing figure looks like in a table cell (never "None").
@@ -27,7 +28,22 @@ ORDERS = {
     "GPU memory bandwidth, fastest first": ("memory", True),
     "GPUs per instance, most first": ("gpus", True),
     "instance name": ("instance", False),
+    "provider, A to Z": ("provider", False),
+    "GPU, A to Z": ("gpu", False),
+    "GPU-to-GPU link, A to Z": ("intra_link", False),
+    "fabric type, A to Z": ("fabric_name", False),
+    "front-end, fastest first": ("frontend", True),
+    "NVLink domain, largest first": ("domain", True),
+    "largest TP group, largest first": ("tp", True),
+    "GPU-GPU ÷ fabric, highest first": ("ratio", True),
+    "flagged rows first": ("flags", True),
+    "TP confined to one node, yes first": ("confined", True),
+    "GPU-GPU basis, A to Z": ("intra_basis", False),
+    "fabric basis, A to Z": ("fabric_basis", False),
+    "source, A to Z": ("source", False),
 }
+#: HBM is a memory's bandwidth, not a link: always GB/s per GPU, whatever units the links are read in.
+MEMORY_UNITS = Units()
 #: Orders by price, offered when the catalog has prices.
 PRICE_ORDERS = {
     "price per GPU-hour, cheapest first": ("price", False),
@@ -48,25 +64,33 @@ def ranking_columns(units: Units, priced: bool) -> dict[str, str]:
         "gpus": "GPUs",
         "gpu": "GPU",
         "intra_link": "GPU-GPU link",
-        "intra": f"GPU-GPU {units.short}",
+        "intra": f"GPU-GPU {units.short} two-way",
         "fabric_name": "fabric",
-        "fabric": f"fabric {units.short}",
+        "fabric": f"fabric {units.short} one-way",
     }
     if priced:
         columns["price"] = "USD/GPU-hour"
-        columns["price_per_fabric"] = "USD/GPU-hour per fabric GB/s/GPU"
+        columns["price_per_fabric"] = "USD/GPU-hour per one-way fabric GB/s/GPU"
     return columns | {
         "flags": "flags",
         "domain": "NVLink domain (GPUs)",
         "tp": "largest TP group (GPUs)",
         "confined": "TP confined to one node",
-        "memory": f"GPU memory {units.short}",
-        "frontend": f"front-end {units.short}",
-        "ratio": "GPU-GPU ÷ fabric (x)",
+        "memory": f"GPU memory (HBM) {MEMORY_UNITS.short}",
+        "frontend": f"front-end {units.short} one-way",
+        "ratio": "GPU-GPU ÷ fabric, one way each (x)",
         "intra_basis": "GPU-GPU basis",
         "fabric_basis": "fabric basis",
         "source": "source",
     }
+
+
+def order_of_header(header: str, units: Units, priced: bool) -> str | None:
+    """The order (a key of ``ORDERS`` or ``PRICE_ORDERS``) that sorts by the column ``header``: a
+    click on a grid header orders the table on the server, so the downloads and the URL follow."""
+    keys = {h: k for k, h in ranking_columns(units, priced).items()}
+    orders = {**ORDERS, **(PRICE_ORDERS if priced else {})}
+    return next((label for label, (key, _) in orders.items() if key == keys.get(header)), None)
 
 
 def _price_per_fabric(ranked: pd.DataFrame) -> pd.Series:
@@ -95,7 +119,7 @@ def ranking_frame(ranked: pd.DataFrame, units: Units, priced: bool, order: str) 
         "domain": ranked["scale_up_domain_gpus"],
         "tp": ranked["max_tp_degree_gpus"],
         "confined": ranked["confined_to_one_node"].map(yes_no_unknown),
-        "memory": units.convert(ranked["gpu_memory_gbytes_per_s"], count),
+        "memory": MEMORY_UNITS.convert(ranked["gpu_memory_gbytes_per_s"], count),
         "frontend": units.convert(ranked["frontend_gbytes_per_s_per_gpu"], count),
         "ratio": pd.Series(
             round_significant(ranked["nvlink_to_fabric_ratio"].to_numpy(), 3), index=ranked.index
@@ -111,7 +135,13 @@ def ranking_frame(ranked: pd.DataFrame, units: Units, priced: bool, order: str) 
     return frame.reset_index(drop=True)
 
 
-PRICE_PER_FABRIC_HELP = "USD per GPU-hour / fabric GB/s per GPU: what 1 GB/s between nodes costs per hour."
+PRICE_PER_FABRIC_HELP = (
+    "USD per GPU-hour / one-way fabric GB/s per GPU: what 1 GB/s between nodes costs per hour."
+)
+RATIO_HELP = (
+    "How much slower a step off the NVLink domain is, one way against one way: half the bidirectional "
+    "GPU-to-GPU figure / the one-way fabric per GPU (p5.48xlarge: 450 / 50 = 9)."
+)
 
 
 def column_config(units: Units, priced: bool) -> dict:
@@ -126,20 +156,34 @@ def column_config(units: Units, priced: bool) -> dict:
             h["price_per_fabric"]: number(format="dollar", help=PRICE_PER_FABRIC_HELP),
         }
     return {
-        h["instance"]: text(width=190, pinned=True),
+        h["instance"]: text(width=190, pinned=True, help="The provider's name for the instance type"),
         h["provider"]: text(width=80),
-        h["gpus"]: number(width=48, format="localized"),
-        h["gpu"]: text(width=125),
+        h["gpus"]: number(
+            width=48, format="localized", help="GPUs per instance (a fraction: a share of one)"
+        ),
+        h["gpu"]: text(width=125, help="GPU model and memory, with its form factor (SXM, PCIe)"),
         h["intra_link"]: text(width=90, help="How the GPUs inside one instance talk to each other"),
-        h["intra"]: number(width=92, format="localized", help=f"GPU-to-GPU bandwidth, {units.label}"),
+        h["intra"]: number(
+            width=92,
+            format="localized",
+            help=f"GPU-to-GPU bandwidth, {units.label}, two-way (both directions added, as NVIDIA states it)",
+        ),
         h["fabric_name"]: text(width=92, help="The network between instances (not the front-end)"),
-        h["fabric"]: number(width=92, format="localized", help=f"Fabric bandwidth, {units.label}"),
+        h["fabric"]: number(
+            width=92, format="localized", help=f"Fabric bandwidth, {units.label}, one way (as stated)"
+        ),
         **prices,
-        h["domain"]: number(format="%d"),
-        h["tp"]: number(format="%d"),
-        h["memory"]: number(format="localized"),
-        h["frontend"]: number(format="localized"),
-        h["ratio"]: number(format="localized"),
+        h["flags"]: text(help=FLAGS_HELP),
+        h["domain"]: number(format="%d", help="GPUs in one NVLink/NVSwitch domain (72 on an NVL72 rack)"),
+        h["tp"]: number(
+            format="%d", help="The largest tensor-parallel group that stays on the GPU-to-GPU link"
+        ),
+        h["confined"]: text(help="yes: tensor parallelism at link speed cannot span instances"),
+        h["intra_basis"]: text(help=BASIS_HELP),
+        h["fabric_basis"]: text(help=BASIS_HELP),
+        h["memory"]: number(format="localized", help="GPU memory (HBM) bandwidth, GB/s per GPU"),
+        h["frontend"]: number(format="localized", help=f"Front-end network, {units.label}, one way"),
+        h["ratio"]: number(format="localized", help=RATIO_HELP),
         h["source"]: st.column_config.LinkColumn(display_text=r"https?://([^/]+)/.*"),
     }
 
@@ -152,12 +196,72 @@ def figure(value: Any, unit: object = None) -> str:
     return f"{text} {unit}" if isinstance(unit, str) and unit else text
 
 
+def grid(
+    frame: pd.DataFrame,
+    *,
+    key: str,
+    on_header: Callable[[str], None] | None = None,
+    column_config: dict | None = None,
+    height: int | Literal["auto"] = "auto",
+) -> None:
+    """A table whose order is the server's: the grid's own sorting is off (a header click selects the
+    column, and ``on_header(key)`` may order the table by it), so what is downloaded is what is
+    shown. Past ``LAZY_ROWS`` rows the table is sent in chunks, which cannot take a selection: there
+    a header click sorts only the browser's view (the caption of such a table says so)."""
+    lazy = len(frame) > LAZY_ROWS
+    selection: dict[str, Any] = {}
+    if not lazy:
+        selection = {
+            "on_select": (lambda: on_header(key)) if on_header else "rerun",
+            "selection_mode": "single-column",
+            "key": key,
+        }
+    st.dataframe(
+        frame,
+        hide_index=True,
+        column_config=column_config,
+        height=height,
+        placeholder=MISSING,
+        lazy=lazy,
+        **selection,
+    )
+    if lazy:
+        st.caption(
+            f"Over {LAZY_ROWS:,} rows: a click on a header sorts only your view; the downloads keep "
+            "the order chosen in the sidebar."
+        )
+
+
+#: Where the app keeps, per session and run, what every download says about itself (``about``).
+ABOUT_KEY = "download_about"
+#: A number in a CSV cell: 8 not 8.0, 0.125 and 3200 as they are.
+CSV_FLOAT = "%.15g"
+
+
+def about(lines: list[str]) -> None:
+    """Set what this run's downloads say about themselves (data as of, the filter, the order)."""
+    st.session_state[ABOUT_KEY] = list(lines)
+
+
+def about_lines() -> list[str]:
+    """What the downloads of this run say about themselves (``about``)."""
+    return list(st.session_state.get(ABOUT_KEY) or [])
+
+
+def csv_bytes(frame: pd.DataFrame, lines: list[str]) -> bytes:
+    """``frame`` as CSV, after one ``# `` line per item of ``lines``; whole numbers without '.0'."""
+    head = "".join(f"# {line}\n" for line in lines)
+    return (head + frame.to_csv(index=False, float_format=CSV_FLOAT)).encode("utf-8")
+
+
 def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
-    """CSV and Parquet buttons for exactly ``frame`` (built when clicked)."""
+    """CSV and Parquet buttons for exactly ``frame`` (built when clicked), each saying when its data
+    was read and which filter and order it shows (``about``)."""
+    lines = about_lines()
     row = st.container(horizontal=True)
     row.download_button(
         "Download CSV",
-        data=lambda: frame.to_csv(index=False).encode("utf-8"),
+        data=lambda: csv_bytes(frame, lines),
         file_name=f"{name}.csv",
         mime="text/csv",
         key=f"{key}_csv",
@@ -165,7 +269,7 @@ def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
     )
     row.download_button(
         "Download Parquet",
-        data=lambda: _parquet(frame),
+        data=lambda: parquet_bytes(frame, lines),
         file_name=f"{name}.parquet",
         mime="application/vnd.apache.parquet",
         key=f"{key}_parquet",
@@ -173,7 +277,27 @@ def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
     )
 
 
-def _parquet(frame: pd.DataFrame) -> bytes:
+def parquet_bytes(frame: pd.DataFrame, lines: list[str]) -> bytes:
+    """``frame`` as Parquet, whole-number columns as integers, ``lines`` in the file's metadata
+    (key ``interconnect-catalog``)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(whole_numbers(frame), preserve_index=False)
+    meta = {**(table.schema.metadata or {}), b"interconnect-catalog": "\n".join(lines).encode("utf-8")}
     buffer = io.BytesIO()
-    frame.to_parquet(buffer, index=False)
+    pq.write_table(table.replace_schema_metadata(meta), buffer)
     return buffer.getvalue()
+
+
+def whole_numbers(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every float column whose values are all whole as nullable integers (GPU counts
+    8, not 8.0; a column with 0.125 GPUs stays float)."""
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if values.dtype.kind == "f" and values.notna().any():
+            finite = values.dropna()
+            if ((finite % 1) == 0).all() and finite.abs().max() < 2**53:
+                out[column] = values.astype("Int64")
+    return out

@@ -95,3 +95,27 @@ def yes_no_unknown(value: Any) -> str:
     if value is None or pd.isna(value):
         return "unknown"
     return "yes" if value else "no"
+
+
+#: One-line explanations shown on hover wherever these words head a column or label a toggle.
+BASIS_HELP = (
+    "Where a figure comes from. stated: the provider's own words, quoted; paraphrased: a curated "
+    "figure in our words, read from the cited page; inferred: from the GPU's datasheet, not the "
+    "provider; expected: a provider's health check or topology file; missing: nobody states it."
+)
+CURATED_HELP = (
+    "Curated: facts a person read from the provider's documents and wrote down with their source, "
+    "because the pages cannot be scraped; not refreshed automatically."
+)
+FLAGS_HELP = (
+    "stale: kept from the last good refresh after a failed one; conflict: sources disagree (see "
+    f"Conflicts); unit corrected: the source's unit was fixed (see the claim); {CURATED_HELP}"
+)
+LAYOUT_HELP = (
+    "TP×PP×EP×DP: tensor × pipeline × expert × data parallel, how the cluster's GPUs split the model "
+    "(TP4 x PP1 x EP1 x DP2: 4-GPU tensor-parallel groups, 2 replicas)."
+)
+BOUND_HELP = (
+    "What limits the step: HBM-bound (reading weights and KV cache from GPU memory), compute-bound "
+    "(the matrix multiplies), or a link (the communication)."
+)

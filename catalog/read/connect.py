@@ -11,6 +11,7 @@ corrupt catalog from a healthy one (the app uses it to show a clear error).
 
 from __future__ import annotations
 
+import math
 import select
 import signal
 import socket
@@ -38,6 +39,13 @@ SANDBOX: dict[str, str | bool | int | float | list[str]] = {
     "lock_configuration": True,  # and no SET or PRAGMA can change any of it afterwards
 }
 QUERY_TIME_LIMIT_S = 30.0
+QUERY_TIME_LIMIT_MAX_S = 86_400.0  # --timeout accepts 0 (no limit) up to a day, and nothing else
+# What one query may hand to Python: rows fetched in batches and counted as they arrive; past a cap
+# the fetch stops and the result says where it was cut (the whole catalog is under 20,000 rows a
+# table; 3 GB once came back from one SELECT within the time limit).
+QUERY_MAX_ROWS = 100_000
+QUERY_MAX_TEXT_BYTES = 64_000_000  # the rows' values as text, roughly what printing them takes
+_FETCH_ROWS = 2_048
 
 
 def _exists(path: Path) -> Path:
@@ -84,10 +92,35 @@ def check_catalog(path: Path) -> None:
         raise
 
 
+def time_limit_problem(seconds: float) -> str | None:
+    """Why ``seconds`` is not a query time limit (NaN, negative, infinite, over a day), or None."""
+    if not math.isfinite(seconds) or not 0 <= seconds <= QUERY_TIME_LIMIT_MAX_S:
+        return f"must be a number of seconds from 0 (no limit) to {QUERY_TIME_LIMIT_MAX_S:,.0f}"
+    return None
+
+
+def fetch_capped(
+    result: duckdb.DuckDBPyConnection, max_rows: int = QUERY_MAX_ROWS, max_bytes: int = QUERY_MAX_TEXT_BYTES
+) -> tuple[list[tuple], str | None]:
+    """The rows of an executed query, fetched in batches, and why they were cut (None if whole)."""
+    rows: list[tuple] = []
+    size = 0
+    while batch := result.fetchmany(_FETCH_ROWS):
+        for row in batch:
+            if len(rows) >= max_rows:
+                return rows, f"cut at {max_rows:,} rows (the cap on one query's result)"
+            size += sum(len(str(value)) + 1 for value in row)
+            if size > max_bytes:
+                return rows, f"cut at {len(rows):,} rows: past {max_bytes:,} bytes of values (the cap)"
+            rows.append(row)
+    return rows, None
+
+
 def execute_limited(
     con: duckdb.DuckDBPyConnection, sql: str, time_limit_s: float | None
-) -> tuple[list[str], list[tuple]]:
-    """Run ``sql`` and return its column names and rows, stopping it after ``time_limit_s``
+) -> tuple[list[str], list[tuple], str | None]:
+    """Run ``sql`` and return its column names, rows (at most the caps, see ``fetch_capped``) and
+    why they were cut (None if whole), stopping it after ``time_limit_s``
     (QueryStopped) or at Ctrl-C (KeyboardInterrupt). DuckDB runs the query in C without looking at
     signals, so a watcher thread does the stopping: Python's signal wake-up fd tells it of Ctrl-C
     even while the main thread is inside DuckDB, and it calls ``con.interrupt()``."""
@@ -110,7 +143,8 @@ def execute_limited(
     watcher.start()
     try:
         result = con.execute(sql)
-        return [d[0] for d in result.description or ()], result.fetchall()
+        rows, cut = fetch_capped(result)
+        return [d[0] for d in result.description or ()], rows, cut
     except duckdb.InterruptException:
         if why == ["timeout"]:
             raise QueryStopped(f"query stopped after its time limit of {time_limit_s:g} s") from None

@@ -29,6 +29,11 @@ class Filters:
     - ``max_usd_per_gpu_hour``: cheapest on-demand price per GPU-hour at most this (rows with no
       price do not match); only meaningful when the catalog has prices.
     - ``search``: see ``parse_search``.
+    - ``region``: only rows with a current price in this region (as its price source names it,
+      without case), priced there; ``spot``: price by the spot price instead of on-demand (a row
+      with no spot price has none). Only meaningful when the catalog has prices.
+    - ``min_gpu_memory_gb`` / ``min_total_gpu_memory_gb``: GPU memory per GPU / per instance (per
+      GPU x GPUs) at least this; a row whose memory is not known does not match.
     - ``include_inferred`` False treats datasheet-inferred bandwidths as not stated, so only the
       providers' own figures count (in scores and in the bandwidth filters alike).
     """
@@ -39,10 +44,16 @@ class Filters:
     intra_links: tuple[str, ...] = ()
     fabrics: tuple[str, ...] = ()
     min_scale_up_domain_gpus: int = 0
-    min_fabric_gbits_per_s_per_node: float = 0
-    min_fabric_gbytes_per_s_per_gpu: float = 0
+    # Floats, as the sidebar's number boxes give them: the default question and an untouched sidebar
+    # are then the same cache key (Streamlit's hash tells 0 from 0.0), which ui.serve.warm relies on.
+    min_fabric_gbits_per_s_per_node: float = 0.0
+    min_fabric_gbytes_per_s_per_gpu: float = 0.0
     max_usd_per_gpu_hour: float | None = None
     search: str = ""
+    region: str = ""
+    spot: bool = False
+    min_gpu_memory_gb: float = 0.0
+    min_total_gpu_memory_gb: float = 0.0
     include_stale: bool = True
     include_curated: bool = True
     include_inferred: bool = True
@@ -108,6 +119,16 @@ def where_sql(filters: Filters, *, nvlink_class_sql: str, priced: bool) -> tuple
             params[name] = float(minimum)
     if filters.min_scale_up_domain_gpus and filters.min_scale_up_domain_gpus > 0:
         where.append(f"intra_node_link IN {nvlink_class_sql}")
+    memory = (
+        ("gpu_memory_gb", "min_mem", filters.min_gpu_memory_gb),
+        ("gpu_memory_gb * gpu_count", "min_total_mem", filters.min_total_gpu_memory_gb),
+    )
+    for column, name, minimum in memory:
+        if minimum and minimum > 0:
+            where.append(f"{column} >= ${name}")
+            params[name] = float(minimum)
+    if priced and filters.region:
+        where.append("usd_per_gpu_hour IS NOT NULL")
     if priced and filters.max_usd_per_gpu_hour is not None:
         where.append("usd_per_gpu_hour <= $max_price")
         params["max_price"] = float(filters.max_usd_per_gpu_hour)
@@ -119,3 +140,44 @@ def where_sql(filters: Filters, *, nvlink_class_sql: str, priced: bool) -> tuple
     if not filters.include_curated:
         where.append("source_kind <> 'curated'")
     return where, params
+
+
+def describe(filters: Filters) -> str:
+    """The filter in words, for a download or a caption: "providers aws, azure; 8 GPUs; link
+    nvswitch; fabric ≥ 3,200 Gb/s per node", or "no filter". User text is quoted as typed."""
+    parts = []
+    if filters.search.strip():
+        parts.append(f"search {filters.search.strip()!r}")
+    lists = (
+        ("providers", filters.providers),
+        ("GPUs per instance", tuple(f"{c:g}" for c in filters.gpu_counts)),
+        ("GPU-to-GPU link", filters.intra_links),
+        ("fabric", filters.fabrics),
+    )
+    parts += [f"{name} {', '.join(values)}" for name, values in lists if values]
+    if filters.min_scale_up_domain_gpus > 0:
+        parts.append(f"NVLink domain ≥ {filters.min_scale_up_domain_gpus} GPUs")
+    if filters.min_fabric_gbits_per_s_per_node > 0:
+        parts.append(f"fabric ≥ {filters.min_fabric_gbits_per_s_per_node:,g} Gb/s per node, one way")
+    if filters.min_fabric_gbytes_per_s_per_gpu > 0:
+        parts.append(f"fabric ≥ {filters.min_fabric_gbytes_per_s_per_gpu:,g} GB/s per GPU, one way")
+    if filters.min_gpu_memory_gb > 0:
+        parts.append(f"GPU memory ≥ {filters.min_gpu_memory_gb:,g} GB per GPU")
+    if filters.min_total_gpu_memory_gb > 0:
+        parts.append(f"GPU memory ≥ {filters.min_total_gpu_memory_gb:,g} GB per instance")
+    if filters.region:
+        parts.append(f"priced in {filters.region}")
+    if filters.spot:
+        parts.append("spot prices")
+    if filters.max_usd_per_gpu_hour is not None:
+        parts.append(f"price ≤ {filters.max_usd_per_gpu_hour:,g} USD per GPU-hour")
+    parts += [
+        words
+        for off, words in (
+            (not filters.include_stale, "stale rows left out"),
+            (not filters.include_curated, "curated rows left out"),
+            (not filters.include_inferred, "inferred figures left out"),
+        )
+        if off
+    ]
+    return "; ".join(parts) or "no filter"

@@ -142,7 +142,7 @@ def side_by_side(con: duckdb.DuckDBPyConnection, provider: str, instance_type: s
                   intra_node_gbytes_per_s AS value, 'GB/s' AS unit, intra_node_basis AS verdict, source_url
            FROM instances WHERE provider = $p AND instance_type = $i
            UNION ALL
-           SELECT provider, instance_type, 'fabric', 'claimed', 'inter_node_gbits_per_s', NULL,
+           SELECT provider, instance_type, 'fabric', 'claimed', 'inter_node_gbits_per_s', 'one-way',
                   inter_node_gbits_per_s, 'Gbit/s', inter_node_basis, source_url
            FROM instances WHERE provider = $p AND instance_type = $i""",
         {"p": provider, "i": instance_type},

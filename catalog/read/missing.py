@@ -34,11 +34,16 @@ def datasheet_links() -> dict[str, str]:
 def missing_summary(
     con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, catalog: Shape | None = None
 ) -> pd.DataFrame:
-    """Per provider, among the rows ``filters`` shows, how many lack or qualify a value (counts of rows)."""
-    shown, params = instances_sql(filters, catalog or shape(con))
+    """Per provider, among the rows ``filters`` shows, how many lack or qualify a value (counts of rows),
+    and ``priced_rows``: how many have a current on-demand price (0 for every provider when the
+    catalog holds no prices)."""
+    found = catalog or shape(con)
+    shown, params = instances_sql(filters, found)
+    priced = _priced_sql(found, "shown")
     return con.execute(
         f"""SELECT provider,
                   count(*) AS rows,
+                  count(*) FILTER ({priced}) AS priced_rows,
                   count(*) FILTER (missing_intra_bw) AS missing_intra_bw_rows,
                   count(*) FILTER (missing_inter_bw) AS missing_inter_bw_rows,
                   count(*) FILTER (intra_node_link = 'unknown') AS unknown_intra_link_rows,
@@ -49,10 +54,22 @@ def missing_summary(
                   count(*) FILTER (conflict) AS conflict_rows,
                   count(*) FILTER (stale) AS stale_rows,
                   count(*) FILTER (source_kind = 'curated') AS curated_rows
-           FROM ({shown}) GROUP BY provider ORDER BY provider""",
+           FROM ({shown}) AS shown GROUP BY provider ORDER BY provider""",
         params,
     ).df()
 
+
+def _priced_sql(catalog: Shape, rows: str) -> str:
+    """A condition on a row of the relation ``rows``: it has a current on-demand price."""
+    if "current_prices" not in catalog.tables:
+        return "false"
+    return (
+        f"EXISTS (SELECT 1 FROM current_prices p WHERE p.provider = {rows}.provider "
+        f"AND p.instance_type = {rows}.instance_type AND p.usd_per_hour IS NOT NULL)"
+    )
+
+
+NO_PRICE = "no price source lists it"
 
 # One SELECT per kind of missing item; ``rows`` is the filtered instances, ``gaps`` adds flags.
 _ITEMS = (
@@ -71,6 +88,7 @@ _ITEMS = (
 
 _WHY_SQL = f"""
     CASE
+        WHEN missing = 'on-demand price' THEN '{NO_PRICE}'
         WHEN not_fetched IS NOT NULL THEN '{NOT_FETCHED}'
         WHEN intra AND gpu_model IS NOT NULL AND NOT list_contains($datasheet_ids, gpu_model)
              AND intra_node_link = 'unknown' THEN '{FORM_FACTOR}'
@@ -81,6 +99,8 @@ _WHY_SQL = f"""
 
 _DETAIL_SQL = """
     CASE
+        WHEN missing = 'on-demand price'
+            THEN 'none of the price sources read for ' || provider || ' lists an on-demand price for it'
         WHEN not_fetched IS NOT NULL
             THEN 'a page this row needs was not fetched: ' || not_fetched
         WHEN intra AND gpu_model IS NOT NULL AND NOT list_contains($datasheet_ids, gpu_model)
@@ -104,18 +124,20 @@ def missing_items(
     """One line per missing item of each row ``filters`` shows, with why it is missing.
 
     Columns: ``provider, instance_type, gpu_model, missing`` (what: GPU count, GPU-to-GPU link and/or
-    bandwidth, fabric type and/or bandwidth), ``why`` (``NOT_STATED``, ``NOT_FETCHED``,
+    bandwidth, fabric type and/or bandwidth, on-demand price), ``why`` (``NOT_STATED``, ``NOT_FETCHED``,
     ``FORM_FACTOR`` or ``BRIDGE``), ``detail`` (a sentence), ``notes`` (the row's own notes),
     ``source_kind`` and ``source_url``.
     """
-    shown, params = instances_sql(filters, catalog or shape(con))
+    found = catalog or shape(con)
+    shown, params = instances_sql(filters, found)
     links = datasheet_links()
     params["datasheet_ids"] = sorted(links)
     params["bridge_ids"] = sorted(gpu for gpu, link in links.items() if link == PCIE_OR_BRIDGE)
+    kinds = [*_ITEMS, ("on-demand price", f"NOT ({_priced_sql(found, 'gaps')})", False)]
     items = "\nUNION ALL\n".join(
         f"SELECT *, {i} AS item_order, '{name}' AS missing, {str(intra).lower()} AS intra "
         f"FROM gaps WHERE {condition}"
-        for i, (name, condition, intra) in enumerate(_ITEMS)
+        for i, (name, condition, intra) in enumerate(kinds)
     )
     sql = f"""
 WITH gaps AS (

@@ -34,6 +34,9 @@ class PriceQuestion:
     - ``include_stale`` False drops rows kept from a failed refresh.
     - ``priced_only`` drops rows with no on-demand price; otherwise they come last, unranked.
     - ``order_by``: a key of ``ORDERS``.
+    - ``region``: price each row in this region only (as its price source names it; a row not
+      priced there has no price); ``spot``: rank by the spot price instead of on-demand. Without
+      either, the cheapest on-demand region of each row.
     """
 
     gpu_counts: tuple[float, ...] = ()
@@ -45,6 +48,12 @@ class PriceQuestion:
     include_stale: bool = True
     priced_only: bool = False
     order_by: str = "usd_per_hour"
+    region: str | None = None
+    spot: bool = False
+
+
+#: The currency every price in the catalog is published in (the columns say ``usd``).
+CURRENCY = "USD"
 
 
 _RANKED = """
@@ -54,15 +63,29 @@ WITH spot AS (
 ), source AS (
     SELECT provider, instance_type, region, arg_min(source_url, usd_per_hour) AS price_source_url
     FROM current_prices WHERE usd_per_hour IS NOT NULL GROUP BY provider, instance_type, region
+), asked AS (
+    SELECT provider, instance_type,
+           min(CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END) AS usd,
+           arg_min(region, CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END) AS asked_region,
+           arg_min(source_url, CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END) AS asked_source
+    FROM current_prices
+    WHERE ($region IS NULL OR lower(region) = lower($region))
+      AND (CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END) IS NOT NULL
+    GROUP BY provider, instance_type
 ), base AS (
     SELECT i.* REPLACE (
         CASE WHEN $inferred OR inter_node_basis <> 'inferred' THEN inter_node_gbits_per_s END
             AS inter_node_gbits_per_s,
         CASE WHEN $inferred OR inter_node_basis <> 'inferred' THEN inter_node_gbytes_per_s END
-            AS inter_node_gbytes_per_s),
-        spot.min_spot_usd_per_hour, source.price_source_url
+            AS inter_node_gbytes_per_s,
+        CASE WHEN $asking THEN asked.usd ELSE min_usd_per_hour END AS min_usd_per_hour,
+        CASE WHEN $asking THEN asked.usd / i.gpu_count ELSE usd_per_gpu_hour END AS usd_per_gpu_hour,
+        CASE WHEN $asking THEN asked.asked_region ELSE price_region END AS price_region),
+        spot.min_spot_usd_per_hour,
+        CASE WHEN $asking THEN asked.asked_source ELSE source.price_source_url END AS price_source_url
     FROM instances i
     LEFT JOIN spot USING (provider, instance_type)
+    LEFT JOIN asked ON asked.provider = i.provider AND asked.instance_type = i.instance_type
     LEFT JOIN source ON source.provider = i.provider AND source.instance_type = i.instance_type
         AND source.region = i.price_region
 ), derived AS (
@@ -75,7 +98,8 @@ SELECT CASE WHEN {key} IS NOT NULL
        provider, instance_type, gpu_model, gpu_count, intra_node_link, scale_up_domain_gpus,
        inter_node_fabric, inter_node_gbits_per_s, inter_node_basis,
        min_usd_per_hour, usd_per_gpu_hour, price_region, regions, min_spot_usd_per_hour,
-       usd_per_gpu_hour_per_fabric_gbytes_per_s, price_source_url, stale, source_kind
+       usd_per_gpu_hour_per_fabric_gbytes_per_s, price_source_url, stale, source_kind,
+       '{currency}' AS currency, CASE WHEN $spot THEN 'spot' ELSE 'on-demand' END AS price_kind
 FROM derived {where}
 ORDER BY {key} NULLS LAST, provider, instance_type
 """
@@ -83,7 +107,12 @@ ORDER BY {key} NULLS LAST, provider, instance_type
 
 def _where(question: PriceQuestion) -> tuple[list[str], dict]:
     where: list[str] = []
-    params: dict[str, object] = {"inferred": question.include_inferred}
+    params: dict[str, object] = {
+        "inferred": question.include_inferred,
+        "region": question.region,
+        "spot": question.spot,
+        "asking": question.region is not None or question.spot,
+    }
     lists = (
         ("gpu_count", "gpu_counts", [float(c) for c in question.gpu_counts]),
         ("intra_node_link", "intra_links", list(question.intra_links)),
@@ -108,7 +137,8 @@ def cheapest(con: duckdb.DuckDBPyConnection, question: PriceQuestion = PriceQues
     """The rows matching ``question``, cheapest first by ``question.order_by``; unpriced rows last.
 
     Columns: ``rank`` (NULL for a row the order cannot rank), the row's identity, GPUs, link and
-    fabric, its price columns, ``min_spot_usd_per_hour`` (cheapest current spot price, any region),
+    fabric, its price columns (in ``question.region`` and spot when asked; ``currency`` and
+    ``price_kind`` say which), ``min_spot_usd_per_hour`` (cheapest current spot price, any region),
     ``usd_per_gpu_hour_per_fabric_gbytes_per_s`` (``usd_per_gpu_hour`` / the fabric's GB/s per GPU,
     i.e. ``min_usd_per_hour`` / ``inter_node_gbytes_per_s``: what one GB/s between nodes costs per
     hour; NULL without a price or a fabric figure), and ``price_source_url`` (where the cheapest
@@ -117,7 +147,11 @@ def cheapest(con: duckdb.DuckDBPyConnection, question: PriceQuestion = PriceQues
     if question.order_by not in ORDERS:
         raise ValueError(f"order_by {question.order_by!r}: choose one of {', '.join(ORDERS)}")
     where, params = _where(question)
-    sql = _RANKED.format(key=ORDERS[question.order_by], where="WHERE " + " AND ".join(where) if where else "")
+    sql = _RANKED.format(
+        key=ORDERS[question.order_by],
+        where="WHERE " + " AND ".join(where) if where else "",
+        currency=CURRENCY,
+    )
     return con.execute(sql, params).df()
 
 
@@ -154,3 +188,8 @@ def region_prices(con: duckdb.DuckDBPyConnection, provider: str, instance_type: 
            ORDER BY usd_per_hour NULLS LAST, region""",
         {"p": provider, "i": instance_type},
     ).df()
+
+
+def regions(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every region a current price names, sorted."""
+    return [r for (r,) in con.execute("SELECT DISTINCT region FROM current_prices ORDER BY 1").fetchall()]

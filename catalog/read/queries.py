@@ -30,8 +30,20 @@ _PRICE_JOIN = """LEFT JOIN (
     ) USING (provider, instance_type)"""
 
 
-def _derived_sql(catalog: Shape | None) -> str:
-    """Derived columns on top of ``instances``; ``$inferred`` False blanks inferred bandwidths."""
+_ASKED_PRICE = "CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END"
+_ASKED_JOIN = f"""LEFT JOIN (
+        SELECT provider, instance_type, min({_ASKED_PRICE}) AS asked_usd_per_hour,
+               arg_min(region, {_ASKED_PRICE}) AS asked_region
+        FROM current_prices
+        WHERE ($region = '' OR lower(region) = lower($region)) AND {_ASKED_PRICE} IS NOT NULL
+        GROUP BY provider, instance_type
+    ) USING (provider, instance_type)"""
+
+
+def _derived_sql(catalog: Shape | None, asked: bool = False) -> str:
+    """Derived columns on top of ``instances``; ``$inferred`` False blanks inferred bandwidths.
+    ``asked``: price each row in ``$region`` (all regions when empty), spot when ``$spot``."""
+    asked = asked and catalog is not None and catalog.priced and "current_prices" in catalog.tables
     join_prices = catalog is not None and catalog.priced and not catalog.prices_in_instances
     price_columns = (
         "min_usd_per_hour / gpu_count AS usd_per_gpu_hour," if join_prices else ""
@@ -46,7 +58,7 @@ WITH base AS (
         CASE WHEN $inferred OR inter_node_basis <> 'inferred'
              THEN inter_node_gbytes_per_s END AS inter_node_gbytes_per_s
     )
-    FROM instances {_PRICE_JOIN if join_prices else ""}
+    FROM instances {_PRICE_JOIN if join_prices else ""} {_ASKED_JOIN if asked else ""}
 ), derived AS (
     SELECT *,
         CASE WHEN gpu_count > 0 THEN inter_node_gbytes_per_s / greatest(gpu_count, 1)
@@ -65,16 +77,22 @@ WITH base AS (
         lower(concat_ws(' ', provider, instance_type, gpu_model, {LINK_LABEL_SQL}, intra_node_link,
                         {FABRIC_LABEL_SQL}, inter_node_fabric)) AS search_text
     FROM base
-), rows AS (
+), flagged AS (
     SELECT *,
         CASE WHEN intra_node_link IN {NVLINK_CLASS_SQL} AND fabric_gbytes_per_s_per_gpu > 0
-             THEN intra_node_gbytes_per_s / fabric_gbytes_per_s_per_gpu
+             THEN intra_node_gbytes_per_s / 2 / fabric_gbytes_per_s_per_gpu
         END AS nvlink_to_fabric_ratio,
         concat_ws(', ', CASE WHEN stale THEN 'stale' END, CASE WHEN conflict THEN 'conflict' END,
                   CASE WHEN unit_suspect THEN 'unit corrected' END,
                   CASE WHEN source_kind = 'curated' THEN 'curated' END) AS flags
     FROM derived
+), rows AS ({_ASKED_ROWS if asked else "SELECT * FROM flagged"}
 )"""
+
+
+_ASKED_ROWS = """SELECT * EXCLUDE (asked_usd_per_hour, asked_region) REPLACE (
+        asked_usd_per_hour / gpu_count AS usd_per_gpu_hour), asked_region AS price_region_asked
+    FROM flagged"""
 
 
 def instances_sql(filters: Filters = NO_FILTERS, catalog: Shape | None = None) -> tuple[str, dict]:
@@ -92,18 +110,23 @@ def instances_sql(filters: Filters = NO_FILTERS, catalog: Shape | None = None) -
     - ``confined_to_one_node``: tensor parallelism at link speed cannot span instances (PCIe,
       single GPU, or a scale-up domain no larger than the instance); False for rack-scale domains;
       NULL when unknown.
-    - ``nvlink_to_fabric_ratio``: intra-node GB/s per GPU / fabric GB/s per GPU for scale-up
-      links: how much slower the step off the NVLink domain is.
+    - ``nvlink_to_fabric_ratio``: one way against one way, for scale-up links: half the
+      bidirectional intra-node GB/s per GPU / the one-way fabric GB/s per GPU (p5.48xlarge: 450 / 50
+      = 9): how much slower the step off the NVLink domain is.
     - ``flags``: what a reader must know before trusting the row: stale, conflict, unit corrected,
       curated (comma-separated; empty when none).
     - ``usd_per_gpu_hour`` (only when ``catalog`` has prices): the cheapest on-demand price of the
-      instance divided by its GPUs.
+      instance divided by its GPUs; with ``filters.region`` or ``filters.spot``, the cheapest price
+      of that kind in that region, and ``price_region_asked`` the region it is published for.
     """
     priced = catalog is not None and catalog.priced
     where, params = where_sql(filters, nvlink_class_sql=NVLINK_CLASS_SQL, priced=priced)
     params["inferred"] = filters.include_inferred
+    asked = bool(filters.region or filters.spot) and priced
+    if asked:
+        params |= {"region": filters.region, "spot": filters.spot}
     sql = (
-        _derived_sql(catalog)
+        _derived_sql(catalog, asked)
         + "\nSELECT * EXCLUDE (search_text) FROM rows"
         + (" WHERE " + " AND ".join(where) if where else "")
         + " ORDER BY provider, instance_type"
@@ -132,8 +155,14 @@ def instance(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str) 
 # Instances side by side: their bandwidth cliffs and their claims
 
 CLIFF_LEVELS = ("GPU memory", "intra-node per GPU", "fabric per GPU", "front-end per GPU")
-CLIFF_COLUMNS = ["level", "gbytes_per_s", "basis", "link", "detail"]
-_PER_GPUS = f"CASE WHEN gpu_count IS NOT NULL THEN ' / ' || {fmt_sql('gpu_count')} || ' GPUs' ELSE '' END"
+CLIFF_COLUMNS = ["level", "gbytes_per_s", "direction", "basis", "link", "detail"]
+#: The direction each level's figure is stated in: HBM is a memory's bandwidth (no direction), a
+#: GPU-to-GPU claim is bidirectional per GPU (900 GB/s on Hopper), networks are one way.
+CLIFF_DIRECTIONS = ("none", "two-way", "one-way", "one-way")
+_PER_GPUS = (
+    f"CASE WHEN gpu_count IS NOT NULL THEN ' / ' || {fmt_sql('gpu_count')} "
+    "|| CASE WHEN gpu_count = 1 THEN ' GPU' ELSE ' GPUs' END ELSE '' END"
+)
 
 
 def _node_detail_sql(column: str) -> str:
@@ -149,6 +178,7 @@ def _level_sql(order: int, field: str, value: str, basis: str, link: str, detail
     return f"""SELECT position, provider, instance_type, {order} AS level_order,
         '{CLIFF_LEVELS[order]}' AS level,
         CASE WHEN {basis} = 'not-applicable' THEN NULL ELSE {value} END AS gbytes_per_s,
+        '{CLIFF_DIRECTIONS[order]}' AS direction, source_url AS row_source_url,
         CASE WHEN {basis} = 'not-applicable' THEN {basis}
              WHEN {value} IS NULL THEN 'missing' ELSE {basis} END AS basis,
         {link} AS link, {detail} AS detail, '{field}' AS field, {field} AS field_value, gpu_count
@@ -203,14 +233,16 @@ _CLIFFS_SQL = (
             ),
         )
     )
-    + """), sources AS (
-    SELECT provider, instance_type, field, value, min(source_url) AS source_url, min(quote) AS quote
-    FROM current_claims GROUP BY ALL
-)
-SELECT l.* EXCLUDE (field_value, level_order, position), s.source_url, s.quote
-FROM levels l LEFT JOIN sources s
+    + """)
+SELECT l.* EXCLUDE (field_value, level_order, position, row_source_url), s.source_url, s.quote
+FROM levels l LEFT JOIN current_claims s
   ON s.provider = l.provider AND s.instance_type = l.instance_type AND s.field = l.field
  AND abs(s.value - l.field_value) <= 1e-6 * abs(l.field_value)
+QUALIFY row_number() OVER (
+    PARTITION BY l.position, l.level_order
+    ORDER BY s.basis IS NOT DISTINCT FROM l.basis DESC, s.source_url LIKE 'http%' DESC NULLS LAST,
+             s.source_url IS NOT DISTINCT FROM l.row_source_url DESC, s.evidence = 'verbatim' DESC NULLS LAST,
+             s.source_url, s.quote) = 1
 ORDER BY l.position, l.level_order"""
 )
 
@@ -219,9 +251,12 @@ def cliffs(con: duckdb.DuckDBPyConnection, chosen: list[tuple[str, str]]) -> pd.
     """The bandwidth cliffs of the ``(provider, instance_type)`` pairs, in their order, in one query.
 
     One row per instance and level of ``CLIFF_LEVELS``: ``gbytes_per_s`` per GPU (NaN when not
-    known), ``basis`` (stated, inferred, missing, not-applicable), ``link`` (what carries it),
-    ``detail`` (how the per-GPU figure is derived), ``field`` (the ``instances`` column behind it),
-    ``gpu_count``, and the ``source_url`` and ``quote`` of the claim the row's value comes from.
+    known) in the level's ``direction`` (``CLIFF_DIRECTIONS``), ``basis`` (stated, inferred,
+    missing, not-applicable), ``link`` (what carries it), ``detail`` (how the per-GPU figure is
+    derived), ``field`` (the ``instances`` column behind it),
+    ``gpu_count``, and the ``source_url`` and ``quote`` of the claim the row's value comes from: of
+    the claims of that value, one of the row's basis (a stated figure quotes the page, not a topology
+    file that expects the same number), from an http(s) page (the provider's own before a copy).
     Fabric and front-end are per GPU: the node's Gb/s / 8 / GPUs. Unknown pairs have no rows.
     """
     params = {"inferred": True, "providers": [p for p, _ in chosen], "types": [t for _, t in chosen]}

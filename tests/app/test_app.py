@@ -49,6 +49,13 @@ def spec_of(element) -> dict:
     return json.loads(element.proto.spec)
 
 
+def chart_data(element) -> pd.DataFrame:
+    """The rows a Vega-Lite chart element draws (sent as Arrow)."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(element.proto.data.data).read_pandas()
+
+
 def test_app_says_when_there_is_no_catalog(tmp_path, monkeypatch):
     app = run_app(monkeypatch, tmp_path / "none.duckdb")
     assert shown_texts(app, "error")[0].startswith(f"No catalog at {tmp_path / 'none.duckdb'}.")
@@ -125,19 +132,27 @@ def test_the_link_view_shows_bandwidths_not_indices(db, monkeypatch):
         "GPUs",
         "GPU",
         "GPU-GPU link",
-        "GPU-GPU GB/s/GPU",
+        "GPU-GPU GB/s/GPU two-way",
         "fabric",
-        "fabric GB/s/GPU",
+        "fabric GB/s/GPU one-way",
         "USD/GPU-hour",  # the small mirror's price tables price every row
-        "USD/GPU-hour per fabric GB/s/GPU",
+        "USD/GPU-hour per one-way fabric GB/s/GPU",
     ]
     assert not [c for c in table.columns if "index" in c or c in ("rank", "why")]
     # Fabric, fastest first: 50, 25, 1.25 and 1.25 (the 900 GB/s NVSwitch before PCIe), 0.3125 GB/s per GPU.
     assert list(table["instance"]) == [P5, ND96, ND48, G5_12, G5]
     first = table.iloc[0]
     assert (first["GPU-GPU basis"], first["TP confined to one node"]) == ("inferred", "yes")
-    assert (first["GPU-GPU GB/s/GPU"], first["fabric GB/s/GPU"], first["fabric"]) == (900, 50, "EFA")
-    assert first["USD/GPU-hour per fabric GB/s/GPU"] == 0.138  # 55.04 / 8 = 6.88 USD per GPU-hour / 50 GB/s
+    assert (first["GPU-GPU GB/s/GPU two-way"], first["fabric GB/s/GPU one-way"], first["fabric"]) == (
+        900,
+        50,
+        "EFA",
+    )
+    # Issue 21: it said 18, a two-way NVLink figure over a one-way NIC; one way each it is 450 / 50.
+    assert first["GPU-GPU ÷ fabric, one way each (x)"] == 9
+    assert (
+        first["USD/GPU-hour per one-way fabric GB/s/GPU"] == 0.138
+    )  # 55.04 / 8 = 6.88 USD per GPU-hour / 50 GB/s
     assert table.loc[1, "flags"] == "unit corrected"  # ND96isr: "200 GB/s ... HDR InfiniBand"
     assert rendered(ranking.caption[1].value) == (
         "rows: 5 · TP spans instances (rack-scale NVLink): 0 · on a GPU fabric (InfiniBand, EFA, RoCE, "
@@ -156,9 +171,9 @@ def test_key_columns_fit_beside_the_sidebar_at_1280_pixels(db, monkeypatch):
         "GPUs",
         "GPU",
         "GPU-GPU link",
-        "GPU-GPU GB/s/GPU",
+        "GPU-GPU GB/s/GPU two-way",
         "fabric",
-        "fabric GB/s/GPU",
+        "fabric GB/s/GPU one-way",
     ]
     widths = [config[c]["width"] for c in [*key, "USD/GPU-hour"]]
     assert all(isinstance(w, int) for w in widths) and sum(widths) <= 900
@@ -180,12 +195,14 @@ def test_key_columns_fit_beside_the_sidebar_at_1280_pixels(db, monkeypatch):
 def test_units_apply_to_every_bandwidth_column(db, monkeypatch):
     app = run_app(monkeypatch, db, mode="Links only", unit="Gb/s", per="node")
     table = ranking_table(app).set_index("instance")
-    assert table.loc[P5, "fabric Gb/s/node"] == 3200  # as AWS states it
-    assert table.loc[P5, "GPU-GPU Gb/s/node"] == 900 * 8 * 8
-    assert table.loc[G5, "front-end Gb/s/node"] == 2.5
-    assert table.loc[P5, "GPU memory Gb/s/node"] == 3350 * 8 * 8
+    assert table.loc[P5, "fabric Gb/s/node one-way"] == 3200  # as AWS states it
+    assert table.loc[P5, "GPU-GPU Gb/s/node two-way"] == 900 * 8 * 8  # says its direction (issue 21)
+    assert table.loc[G5, "front-end Gb/s/node one-way"] == 2.5
+    # Issue 21: HBM is never a per-node Gb/s figure ("214,400 Gb/s per node").
+    assert table.loc[P5, "GPU memory (HBM) GB/s/GPU"] == 3350
+    assert not [c for c in table.columns if "memory" in c and "Gb/s" in c]
     app = run_app(monkeypatch, db, mode="Links only", unit="GB/s", per="node")
-    assert ranking_table(app).set_index("instance").loc[ND96, "fabric GB/s/node"] == 200
+    assert ranking_table(app).set_index("instance").loc[ND96, "fabric GB/s/node one-way"] == 200
 
 
 def test_training_by_cost_reranks_and_retitles(db, monkeypatch):
@@ -256,9 +273,21 @@ def test_the_first_row_is_the_instance_until_another_is_picked(db, monkeypatch):
     instance = app_tab(app, "Instance")
     assert shown_texts(instance, "subheader") == [f"{P5} (aws)"]
     levels = instance.dataframe[0].value
-    assert list(levels["level"]) == ["GPU memory", "GPU-to-GPU", "fabric", "front-end"]
-    assert list(levels["GB/s per GPU"]) == [3350.0, 900.0, 50.0, 50.0]
+    assert list(levels["level"]) == [
+        "GPU memory (HBM)",
+        "GPU-to-GPU, one way",
+        "fabric, one way",
+        "front-end, one way",
+    ]
+    assert list(levels["GB/s per GPU, one way"]) == [3350.0, 450.0, 50.0, 50.0]
+    assert list(levels["as claimed"]) == [
+        "3,350 GB/s per GPU",
+        "900 GB/s per GPU two-way",
+        "50 GB/s per GPU one-way",
+        "50 GB/s per GPU one-way",
+    ]
     assert levels.loc[2, "quote"] == "3200 Gigabit"
+    assert levels.loc[2, "source"] == f"https://{AWS_PAGE}"
     app.selectbox(key="instance").select(f"{G5} (aws)").run()
     instance = app_tab(app, "Instance")
     assert shown_texts(instance, "subheader") == [f"{G5} (aws)"]
@@ -285,28 +314,39 @@ def test_claims_name_figures_in_words_and_round_values(db, monkeypatch):
 def test_compare_two_instances_in_the_same_units_on_one_axis(db, monkeypatch):
     app = run_app(monkeypatch, db, view="Compare", compare=[f"{P5} (aws)", f"{ND96} (azure)"], per="node")
     compare = app_tab(app, "Compare")
-    table = compare.dataframe[0].value.set_index("level (GB/s per node)")
-    assert list(table.index) == ["GPU memory", "GPU-to-GPU", "fabric", "front-end"]
+    table = compare.dataframe[1].value.set_index("level")
+    assert list(table.index) == ["GPU memory (HBM)", "GPU-to-GPU", "fabric", "front-end"]
     assert list(table.columns) == [
         f"{P5} (aws)",
         f"{P5} (aws) source",
         f"{ND96} (azure)",
         f"{ND96} (azure) source",
     ]
-    assert table.loc["fabric", f"{P5} (aws)"] == "400 · stated · EFA"
-    assert table.loc["fabric", f"{ND96} (azure)"] == "200 · stated · InfiniBand"
-    assert table.loc["GPU-to-GPU", f"{P5} (aws)"] == "7,200 · inferred · NVSwitch"
+    assert table.loc["fabric", f"{P5} (aws)"] == "400 GB/s per node one-way · stated · EFA"
+    assert table.loc["fabric", f"{ND96} (azure)"] == "200 GB/s per node one-way · stated · InfiniBand"
+    assert table.loc["GPU-to-GPU", f"{P5} (aws)"] == "7,200 GB/s per node two-way · inferred · NVSwitch"
+    # Issue 21: HBM never turns into a per-node figure.
+    assert table.loc["GPU memory (HBM)", f"{P5} (aws)"] == "3,350 GB/s per GPU · inferred · H100-SXM-80GB"
     assert table.loc["fabric", f"{P5} (aws) source"] == f"https://{AWS_PAGE}"
     spec = spec_of(compare.get("vega_lite_chart")[0])
     assert spec["layer"][0]["encoding"]["xOffset"]["sort"] == [f"{P5} (aws)", f"{ND96} (azure)"]
     assert spec["layer"][0]["encoding"]["y"]["scale"] == {"type": "log", "domain": [0.1, 1_000_000.0]}
+    assert spec["layer"][0]["encoding"]["y"]["title"] == "GB/s per node, one way (log)"
+    drawn = chart_data(compare.get("vega_lite_chart")[0])
+    bars = {
+        (i, level): v for i, level, v in zip(drawn["instance"], drawn["level"], drawn["value"], strict=True)
+    }
+    # One way, like the readings: 900 GB/s two-way per GPU is 450 one way, 3,600 per node; no HBM bar.
+    assert bars[(f"{P5} (aws)", "GPU-to-GPU")] == 3600 and "GPU memory" not in {k[1] for k in bars}
+    # Side by side, the bar labels stand upright on their bars (they ran into each other).
+    assert spec["layer"][1]["mark"]["angle"] == -90
 
 
 def test_compare_defaults_to_the_first_rows_of_the_table(db, monkeypatch):
     app = run_app(monkeypatch, db, view="Compare", q=f"{P5}, {G5}")
     compare = app_tab(app, "Compare")
     assert "Showing the first 2 rows of the table" in compare.caption[0].value
-    assert list(compare.dataframe[0].value.columns[1::2]) == [f"{P5} (aws)", f"{G5} (aws)"]
+    assert list(compare.dataframe[1].value.columns[1::2]) == [f"{P5} (aws)", f"{G5} (aws)"]
 
 
 def test_the_cliff_axis_is_the_same_for_every_instance(db, monkeypatch):
@@ -349,7 +389,7 @@ def test_a_shared_url_reproduces_the_view(db, monkeypatch):
     assert list(table["instance"]) == [G5_12, G5] and "trained tokens/s" in table
     assert app_tab(app, "Ranking").subheader[0].value.startswith("Training mixtral-8x7b")
     app = run_app(monkeypatch, db, **{**query, "mode": "Links only"})
-    assert "fabric Gb/s/GPU" in ranking_table(app)
+    assert "fabric Gb/s/GPU one-way" in ranking_table(app)
     app = run_app(monkeypatch, db, **query, view="Instance")
     assert shown_texts(app_tab(app, "Instance"), "subheader") == [f"{G5_12} (aws)"]
 
@@ -389,7 +429,7 @@ def test_question_one_8_gpu_nvswitch_boxes_by_fabric(real_catalog_file, monkeypa
     app = run_app(monkeypatch, real_catalog_file, mode="Links only", q="8-GPU NVSwitch")
     table = ranking_table(app)
     assert set(table["GPUs"]) == {8} and set(table["GPU-GPU link"]) == {"NVSwitch"}
-    fabric = table["fabric GB/s/GPU"]
+    fabric = table["fabric GB/s/GPU one-way"]
     assert fabric.notna().tolist() == sorted(fabric.notna(), reverse=True)  # unknown fabrics last
     known = fabric.dropna().tolist()
     assert known == sorted(known, reverse=True) and known[0] == 100  # p6-b300: 6,400 Gb/s over 8 GPUs
@@ -427,3 +467,103 @@ def test_prices_appear_when_the_catalog_has_them(small_catalog_file, tmp_path, m
     assert list(ranking_table(app)["instance"]) == [G5_12]
     app = run_app(monkeypatch, db, max_price="2")  # the planner's ranking follows the same filters
     assert list(ranking_table(app)["instance"]) == [G5_12]
+
+
+def test_downloads_say_what_they_are_and_keep_counts_whole():
+    """Issue 21: downloads carried no "data as of" or filter, and counts came out as "8.0"."""
+    from catalog.read.filters import Filters, describe
+    from ui import tables
+
+    lines = ["interconnect-catalog, data as of 2026-12-02", f"filter: {describe(Filters(gpu_counts=(8,)))}"]
+    frame = pd.DataFrame({"instance": ["a", "b"], "GPUs": [8.0, 0.125], "NVLink domain (GPUs)": [8.0, None]})
+    text = tables.csv_bytes(frame, lines).decode()
+    assert text.splitlines()[:3] == [
+        "# interconnect-catalog, data as of 2026-12-02",
+        "# filter: GPUs per instance 8",
+        "instance,GPUs,NVLink domain (GPUs)",
+    ]
+    assert text.splitlines()[3:] == ["a,8,8", "b,0.125,"]
+    import pyarrow.parquet as pq
+
+    path = tables.parquet_bytes(frame, lines)
+    table = pq.read_table(pa_buffer(path))
+    assert str(table.schema.field("NVLink domain (GPUs)").type) == "int64"
+    assert table.schema.metadata[b"interconnect-catalog"].decode().endswith("GPUs per instance 8")
+    assert describe(Filters()) == "no filter"
+
+
+def pa_buffer(data: bytes):
+    import pyarrow as pa
+
+    return pa.BufferReader(data)
+
+
+def test_garbage_in_the_url_is_named_not_dropped(db, monkeypatch):
+    """Issue 21: `?instance=nonexistent&model=foo`, `?gpus=banana` were dropped without a word."""
+    app = run_app(monkeypatch, db, instance="nonexistent", model="foo", gpus="banana", colour="red")
+    warnings = shown_texts(app, "warning")
+    assert "The link's instance='nonexistent' is not one the app can show: ignored." in warnings
+    assert any(
+        w.startswith("The link's model='foo' is not one the app can show (expected one of") for w in warnings
+    )
+    assert any(w.startswith("The link's gpus='banana'") for w in warnings)
+    assert "The link's parameter 'colour' is not one the app knows: ignored." in warnings
+    assert len(warnings) == 4 and all("\n" not in w for w in warnings)
+    app = run_app(monkeypatch, db, min_fabric="lots", instance=f"{P5} (aws)", mode="Links only")
+    assert shown_texts(app, "warning") == [
+        "The link's min_fabric='lots' is not one the app can show (expected a number, 0 or more): ignored."
+    ]
+    app.run()  # said once, when the link is opened
+    assert shown_texts(app, "warning") == []
+
+
+def test_jargon_explains_itself_on_hover(db, monkeypatch):
+    """Issue 21: TP×PP×EP×DP, HBM-bound, paraphrased, curated, basis had no one-line explanation."""
+    app = run_app(monkeypatch, db)
+    config = json.loads(app_tab(app, "Ranking").dataframe[0].proto.columns)
+    assert config["layout (TP×PP×EP×DP)"]["help"].startswith("TP×PP×EP×DP: tensor × pipeline")
+    assert "HBM-bound" in config["bound by"]["help"]
+    app = run_app(monkeypatch, db, mode="Links only")
+    config = json.loads(app_tab(app, "Ranking").dataframe[0].proto.columns)
+    assert "paraphrased:" in config["GPU-GPU basis"]["help"] and "Curated:" in config["flags"]["help"]
+    assert app.toggle(key="curated").help.startswith("Curated: facts a person read")
+    app = run_app(monkeypatch, db, view="Instance", instance=f"{G5} (aws)")
+    instance = app_tab(app, "Instance")
+    assert "inferred:" in json.loads(instance.dataframe[0].proto.columns)["basis"]["help"]
+    # Issue 21: "/ 1 GPUs"; the Model help named a folder of the repository.
+    assert instance.dataframe[0].value.loc[2, "how (per GPU)"] == "2.5 Gb/s per node / 8 / 1 GPU"
+    assert "planner/presets" not in (run_app(monkeypatch, db).selectbox(key="model").help or "")
+
+
+def test_an_unstated_fabric_reads_not_stated(small_catalog_file, tmp_path, monkeypatch):
+    """Issue 21: the instance summary said "fabric unknown fabric"."""
+    db = tmp_path / "c.duckdb"
+    shutil.copyfile(small_catalog_file, db)
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE instances SET inter_node_fabric = 'unknown' WHERE instance_type = 'g5.xlarge'")
+    app = run_app(monkeypatch, db, view="Instance", instance=f"{G5} (aws)")
+    summary = shown_texts(app_tab(app, "Instance"), "caption")[0]
+    assert "fabric not stated" in summary and "unknown fabric" not in summary
+
+
+def test_a_claim_says_whether_it_was_read_from_the_page_or_a_copy():
+    """Issue 21: the same claim from AWS's page and from the third-party copy looked like duplicates."""
+    from ui.instances import claims_frame
+
+    page = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
+    claims = pd.DataFrame(
+        {
+            "field": ["inter_node_gbits_per_s"] * 2,
+            "value": [3200.0, 3200.0],
+            "value_text": [None, None],
+            "unit": ["Gbit/s"] * 2,
+            "basis": ["stated"] * 2,
+            "quote": ["3200 Gigabit"] * 2,
+            "source_url": [f"https://{AWS_PAGE}", "copy:reference/aws/ac.html-tables.md"],
+            "evidence": ["verbatim"] * 2,
+            "original_url": [None, page],
+            "unit_suspect": [False, False],
+        }
+    )
+    shown = claims_frame(claims, history=False)
+    assert list(shown["read from"]) == ["the page itself", f"a third-party copy of {page}"]

@@ -25,16 +25,24 @@ def test_missing_conflicts_and_status_tabs_on_a_healthy_catalog(small_catalog_fi
     app = run_app(monkeypatch, small_catalog_file, view="What's missing")
     summary = app_tab(app, "What's missing").dataframe[-1].value.set_index("provider")
     assert summary.loc["aws", "rows shown"] == 3 and summary.loc["azure", "unit corrected"] == 1
+    assert summary.loc["aws", "rows with an on-demand price"] == 3  # the small mirror prices every row
     assert not any("(rows)" in c or c.endswith("_rows") for c in summary.columns)  # issue 14 wording
     assert app_tab(app, "What's missing").success[0].value.startswith("Every row shown states")
     app = run_app(monkeypatch, small_catalog_file, view="Conflicts")
     assert app_tab(app, "Conflicts").success[0].value.startswith("No field of the rows shown")
     app = run_app(monkeypatch, small_catalog_file, view="Catalog status")
     status = app_tab(app, "Catalog status")
-    built = rendered(status.markdown[0].value).split("\n")[1]
-    assert built.startswith("File built ") and built.endswith("UTC by a mirror refresh, exit code 0")
+    (built,) = shown_texts(status, "caption")[:1]
+    # Issue 21: "Catalog file: data/catalog.duckdb ... exit code 0": the whole path, and in words.
+    assert built.startswith(f"The catalog file {small_catalog_file.resolve()} was built ")
+    assert built.endswith("UTC by a mirror refresh: every provider succeeded.")
     assert status.success[0].value.startswith("No stale rows")
     assert list(status.dataframe[1].value["outcome"]) == ["ok", "ok"]
+    # Issue 21: the status tab follows the provider filter like every other tab.
+    app = run_app(monkeypatch, small_catalog_file, view="Catalog status", provider=["azure"])
+    status = app_tab(app, "Catalog status")
+    assert list(status.dataframe[0].value["provider"]) == ["azure"]
+    assert list(status.dataframe[1].value["provider"]) == ["azure"]
 
 
 @pytest.mark.shared
@@ -64,6 +72,12 @@ def test_missing_and_conflicts_follow_the_sidebar(real_catalog_file, monkeypatch
     app = run_app(monkeypatch, real_catalog_file, view="What's missing", provider=["oci"])
     missing = app_tab(app, "What's missing")
     assert list(missing.dataframe[1].value["provider"]) == ["oci"]
+    # Issue 21: each unpriced row is an item. Issue 20: 21 of OCI's 26 rows are priced now (the
+    # offer lists); the 5 shapes only Oracle's health-check template names are not.
+    summary = missing.dataframe[1].value.set_index("provider")
+    assert (summary.loc["oci", "rows shown"], summary.loc["oci", "rows with an on-demand price"]) == (26, 21)
+    items = missing.dataframe[0].value
+    assert (items["missing"] == "on-demand price").sum() == 26 - 21
     items = missing.dataframe[0].value
     assert set(items["provider"]) == {"oci"}
     p100 = items[items["instance"] == "BM.GPU2.2"].iloc[0]  # OCI names the P100 without its form factor
@@ -80,8 +94,9 @@ def test_what_is_missing_says_why_per_row(real_catalog_file, monkeypatch):
         "page not fetched",
         "form factor unknown",
         "NVLink bridge or PCIe not stated",
+        "no price source lists it",  # issue 21: prices are part of what is missing
     }
-    nd12 = items[items["instance"] == "Standard_ND12s"]
+    nd12 = items[(items["instance"] == "Standard_ND12s") & (items["missing"] != "on-demand price")]
     assert set(nd12["why"]) == {"page not fetched"}
     assert nd12["in detail"].str.endswith("nd-series-summary.md").all()
     assert not items["row notes"].fillna("").str.contains("TRAP").any()  # issue 14 wording
@@ -100,10 +115,13 @@ def test_data_as_of_stands_beside_when_the_file_was_built(tmp_path, monkeypatch)
     header = rendered(app.caption[0].value)
     assert f"Data as of {as_of} (when the providers' pages were read); file built " in header
     assert header.endswith("UTC from the shipped snapshot.")
-    as_of_line, built_line = rendered(app_tab(app, "Catalog status").markdown[0].value).split("  \n")
-    assert as_of_line == f"Data as of {as_of} (when the providers' pages were read)"
-    assert built_line.startswith("File built ") and built_line[11:21] >= built
-    assert built_line.endswith("UTC from the shipped snapshot, exit code 0")
+    status = app_tab(app, "Catalog status")
+    assert rendered(status.markdown[0].value) == f"Data as of {as_of} (when the providers' pages were read)"
+    built_line = shown_texts(status, "caption")[0]
+    assert built_line.endswith("UTC from the shipped snapshot: every provider succeeded.")
+    # Issue 21: a seeded catalog said "unknown" for every provider's outcome.
+    outcomes = status.dataframe[1].value
+    assert set(outcomes["outcome"]) == {"seeded from the shipped snapshot (no refresh run here)"}
 
 
 def test_no_internal_wording_reaches_the_page(small_catalog_file, monkeypatch):
@@ -162,6 +180,7 @@ def test_chart_labels_follow_the_theme():
             "instance_type": ["p5.48xlarge"] * 4,
             "level": ["GPU memory", "intra-node per GPU", "fabric per GPU", "front-end per GPU"],
             "gbytes_per_s": [3350.0, 900.0, 50.0, float("nan")],
+            "direction": ["none", "two-way", "one-way", "one-way"],
             "basis": ["inferred", "inferred", "stated", "missing"],
             "link": ["H100-SXM-80GB", "NVSwitch", "EFA", "front-end network"],
             "gpu_count": [8.0] * 4,
@@ -170,7 +189,7 @@ def test_chart_labels_follow_the_theme():
     data = charts.cliff_data(cliffs, Units())
     assert list(data["label"]) == [
         "3,350 GB/s per GPU (inferred)",
-        "900 GB/s per GPU (inferred)",
+        "450 GB/s per GPU (inferred)",  # one way: half the bidirectional 900
         "50 GB/s per GPU (stated)",
         "missing",
     ]
@@ -203,3 +222,37 @@ def test_how_a_file_was_built_is_said_in_our_words_only():
 
     assert built("mirror") == "2026-12-03 06:00 UTC by a mirror refresh"
     assert built("[a](http://127.0.0.1:9/x)") == "2026-12-03 06:00 UTC by a refresh of an unknown kind"
+
+
+def test_whats_missing_counts_prices(tmp_path, monkeypatch):
+    """Issue 21: What's missing said "1 missing item" for OCI while 0 of its 11 rows had a price."""
+    db = tmp_path / "seeded.duckdb"
+    snapshot.load(snapshot.DEFAULT_DIR, db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        oci_rows, priced = con.execute(
+            "SELECT count(*), count(min_usd_per_hour) FROM instances WHERE provider = 'oci'"
+        ).fetchone()
+    app = run_app(monkeypatch, db, view="What's missing", provider=["oci"])
+    missing = app_tab(app, "What's missing")
+    summary = missing.dataframe[-1].value.set_index("provider")
+    assert (summary.loc["oci", "rows shown"], summary.loc["oci", "rows with an on-demand price"]) == (
+        oci_rows,
+        priced,
+    )
+    assert 0 < priced < oci_rows  # the offer lists price most shapes (issue 20), not the template-only ones
+    items = missing.dataframe[0].value
+    prices = items[items["missing"] == "on-demand price"]
+    assert len(prices) == oci_rows - priced and set(prices["why"]) == {"no price source lists it"}
+    assert any(f"oci {priced} of {oci_rows} rows priced" in c.value for c in missing.caption)
+
+
+def test_a_stated_fabric_quotes_the_page_not_a_topology_file(tmp_path, monkeypatch):
+    """Issue 21: on the shipped catalog the stated 3,200 Gb/s of p5.48xlarge quoted an aws-ofi-nccl XML
+    line (`<net name="rdmap79s0" ...`) and had no source link; it is the page's "3200 Gigabit"."""
+    db = tmp_path / "seeded.duckdb"
+    snapshot.load(snapshot.DEFAULT_DIR, db)
+    app = run_app(monkeypatch, db, view="Instance", instance="p5.48xlarge (aws)", mode="Links only")
+    levels = app_tab(app, "Instance").dataframe[0].value.set_index("level")
+    fabric = levels.loc["fabric, one way"]
+    assert (fabric["basis"], fabric["quote"]) == ("stated", "3200 Gigabit")
+    assert fabric["source"] == "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.md"

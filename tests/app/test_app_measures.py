@@ -98,7 +98,13 @@ def test_p5_expected_ports_match_the_claim(shipped, monkeypatch):
         expected["verdict"]
         == "aws-ofi-nccl topology expects 32 x 100 Gbit/s ports = the 3,200 Gbit/s the page claims"
     )
-    assert (expected["figure"], expected["of the claim (%)"]) == ("100 Gbit/s", 100)
+    # Issue 21: it read "100 Gbit/s ... 100 %" beside a 3,200 claim; the count had no unit.
+    assert (expected["figure"], expected["of the claim (%)"]) == (
+        "32 × 100 Gbit/s = 3,200 Gbit/s per node",
+        100,
+    )
+    count = readings[readings["metric"] == "nic_count"] if "metric" in readings else None
+    assert "32 NICs" in set(readings["figure"]), count
     assert not any(SPARE_CORES in c for c in captions(instance))  # no Spare Cores row shown here
     marks = json.loads(instance.get("vega_lite_chart")[0].proto.spec)["layer"][2]
     assert marks["encoding"]["shape"]["scale"]["range"] == ["triangle-down", "diamond"]

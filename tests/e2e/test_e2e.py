@@ -45,6 +45,12 @@ def real_app(real_catalog_file):
         yield server
 
 
+@pytest.fixture(scope="module")
+def small_app(small_catalog_file):
+    with AppServer(small_catalog_file) as server:
+        yield server
+
+
 @pytest.fixture
 def page(browser):
     page = browser.new_page()
@@ -139,12 +145,12 @@ def test_question_one_in_two_steps(page, real_app):
     open_app(page, real_app)
     step(page, lambda: search(page, "8-GPU NVSwitch"))  # step 1
     step(page, lambda: page.locator(".st-key-mode").get_by_text("Links only", exact=True).click())  # step 2
-    header, *rows = table_rows(page, showing="fabric GB/s/GPU")
+    header, *rows = table_rows(page, showing="fabric GB/s/GPU one-way")
     at = {name: i for i, name in enumerate(header)}
     assert {row[at["GPUs"]] for row in rows} == {"8"} and {row[at["GPU-GPU link"]] for row in rows} == {
         "NVSwitch"
     }
-    assert rows[0][at["fabric GB/s/GPU"]] == "100"  # p6-b300.48xlarge: 6,400 Gb/s over 8 GPUs
+    assert rows[0][at["fabric GB/s/GPU one-way"]] == "100"  # p6-b300.48xlarge: 6,400 Gb/s over 8 GPUs
     assert "q=8-GPU+NVSwitch" in page.url and "mode=Links+only" in page.url
     screenshot(page, "question-1")
 
@@ -155,15 +161,18 @@ def test_question_two_in_two_steps(page, real_app):
     open_app(page, real_app)
     step(page, lambda: search(page, "p5.48xlarge, a3-highgpu-8g"))  # step 1
     step(page, lambda: open_tab(page, "Compare"))  # step 2
-    header, *rows = table_rows(page, showing="level (GB/s per GPU)")
+    header, *rows = table_rows(page, 1, showing="fabric")  # the links; the first table decides
     assert header[:4] == [
-        "level (GB/s per GPU)",
+        "level",
         "p5.48xlarge (aws)",
         "p5.48xlarge (aws) source",
         "a3-highgpu-8g (gcp)",
     ]
     fabric = next(row for row in rows if row[0] == "fabric")
-    assert (fabric[1], fabric[3]) == ("50 · stated · EFA", "15.62 · paraphrased · GPUDirect-TCPX")
+    assert (fabric[1], fabric[3]) == (
+        "50 GB/s per GPU one-way · stated · EFA",
+        "15.62 GB/s per GPU one-way · paraphrased · GPUDirect-TCPX",
+    )
     page.wait_for_selector('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg')
     screenshot(page, "question-2")
 
@@ -233,13 +242,13 @@ def test_a_shared_url_gives_the_same_view(browser, page, real_app):
     step(page, lambda: page.locator(".st-key-unit").get_by_text("Gb/s", exact=True).click())
     step(page, lambda: search(page, "p5.48xlarge, Standard_ND96isr_H100_v5"))
     step(page, lambda: open_tab(page, "Compare"))
-    shared_url, seen = page.url, table_rows(page, showing="level (Gb/s per GPU)")
+    shared_url, seen = page.url, table_rows(page, 1, showing="front-end")
     other = browser.new_page()  # a new session, as a colleague opening the link would have
     try:
         open_app(other, real_app, shared_url.removeprefix(real_app.url))
         assert other.get_by_role("tab", name="Compare", selected=True).count() == 1
-        assert table_rows(other, showing="level (Gb/s per GPU)") == seen
-        assert seen[0][1] == "p5.48xlarge (aws)" and seen[3][1] == "400 · stated · EFA"
+        assert table_rows(other, 1, showing="front-end") == seen
+        assert seen[0][1] == "p5.48xlarge (aws)" and seen[3][1] == "400 Gb/s per GPU one-way · stated · EFA"
         assert caption(other) == caption(page)
     finally:
         other.close()
@@ -264,18 +273,27 @@ def test_a_shared_url_reproduces_the_planner_view(browser, page, real_app):
 @pytest.mark.shared
 def test_download_csv_holds_exactly_the_table_shown(page, real_app, tmp_path):
     open_app(page, real_app, "?mode=Links+only&q=8-GPU+NVSwitch&unit=Gb/s&per=node")
-    shown = table_rows(page, showing="fabric Gb/s/node")
+    shown = table_rows(page, showing="fabric Gb/s/node one-way")
     with page.expect_download() as download:
         page.get_by_role("button", name="Download CSV").click()
     path = tmp_path / "ranking.csv"
     download.value.save_as(path)
-    with path.open(encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
+    about, rows = csv_download(path)
     # The page draws only the columns in view; the file has them first, then the rest.
-    assert rows[0][: len(shown[0])] == shown[0] and rows[0][7] == "fabric Gb/s/node"
+    assert rows[0][: len(shown[0])] == shown[0] and rows[0][7] == "fabric Gb/s/node one-way"
     assert len(rows) - 1 == int(caption(page).split()[0])
     first = dict(zip(rows[0], rows[1], strict=True))
-    assert first["instance"] == shown[1][0] and float(first["fabric Gb/s/node"]) > 0
+    assert first["instance"] == shown[1][0] and float(first["fabric Gb/s/node one-way"]) > 0
+    assert about[0].startswith("interconnect-catalog, data as of 20") and about[1] == (
+        "filter: search '8-GPU NVSwitch'"
+    )
+
+
+def csv_download(path: Path) -> tuple[list[str], list[list[str]]]:
+    """A downloaded CSV: its '# ' lines (what it is), then its rows."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    about = [line[2:].rstrip("\n") for line in lines if line.startswith("# ")]
+    return about, list(csv.reader([line for line in lines if not line.startswith("# ")]))
 
 
 @pytest.mark.shared
@@ -362,3 +380,72 @@ def test_provider_text_stays_text_in_the_browser(page, hostile_app, pixel_server
     assert page.locator('a[href*="evil.example"], img[src*="pixel.png"], img[src="x"]').count() == 0
     assert hits == []
     assert page.console_errors == []
+
+
+def header_centre(page, columns: list[str], widths: dict[str, int], name: str) -> tuple[float, float]:
+    """Where the header of column ``name`` is drawn (the grid is a canvas): its configured widths."""
+    box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
+    left = sum(widths[c] for c in columns[: columns.index(name)])
+    return box["x"] + left + 20, box["y"] + 18
+
+
+def test_a_header_click_orders_the_table_the_url_the_caption_and_the_download(page, small_app, tmp_path):
+    """Issue 21: after a header click the download no longer equaled the screen, the caption kept
+    "Ordered by fabric" and the URL lost the order; the grid's own CSV button sat beside the app's."""
+    open_app(page, small_app, "?mode=Links+only")
+    header = table_rows(page)[0]
+    widths = {"instance": 190, "provider": 80, "GPUs": 48}
+    x, y = header_centre(page, header, widths, "GPU")
+    step(page, lambda: page.mouse.click(x, y))
+    assert "sort=GPU%2C+A+to+Z" in page.url
+    assert page.get_by_text("Ordered by GPU, A to Z;", exact=False).is_visible()
+    header, *rows = table_rows(page)
+    gpus = [row[header.index("GPU")] for row in rows]
+    assert gpus == sorted(gpus)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download CSV").click()
+    download.value.save_as(tmp_path / "links.csv")
+    about, saved = csv_download(tmp_path / "links.csv")
+    assert [r[0] for r in saved[1:]] == [r[0] for r in rows] and "order: GPU, A to Z" in about[-1]
+    assert saved[1][header.index("GPUs")] in {"8", "1", "4"}  # counts as counts, never "8.0"
+    page.locator('[data-testid="stDataFrame"]').first.hover()
+    assert not page.locator('button[aria-label="Download as CSV"]').first.is_visible()
+    # A column's own menu (its icon fills the narrow GPUs header) offers no browser-side sort either.
+    box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
+    page.mouse.move(box["x"] + 190 + 80 + 24, box["y"] + 18)
+    page.wait_for_timeout(800)
+    page.mouse.down()
+    page.mouse.up()
+    page.get_by_text("Hide column").wait_for()
+    assert not page.get_by_text("Sort ascending").is_visible()
+    assert page.console_errors == []
+
+
+def test_escape_after_picking_an_instance_keeps_the_pick(page, small_app):
+    """Issue 21: picking an instance and pressing Escape showed the table's first row instead."""
+    open_app(page, small_app, "?mode=Links+only")
+    box = page.locator(".st-key-instance [role=combobox]")
+    box.click()
+    box.fill("g5.xlarge")
+    option = page.locator("[role=listbox] [role=option]").filter(has_text=re.compile("^g5.xlarge"))
+    step(page, lambda: option.first.click())
+    step(page, lambda: page.keyboard.press("Escape"))
+    wait_idle(page)
+    assert page.locator(".ic-subheader").all_inner_texts() == ["g5.xlarge (aws)"]
+    assert "instance=g5.xlarge" in page.url
+    assert page.console_errors == []
+
+
+def test_garbage_url_parameters_are_named_in_the_browser(page, small_app):
+    open_app(page, small_app, "?instance=nonexistent&model=foo&gpus=banana")
+    warnings = page.locator(".ic-warning").all_inner_texts()
+    assert "The link's instance='nonexistent' is not one the app can show: ignored." in warnings
+    assert any(w.startswith("The link's gpus='banana'") for w in warnings) and len(warnings) == 3
+
+
+def test_the_title_is_not_under_streamlits_header(page, small_app):
+    """Issue 21: the page title was clipped under Streamlit's header."""
+    open_app(page, small_app)
+    title = page.locator("h1").first.bounding_box()
+    header = page.locator('[data-testid="stHeader"]').bounding_box()
+    assert title["y"] >= header["y"] + header["height"] - 1

@@ -153,3 +153,34 @@ def test_a_catalog_older_than_the_claims_columns_is_refused_with_how_to_rebuild(
     err = capsys.readouterr().err
     assert "predates the claims column(s) evidence: rebuild it (make seed" in err
     assert db.read_bytes() == before and not list(db.parent.glob(f"{db.name}.tmp-*"))
+
+
+def test_unknown_names_exit_2_with_a_did_you_mean(small_catalog_file, capsys):
+    """Issue 21: `cheapest --provider awz` and `plan --provider awz` printed "(no rows)" with exit 0."""
+    db = ["--db", str(small_catalog_file)]
+    assert main(["cheapest", "--provider", "awz", *db]) == 2
+    assert "unknown provider awz; did you mean aws" in capsys.readouterr().err
+    plan = ["plan", "--model", "llama-3.1-8b", "--workload", "serve", *db]
+    assert main([*plan, "--provider", "awz"]) == 2
+    assert "unknown provider awz; did you mean aws" in capsys.readouterr().err
+    assert main([*plan, "--instance", "p5.48xlarg"]) == 2
+    assert "unknown instance type p5.48xlarg; did you mean p5.48xlarge" in capsys.readouterr().err
+    assert main(["cheapest", "--region", "us-eats-1", *db]) == 2
+    assert "unknown region us-eats-1; did you mean us-east-1" in capsys.readouterr().err
+
+
+def test_cheapest_in_a_region_and_on_spot_shows_the_currency(small_catalog_file, capsys):
+    db = ["--db", str(small_catalog_file)]
+    assert main(["cheapest", "--region", "us-east-1", "--format", "json", *db]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    priced = [r for r in rows if r["min_usd_per_hour"] is not None]
+    assert priced and {r["price_region"] for r in priced} == {"us-east-1"}
+    assert {r["currency"] for r in rows} == {"USD"} and {r["price_kind"] for r in rows} == {"on-demand"}
+    with duckdb.connect(str(small_catalog_file), read_only=True) as con:
+        spot = con.execute(
+            "SELECT count(*) FROM current_prices WHERE spot_usd_per_hour IS NOT NULL"
+        ).fetchone()[0]
+    assert main(["cheapest", "--spot", "--format", "json", *db]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["price_kind"] for r in rows} == {"spot"}
+    assert (sum(r["min_usd_per_hour"] is not None for r in rows) > 0) == (spot > 0)

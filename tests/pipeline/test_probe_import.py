@@ -110,7 +110,7 @@ def fake_gpu_node(tmp_path, monkeypatch):
     tool(bin_dir, "ibv_devinfo", "echo 'Failed to get IB devices list' >&2\nexit 1\n")  # fi_info: absent
     monkeypatch.setenv("PATH", str(bin_dir))
     real = http.make_client
-    monkeypatch.setattr(http, "make_client", lambda **kw: real(transport=metadata(GCP), **kw))
+    monkeypatch.setattr(http, "make_client", lambda **kw: real(**{**kw, "transport": metadata(GCP)}))
     return tmp_path
 
 

@@ -85,11 +85,11 @@ def test_derived_columns_carry_units_and_known_values(small):
     rows = by_type(queries.filtered_instances(small))
     p5, nd96, g5 = rows.loc["p5.48xlarge"], rows.loc["Standard_ND96isr_T9_v9"], rows.loc["g5.12xlarge"]
     assert p5["fabric_gbytes_per_s_per_gpu"] == 50.0  # 3,200 Gb/s / 8 / 8 GPUs
-    assert p5["nvlink_to_fabric_ratio"] == 18.0  # 900 / 50
+    assert p5["nvlink_to_fabric_ratio"] == 9.0  # one way each: 900 / 2 / 50 (issue 21: it said 18)
     assert (p5["max_tp_degree_gpus"], bool(p5["confined_to_one_node"])) == (8, True)
     assert p5["frontend_gbytes_per_s_per_gpu"] == 50.0  # AWS: one allowance shared with EFA
     assert nd96["fabric_gbytes_per_s_per_gpu"] == 25.0  # 1,600 Gb/s (HDR unit corrected) / 8 / 8
-    assert nd96["nvlink_to_fabric_ratio"] == 36.0
+    assert nd96["nvlink_to_fabric_ratio"] == 18.0  # 450 / 25
     assert nd96["frontend_gbytes_per_s_per_gpu"] == 1.25  # 80 Gb/s / 8 / 8
     assert (g5["max_tp_degree_gpus"], bool(g5["confined_to_one_node"])) == (4, True)
     assert g5["fabric_gbytes_per_s_per_gpu"] == 1.25

@@ -75,7 +75,13 @@ def test_real_missing_items_say_why(real):
         "the provider's page states nothing for it",  # its NCCL job file and docs index give no rate
     )
     assert why["NVIDIA H100 80GB HBM3", "GPU count"][0] == missing.NOT_STATED
-    assert set(items["why"]) == {missing.NOT_STATED, missing.NOT_FETCHED, missing.FORM_FACTOR, missing.BRIDGE}
+    assert set(items["why"]) == {
+        missing.NOT_STATED,
+        missing.NOT_FETCHED,
+        missing.FORM_FACTOR,
+        missing.BRIDGE,
+        missing.NO_PRICE,
+    }
     assert items["source_url"].str.startswith(("https://", "copy:")).all()  # copy: a local copy (OCI)
 
 
@@ -83,9 +89,14 @@ def test_real_missing_items_say_why(real):
 def test_real_missing_follows_the_filters(real):
     """Defect (issue 14): What's missing ignored the sidebar filters."""
     oci = missing.missing_items(real, Filters(providers=("oci",)))
-    assert set(oci["provider"]) == {"oci"} and "BM.GPU2.2" in set(oci["instance_type"])  # P100
+    links = oci[oci["missing"] != "on-demand price"]
+    assert set(oci["provider"]) == {"oci"} and "BM.GPU2.2" in set(links["instance_type"])  # P100
     # the shapes only the offer lists give have no network figures; Oracle's table's shapes miss none
-    assert "BM.GPU.B300.8" in set(oci["instance_type"]) and "BM.GPU.H100.8" not in set(oci["instance_type"])
+    assert "BM.GPU.B300.8" in set(links["instance_type"]) and "BM.GPU.H100.8" not in set(
+        links["instance_type"]
+    )
+    # issue 21: the rows without a price say so; only the shapes Oracle's template alone names lack one
+    assert (oci["missing"] == "on-demand price").sum() == 5
     summary = missing.missing_summary(real, Filters(providers=("oci",), gpu_counts=(8,)))
     assert list(summary["provider"]) == ["oci"] and summary.loc[0, "rows"] == 12 < 26
     assert missing.missing_items(real, Filters(search="p5.48xlarge")).empty

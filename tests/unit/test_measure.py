@@ -10,7 +10,7 @@ import time
 import pytest
 
 from measure import detect, parse_output
-from measure.common import Origin, Output, binary_size_bytes, clean
+from measure.common import MAX_LINE_CHARS, Origin, Output, binary_size_bytes, clean
 from measure.instances import find_instance
 from normalize.errors import ParseError
 from records.measurements import METRICS
@@ -332,7 +332,7 @@ def test_the_instance_a_file_names_whole_and_never_a_gpu_name():
     assert find_instance("NVIDIA H100 80GB HBM3", known).how == "the file names no catalog instance"
 
 
-SPACES = " " * 200_000
+SPACES = " " * (MAX_LINE_CHARS - 100)  # the longest line a parser sees (longer: refused)
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,17 @@ from planner.models import (
     preset_names,
 )
 
-PRESETS = ["deepseek-v3", "llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b", "mixtral-8x7b"]
+PRESETS = [
+    "deepseek-v3",
+    "llama-3.1-405b",
+    "llama-3.1-70b",
+    "llama-3.1-8b",
+    "mixtral-8x22b",
+    "mixtral-8x7b",
+    "qwen2.5-72b",
+]
+#: Presets whose q, k and v projections carry biases (Qwen2): hidden + 2 x KV width per layer more.
+QKV_BIAS = {"qwen2.5-72b"}
 
 
 def gqa_params(m) -> tuple[int, int]:
@@ -54,11 +64,16 @@ def test_the_presets_are_shipped():
         ("llama-3.1-405b", 405_853_388_800, 405_853_388_800),
         # Mixtral: 8 experts of 176,160,768 per layer, 2 of them active: 46.7B total, 12.9B active
         ("mixtral-8x7b", 46_702_792_704, 12_879_925_248),
+        # 8 experts of 301,989,888 per layer: 140.6B total, 39.2B active (Mistral: 141B, 39B)
+        ("mixtral-8x22b", 140_620_634_112, 39_152_031_744),
+        # 80 x (150,994,944 attention + 10,240 biases + 726,663,168 MLP + 16,384) + 2 x 1,245,708,288
+        ("qwen2.5-72b", 72_706_203_648, 72_706_203_648),
     ],
 )
 def test_parameter_counts_follow_from_the_published_sizes(name, total, active):
     model = preset(name)
-    assert gqa_params(model) == (total, active)
+    bias = model.layers * (model.hidden_size + 2 * model.kv_heads * model.head_dim) if name in QKV_BIAS else 0
+    assert tuple(n + bias for n in gqa_params(model)) == (total, active)
     assert (model.params_total, model.params_active) == (total, active)
 
 

@@ -1,0 +1,52 @@
+"""Reading a local file a user or a copies directory hands us, within a cap.
+
+A path can name anything: a symlink to /dev/zero (endless), a FIFO (a read that blocks forever), a
+directory, a 500 MB file. ``read_capped_file`` opens without blocking, checks on the open file that
+it is a regular file, and reads at most ``max_bytes``; ``FileRefused`` (one line naming the path and
+the reason) otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class FileRefused(ValueError):
+    """A local file that is not read: not a regular file, over the cap, or unreadable."""
+
+
+class FileTooLarge(FileRefused):
+    """A regular file over the cap."""
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def read_capped_file(path: Path, max_bytes: int) -> bytes:
+    """The bytes of the regular file at ``path`` (symlinks followed), at most ``max_bytes``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise FileRefused(f"{path}: cannot open it: {exc.strerror or exc}") from None
+    mode = os.fstat(fd)
+    if not stat.S_ISREG(mode.st_mode):
+        os.close(fd)
+        raise FileRefused(f"{path}: not a regular file ({_kind(mode.st_mode)}); refused unread")
+    with os.fdopen(fd, "rb") as handle:
+        if mode.st_size > max_bytes:
+            raise FileTooLarge(f"{path}: {mode.st_size:,} bytes, over the {max_bytes:,}-byte cap")
+        body = handle.read(max_bytes + 1)  # the file may have grown since fstat
+    if len(body) > max_bytes:
+        raise FileTooLarge(f"{path}: over the {max_bytes:,}-byte cap")
+    return body
