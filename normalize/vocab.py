@@ -15,6 +15,10 @@ class Link(StrEnum):
     NVLINK_BRIDGE = "nvlink-bridge"
     PCIE = "pcie"
     INFINITY_FABRIC = "infinity-fabric"
+    # AWS Trainium: NeuronLink chip-to-chip links in a 2D torus (each chip to its neighbours; no switch)
+    NEURONLINK_TORUS = "neuronlink-torus"
+    # AWS Trainium3: chip-to-chip traffic through a PCIe switch fabric (not NVLink, not a torus)
+    SWITCHED_PCIE = "switched-pcie"
     SINGLE_GPU = "single-gpu"
     UNKNOWN = "unknown"
 
@@ -33,7 +37,9 @@ class Fabric(StrEnum):
 
 
 #: Links whose GPUs form a scale-up domain (all-reduce at NVLink-class speed), bridges excluded.
-SCALE_UP_LINKS = frozenset({Link.NVSWITCH, Link.NVLINK, Link.INFINITY_FABRIC})
+SCALE_UP_LINKS = frozenset(
+    {Link.NVSWITCH, Link.NVLINK, Link.INFINITY_FABRIC, Link.NEURONLINK_TORUS, Link.SWITCHED_PCIE}
+)
 #: Every GPU-to-GPU link faster than PCIe: the scale-up links and NVLink bridges.
 NVLINK_CLASS_LINKS = SCALE_UP_LINKS | {Link.NVLINK_BRIDGE}
 #: Node-to-node fabrics built for GPU traffic (RDMA, or GPUDirect over dedicated NICs).
@@ -47,6 +53,8 @@ LINK_LABELS: dict[Link, str] = {
     Link.NVLINK: "NVLink",
     Link.NVLINK_BRIDGE: "NVLink bridge",
     Link.INFINITY_FABRIC: "Infinity Fabric",
+    Link.NEURONLINK_TORUS: "NeuronLink (2D torus)",
+    Link.SWITCHED_PCIE: "switched PCIe",
     Link.PCIE: "PCIe",
     Link.SINGLE_GPU: "single GPU",
     Link.UNKNOWN: "unknown link",
@@ -106,6 +114,7 @@ _LINK_WORDS: tuple[tuple[re.Pattern[str], Link], ...] = (
     (re.compile(r"(?i)nv\s*link[\s-]*bridge"), Link.NVLINK_BRIDGE),
     (re.compile(r"(?i)nv\s*link"), Link.NVLINK),
     (re.compile(r"(?i)infinity\s*fabric"), Link.INFINITY_FABRIC),
+    (re.compile(r"(?i)neuron\s*link"), Link.NEURONLINK_TORUS),
     (re.compile(r"(?i)\bpci-?e(?:xpress)?\b"), Link.PCIE),
 )
 

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from normalize.errors import InvalidOffer
+from records.documents import COPY_SCHEME
 
 # No GPU instance is sold for more than this per hour (a GB300 NVL72 rack is ~$700/h as one unit).
 MAX_USD_PER_HOUR = 10_000.0
@@ -41,5 +42,6 @@ class Price:
             value = getattr(self, name)
             if value is not None and not (math.isfinite(value) and 0 < value <= MAX_USD_PER_HOUR):
                 raise InvalidOffer(f"{where}: {name} {value!r} is not a plausible hourly price")
-        if not self.quote.strip() or not self.source_url.startswith(("https://", "http://")):
+        # a price read from a local copy cites the copy ("copy:<path>"), as claims do
+        if not self.quote.strip() or not self.source_url.startswith(("https://", "http://", COPY_SCHEME)):
             raise InvalidOffer(f"{where}: a price needs the source text and its URL")

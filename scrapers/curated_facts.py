@@ -201,7 +201,7 @@ def merge(scraped: list[RawOffer], curated: list[RawOffer]) -> list[RawOffer]:
             offer = replace(
                 offer,
                 claims=(*offer.claims, *(c for c in extra.claims if c.field not in stated)),
-                notes=(*offer.notes, *extra.notes),
+                notes=tuple(dict.fromkeys((*offer.notes, *extra.notes))),
             )
         merged.append(offer)
     alone = [o for o in by_type.values() if any(c.field == "gpu_model" for c in o.claims)]

@@ -100,7 +100,9 @@ AZURE_DIR = SIZES.split("://", 1)[1]
 
 GCP_PAGES = {
     "cloud.google.com/compute/docs/gpus/gpu-network-bandwidth": "gcp/gpu-network-bandwidth.html",
-    "cloud.google.com/compute/docs/accelerator-optimized-machines": "gcp/accelerator-optimized-machines.html",
+    "docs.cloud.google.com/compute/docs/accelerator-optimized-machines": (
+        "gcp/accelerator-optimized-machines.html"
+    ),
 }
 
 

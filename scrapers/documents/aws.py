@@ -31,7 +31,7 @@ from records.offers import RawOffer
 from records.prices import Price
 from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact, gpu_model_claim
-from scrapers.documents import aws_karpenter
+from scrapers.documents import aws_karpenter, aws_neuron
 from scrapers.markdown import markdown_tables
 from scrapers.prices import aws as aws_prices
 from scrapers.prices.tables import fetches_also
@@ -62,6 +62,7 @@ class Aws(Scraper):
     url_prefixes = (
         "https://docs.aws.amazon.com/ec2/latest/instancetypes/",
         aws_karpenter.REPOSITORY,
+        aws_neuron.DOCS,
         aws_prices.URL_PREFIX,
     )
     copy_paths = (NEWER,)
@@ -77,6 +78,7 @@ class Aws(Scraper):
     async def fetch(self, fetcher: ProviderFetcher) -> None:
         await fetcher.get(AC_URL)
         fetcher.get_copy(NEWER)
+        await fetcher.get_all(list(aws_neuron.URLS), required=False)
         await fetcher.get(aws_karpenter.BANDWIDTH_URL, required=False)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
@@ -85,6 +87,7 @@ class Aws(Scraper):
         newer = documents.optional_text(copy_url(NEWER))
         if newer is not None:
             offers = merge_revisions(offers, parse_newer_revision(newer))
+        offers = aws_neuron.add_to(offers, aws_neuron.neuron_offers(documents))  # Trainium: AWS's Neuron docs
         karpenter = documents.optional_text(aws_karpenter.BANDWIDTH_URL)
         if karpenter is None:
             return offers
@@ -140,8 +143,8 @@ def parse_tables(tables: list[Table], url: str) -> list[RawOffer]:
 
     def build(item: tuple[str, str, tuple[str, ...]]) -> RawOffer | None:
         family, name, row = item
-        if not re.search(r"\bGPU\b", clean(performance.cell(row, r"^Accelerators$"))):
-            return None  # not a GPU instance
+        if not re.search(r"\bGPU\b|\bTrainium", clean(performance.cell(row, r"^Accelerators$"))):
+            return None  # not a GPU (or Trainium) instance
         return _offer(
             family, name, row, performance, network_rows.get(name, []), network, bandwidth_unit, url
         )
@@ -196,10 +199,8 @@ def _offer(
     ]
     notes = [board.note(family)] if board and gpu.form_factor_inferred else []
     if gpu.memory_mismatch:
-        notes.append(
-            f"stated {memory_gb:g} GB per GPU does not match the {gpu.id}: "
-            "likely a GPU partition; count kept as stated"
-        )
+        why = "" if gpu.family.startswith("TRAINIUM") else ": likely a GPU partition; count kept as stated"
+        notes.append(f"stated {memory_gb:g} GB per GPU does not match the {gpu.id}{why}")
     if not network_rows:
         notes.append("no row in the network specifications table")
     for network_row in network_rows:

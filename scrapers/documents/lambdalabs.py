@@ -1,4 +1,4 @@
-"""Lambda: SkyPilot's v8 catalog of Lambda instance types, and a Lambda employee's copy of Lambda's docs.
+"""Lambda: SkyPilot's v8 catalog of Lambda instance types, and Lambda's docs in its own GitHub organisation.
 
 The catalog (``v8/lambda/vms.csv``, CRLF, one line per type and region) gives Lambda's own names
 (``gpu_8x_h100_sxm5``, ``gpu_1x_gh200``, ``gpu_8x_b200_sxm6``), GPU counts as floats ("8.0") and
@@ -6,8 +6,10 @@ prices. Its GpuInfo MemoryInfo.SizeInMiB is one GPU's memory while TotalGpuMemor
 figure whatever the count (noted, not used). The name's suffix (``_sxm5``, ``_pcie``) is the only
 place the form factor is written, so a model read from it is inferred from the name.
 
-``cbrownstein-lambda/lambda-docs-mkdocs`` is a Lambda employee's public MkDocs proof of concept of
-Lambda's documentation (October 2024), not Lambda's live docs: a weaker source, cited as what it is.
+``LambdaLabs/lambda-docs`` is Lambda's documentation in Lambda's own GitHub organisation (October 2024;
+byte-identical to the employee's MkDocs proof of concept ``cbrownstein-lambda/lambda-docs-mkdocs`` the
+rows cited before): the official copy is cited. It is older than Lambda's live docs (no B200/GB200
+1-Click Clusters).
 Its 1-Click Clusters page gives the cluster fabric (a row under a slug, since Lambda names no instance
 type for a cluster node) and its instance-type table tells SXM from PCIe for shapes whose name does
 not; a shape is matched on GPU, count, memory and vCPUs, and only when exactly one table row fits.
@@ -33,12 +35,10 @@ from scrapers.offer_lists.skypilot import CATALOGS, CSV_LAYOUT, Row
 from scrapers.offer_lists.skypilot_catalog import SkyPilotCatalog
 
 VMS_URL = CATALOGS + "v8/lambda/vms.csv"
-DOCS = "https://raw.githubusercontent.com/cbrownstein-lambda/lambda-docs-mkdocs/main/docs/public-cloud/"
+DOCS = "https://raw.githubusercontent.com/LambdaLabs/lambda-docs/main/docs/public-cloud/"
 CLUSTERS_URL = DOCS + "1-click-clusters/index.md"
 ON_DEMAND_URL = DOCS + "on-demand/index.md"
-POC = (
-    "Lambda docs proof of concept (cbrownstein-lambda/lambda-docs-mkdocs, a Lambda employee's copy, Oct 2024)"
-)
+POC = "Lambda's docs (LambdaLabs/lambda-docs, Lambda's own repository, Oct 2024)"
 REGION_NOTE = (
     "Lambda's 2023 network page states bandwidth between instances per region ('up to 200 Gbps' in "
     "us-west-3 and us-south-1), not per instance type: not taken as this row's fabric"

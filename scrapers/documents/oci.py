@@ -9,6 +9,12 @@ boards (``normalize.boards``) get theirs inferred, like every provider's.
 
 Offline, a third-party markdown excerpt of the same table (``EXCERPT``, a local copy) is read in
 place of the page: the same table reader gives the same ``Table``, and its claims cite the excerpt.
+
+SkyPilot's OCI offer lists (``scrapers.documents.oci_offers``: local copies of the v8 and v6 files)
+give every GPU shape's price, and rows for the shapes Oracle's table lacks (BM.GPU.B300.8, GB300.4,
+MI355X.8, RTXPRO.8, the VM shapes); Oracle's health-check template names a few more (GB200-v3.4),
+whose GPU and count only their names give (inferred). Oracle's table leads: the lists only add what
+it leaves unstated.
 """
 
 from __future__ import annotations
@@ -25,9 +31,12 @@ from normalize.units import parse_bandwidth, parse_count, parse_memory_gb
 from normalize.vocab import Basis, Fabric, fabric_from_text
 from records.documents import DocumentSet, copy_url
 from records.offers import Claim, RawOffer
+from records.prices import Price
 from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact, gpu_model_claim
+from scrapers.documents import oci_offers
 from scrapers.markdown import markdown_tables
+from scrapers.measurements.ocihpc import TEMPLATE
 from scrapers.revisions import cite_copy, merge_revisions
 from scrapers.tables import Table, clean, collect, html_tables
 
@@ -62,8 +71,8 @@ _PART_BREAK = re.compile(r"(?i)<br\s*/?>|\n")
 class Oci(Scraper):
     name = "oci"
     title = "Oracle Cloud Infrastructure"
-    url_prefixes = ("https://docs.oracle.com/en-us/iaas/Content/Compute/",)
-    copy_paths = (EXCERPT,)
+    url_prefixes = ("https://docs.oracle.com/en-us/iaas/Content/Compute/", TEMPLATE)
+    copy_paths = (EXCERPT, *oci_offers.COPIES)
     expected_layout: ClassVar[dict[str, str]] = {
         SHAPES_URL: f"<table>s headed {SHAPE_HEADER} | ... | {MEMORY_HEADER} | ... | {NETWORK_HEADER}"
         " (other columns ignored; network cells split on <br>)",
@@ -72,6 +81,9 @@ class Oci(Scraper):
     async def fetch(self, fetcher: ProviderFetcher) -> None:
         page = await fetcher.get(SHAPES_URL, required=False)
         excerpt = fetcher.get_copy(EXCERPT)
+        for path in oci_offers.COPIES:
+            fetcher.get_copy(path)
+        await fetcher.get(TEMPLATE, required=False)
         if not page.ok and not excerpt.ok:
             raise_for(page)
 
@@ -83,7 +95,14 @@ class Oci(Scraper):
             documents.text(SHAPES_URL)  # raises, naming the page and why it is unavailable
         live = [] if page is None else parse_shapes(page, SHAPES_URL)
         copied = [] if excerpt is None else parse_excerpt(excerpt)
-        return merge_revisions(live, copied)
+        rows = oci_offers.supplement(merge_revisions(live, copied), oci_offers.offers_in(documents))
+        template = documents.optional_text(TEMPLATE)
+        if template is None:
+            return rows
+        return rows + oci_offers.template_offers(template, TEMPLATE, {o.instance_type for o in rows})
+
+    def parse_prices(self, documents: DocumentSet) -> list[Price]:
+        return oci_offers.prices_in(documents)
 
 
 def parse_excerpt(text: str) -> list[RawOffer]:

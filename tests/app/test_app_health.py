@@ -50,15 +50,17 @@ def test_conflicts_are_one_line_per_claim_with_the_value_kept(real_catalog_file,
     """Defect (issue 14): a3-highgpu-8g paired '1600 ‖ 1000' with quotes in the other order."""
     app = run_app(monkeypatch, real_catalog_file, view="Conflicts", q="a3-highgpu-8g")
     lines = app_tab(app, "Conflicts").dataframe[0].value
-    assert list(lines["value"]) == ["1,000 Gbit/s", "1,600 Gbit/s"]
-    assert list(lines["kept by the row"]) == ["yes", "no"]
-    assert lines.loc[0, "quote (the source's own words)"] == (
+    # Google's table (capture), our restatement of its network page, cluster-toolkit's 8 x 200
+    assert list(lines["value"]) == ["1,000 Gbit/s", "1,000 Gbit/s", "1,600 Gbit/s"]
+    assert list(lines["kept by the row"]) == ["yes", "yes", "no"]
+    assert lines.loc[0, "quote (the source's own words)"] == "1,000"
+    assert lines.loc[1, "quote (the source's own words)"] == (
         "| A3 High | NVIDIA H100 80GB | 1,000 Gbps | GPUDirect-TCPX |"
     )
-    assert lines.loc[1, "quote (the source's own words)"].endswith(
+    assert lines.loc[2, "quote (the source's own words)"].endswith(
         "200 Gbps of networking throughput per GPU"
     )
-    assert lines.loc[1, "why"].startswith("not kept: the row shows 1,000 Gbit/s")
+    assert lines.loc[2, "why"].startswith("not kept: the row shows 1,000 Gbit/s")
     assert set(lines["figure"]) == {"fabric bandwidth per node"}
 
 
@@ -70,16 +72,17 @@ def test_missing_and_conflicts_follow_the_sidebar(real_catalog_file, monkeypatch
     app = run_app(monkeypatch, real_catalog_file, view="What's missing", provider=["oci"])
     missing = app_tab(app, "What's missing")
     assert list(missing.dataframe[1].value["provider"]) == ["oci"]
-    # Issue 21: "1 missing item" while 0 of 11 OCI rows have a price.
+    # Issue 21: each unpriced row is an item. Issue 20: 21 of OCI's 26 rows are priced now (the
+    # offer lists); the 5 shapes only Oracle's health-check template names are not.
     summary = missing.dataframe[1].value.set_index("provider")
-    assert summary.loc["oci", "rows with an on-demand price"] == 0
+    assert (summary.loc["oci", "rows shown"], summary.loc["oci", "rows with an on-demand price"]) == (26, 21)
     items = missing.dataframe[0].value
-    assert (items["missing"] == "on-demand price").sum() == summary.loc["oci", "rows shown"]
+    assert (items["missing"] == "on-demand price").sum() == 26 - 21
     items = missing.dataframe[0].value
     assert set(items["provider"]) == {"oci"}
     p100 = items[items["instance"] == "BM.GPU2.2"].iloc[0]  # OCI names the P100 without its form factor
     assert (p100["missing"], p100["why"]) == ("GPU-to-GPU link and bandwidth", "form factor unknown")
-    assert p100["source"] is None  # a local copy has no web address to link (the row cites copy:...)
+    assert pd.isna(p100["source"])  # a local copy has no web address to link (the row cites copy:...)
 
 
 @pytest.mark.shared
@@ -226,18 +229,21 @@ def test_whats_missing_counts_prices(tmp_path, monkeypatch):
     db = tmp_path / "seeded.duckdb"
     snapshot.load(snapshot.DEFAULT_DIR, db)
     with duckdb.connect(str(db), read_only=True) as con:
-        (oci_rows,) = con.execute("SELECT count(*) FROM instances WHERE provider = 'oci'").fetchone()
+        oci_rows, priced = con.execute(
+            "SELECT count(*), count(min_usd_per_hour) FROM instances WHERE provider = 'oci'"
+        ).fetchone()
     app = run_app(monkeypatch, db, view="What's missing", provider=["oci"])
     missing = app_tab(app, "What's missing")
     summary = missing.dataframe[-1].value.set_index("provider")
     assert (summary.loc["oci", "rows shown"], summary.loc["oci", "rows with an on-demand price"]) == (
         oci_rows,
-        0,
+        priced,
     )
+    assert 0 < priced < oci_rows  # the offer lists price most shapes (issue 20), not the template-only ones
     items = missing.dataframe[0].value
     prices = items[items["missing"] == "on-demand price"]
-    assert len(prices) == oci_rows and set(prices["why"]) == {"no price source lists it"}
-    assert any(f"oci 0 of {oci_rows} rows priced" in c.value for c in missing.caption)
+    assert len(prices) == oci_rows - priced and set(prices["why"]) == {"no price source lists it"}
+    assert any(f"oci {priced} of {oci_rows} rows priced" in c.value for c in missing.caption)
 
 
 def test_a_stated_fabric_quotes_the_page_not_a_topology_file(tmp_path, monkeypatch):

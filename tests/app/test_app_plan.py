@@ -113,9 +113,9 @@ def test_cheapest_nvswitch_with_a_3200_fabric_in_two_steps(shipped, monkeypatch)
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",  # Nebius, 23.60 USD/h in eu-north1
         "p5.48xlarge",
         "p5en.48xlarge",
-        "Standard_ND96isr_H200_v5",
+        "BM.GPU.H100.8",  # OCI, 80 USD/h per shape in SkyPilot's v8 OCI list
     ]
-    assert list(priced["USD/GPU-hour"][:4]) == [2.95, 6.88, 7.91, 10.6]
+    assert list(priced["USD/GPU-hour"][:4]) == [2.95, 6.88, 7.91, 10.0]
     assert (table["fabric Gb/s/node one-way"] >= 3200).all()
 
 
@@ -130,14 +130,14 @@ def test_price_per_fabric_gbytes_orders_the_link_view(shipped, monkeypatch):
     )
     table = ranking_table(app)
     column = "USD/GPU-hour per one-way fabric GB/s/GPU"
-    # Nebius: 2.95 USD per GPU-hour / 50 GB/s = 0.059; Standard_ND96asr_v4: 3.40 per GPU-hour over
-    # 1,600 Gb/s / 8 / 8 = 25 GB/s per GPU = 0.136; p5.48xlarge: 6.88 / 50 = 0.138
+    # Nebius: 2.95 USD per GPU-hour / 50 GB/s = 0.059; BM.GPU4.8: 3.05 per GPU-hour over 1,600 Gb/s
+    # / 8 / 8 = 25 GB/s per GPU = 0.122; Standard_ND96asr_v4: 3.40 / 25 = 0.136
     assert list(table["instance"][:3]) == [
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",
+        "BM.GPU4.8",
         "Standard_ND96asr_v4",
-        "p5.48xlarge",
     ]
-    assert list(table[column][:3]) == [0.059, 0.136, 0.138]
+    assert list(table[column][:3]) == [0.059, 0.122, 0.136]
 
 
 def test_ready_questions_are_one_pick_away(shipped, monkeypatch):

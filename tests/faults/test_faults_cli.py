@@ -338,8 +338,8 @@ def test_reparse_of_a_healthy_catalog_built_from_the_shipped_mirror_exits_0(
     assert main(["reparse", "--db", str(db), "--quiet"]) == 0
     err = capsys.readouterr().err
     summary = {line.split()[0]: line.split()[1:] for line in err.splitlines() if line.strip()}
-    assert summary["gcp"] == ["0", "31", "31", "0", "0", "0", "unchanged"]
-    assert summary["oci"] == ["0", "11", "11", "0", "0", "0", "unchanged"]
+    assert summary["gcp"] == ["0", "34", "34", "0", "0", "0", "unchanged"]
+    assert summary["oci"] == ["0", "26", "26", "0", "0", "0", "unchanged"]
 
 
 def test_an_empty_mirror_is_refused_not_run_live(tmp_path, capsys):

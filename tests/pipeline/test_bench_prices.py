@@ -15,7 +15,8 @@ def test_parse_times_cover_every_provider_including_one_with_only_a_price_file(t
     bench._refresh(db, str(MIRROR))
     times = bench.parse_times(db, repeat=1)
     assert set(times) == set(bench.REGISTRY)
-    # GCP: only its price file (its pages are not mirrored); OCI: the third-party copy of its page
-    assert times["gcp"][1] == 1 and times["oci"][1] == 1
-    # AWS: its page, Karpenter's table and price file, and the copy of the newer revision
-    assert times["aws"][1] == 4 and all(min(runs) > 0 for runs, _ in times.values())
+    # GCP: its price file and the three captures of Google's pages (its pages are not mirrored);
+    # OCI: the copy of its page and the two offer-list copies (the template is not in this mirror run)
+    assert times["gcp"][1] == 4 and times["oci"][1] == 3
+    # AWS: its page, Karpenter's table and price file, the copy of the newer revision, 3 Neuron pages
+    assert times["aws"][1] == 7 and all(min(runs) > 0 for runs, _ in times.values())

@@ -13,6 +13,7 @@ from catalog.read.filters import Filters
 from normalize.vocab import GPU_FABRICS, NVLINK_CLASS_LINKS
 from scrapers import PROVIDER_NAMES
 from scrapers.documents.azure import SIZES
+from scrapers.documents.gcp import capture as gcp_capture
 from tests.helpers import AWS_PAGE, SMALL, build_mirror, cli_refresh
 
 refresh = cli_refresh
@@ -337,8 +338,9 @@ def test_real_pipeline_top_rows_have_the_most_fabric_per_gpu(real):
     coreweave = ranked[ranked["provider"] == "coreweave"]
     assert coreweave["rank"].isna().all()  # no per-node figure: never scored as zero, never guessed
     assert set(coreweave["reason"]) == {
-        "fabric unknown: not stated by the provider",  # L40, L40S, RTX PRO 6000
+        "fabric unknown: not stated by the provider",  # L40, L40S, RTX PRO 6000, GH200
         "InfiniBand, bandwidth unknown: not stated by the provider",  # HGX and NVL72 nodes
+        "RoCE, bandwidth unknown: not stated by the provider",  # gb300-4x-e (Spectrum-X)
     }
 
 
@@ -347,16 +349,19 @@ def test_real_catalog_health(real):
     found = conflicts.conflicts(real)
     a3 = found[found["instance_type"] == "a3-highgpu-8g"]
     assert set(a3["field"]) == {"inter_node_gbits_per_s"}
-    assert sorted(a3["value"]) == [1000.0, 1600.0]
+    # Google's table (the capture), our restatement of the network page, cluster-toolkit's 8 x 200
+    assert sorted(a3["value"]) == [1000.0, 1000.0, 1600.0]
     summary = missing.missing_summary(real).set_index("provider")
     assert set(summary.index) == set(PROVIDER_NAMES) and len(PROVIDER_NAMES) >= 15
-    assert summary.loc["coreweave", "curated_rows"] == summary.loc["coreweave", "rows"]
+    assert summary.loc["lambda", "curated_rows"] == 1  # the 1-Click Cluster node: curated alone
     assert (summary["missing_intra_bw_rows"] <= summary["rows"]).all()
     outcomes = status.provider_status(real).set_index("provider")
-    assert outcomes.loc["gcp", "outcome"] == "curated" and "404" in outcomes.loc["gcp", "cause"]
+    assert outcomes.loc["gcp", "outcome"] == "ok"  # Google's captures read offline (issue 20)
     assert status.stale_providers(real).empty
     scraped = queries.filtered_instances(real, Filters(include_curated=False))
-    assert (scraped["source_kind"] == "scraped").all() and "coreweave" not in set(scraped["provider"])
+    assert (scraped["source_kind"] == "scraped").all() and len(scraped) < len(
+        queries.filtered_instances(real)
+    )
 
 
 @pytest.mark.shared
@@ -366,13 +371,14 @@ def test_real_claim_conflicts_view_pairs_each_value_with_its_own_quote(real):
         "SELECT values, quotes, source_urls FROM claim_conflicts WHERE instance_type = 'a3-highgpu-8g'"
     ).fetchall()
     values, quotes, urls = rows[0]
-    assert len(values) == len(quotes) == len(urls) == 2
-    paired = dict(zip(values, zip(quotes, urls, strict=True), strict=True))
-    assert paired["1000.0"] == (
-        "| A3 High | NVIDIA H100 80GB | 1,000 Gbps | GPUDirect-TCPX |",
-        "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth",
+    assert len(values) == len(quotes) == len(urls) == 3
+    triples = list(zip(values, quotes, urls, strict=True))
+    capture = "copy:" + gcp_capture.MACHINES_COPY
+    assert ("1000.0", "1,000", capture) in triples  # Google's table cell (the machine's total)
+    network = "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth"
+    assert ("1000.0", "| A3 High | NVIDIA H100 80GB | 1,000 Gbps | GPUDirect-TCPX |", network) in triples
+    (toolkit,) = [(q, u) for v, q, u in triples if v == "1600.0"]
+    assert (
+        toolkit[0] == "A3 High VMs feature 8 NVIDIA H100 GPUs and 200 Gbps of networking throughput per GPU"
     )
-    assert paired["1600.0"][0] == (
-        "A3 High VMs feature 8 NVIDIA H100 GPUs and 200 Gbps of networking throughput per GPU"
-    )
-    assert paired["1600.0"][1].endswith("examples/gke-a3-highgpu/README.md")
+    assert toolkit[1].endswith("examples/gke-a3-highgpu/README.md")

@@ -11,6 +11,7 @@ from catalog import snapshot
 from catalog.read import conflicts, missing, scoring, status
 from catalog.read.connect import connect_readonly
 from catalog.read.filters import Filters
+from scrapers.documents.gcp import capture as gcp_capture
 
 
 @pytest.fixture(scope="module")
@@ -26,13 +27,15 @@ def lines_of(frame, instance_type):
 @pytest.mark.shared
 def test_real_conflicts_are_one_line_per_claim_with_the_value_the_row_kept(real):
     a3 = lines_of(conflicts.conflicts(real), "a3-highgpu-8g")
-    assert list(a3["value"]) == [1000.0, 1600.0] and list(a3["kept"]) == [True, False]
-    assert a3.loc[0, "quote"] == "| A3 High | NVIDIA H100 80GB | 1,000 Gbps | GPUDirect-TCPX |"
-    assert a3.loc[0, "source_url"] == "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth"
+    # Google's table in the capture (the row's own source), our restatement, cluster-toolkit's figure
+    assert list(a3["value"]) == [1000.0, 1000.0, 1600.0] and list(a3["kept"]) == [True, True, False]
+    assert (a3.loc[0, "quote"], a3.loc[0, "source_url"]) == ("1,000", "copy:" + gcp_capture.MACHINES_COPY)
     assert a3.loc[0, "why"] == "kept: stated on the page the row comes from, and read first"
-    assert a3.loc[1, "quote"].endswith("200 Gbps of networking throughput per GPU")
-    assert a3.loc[1, "source_url"].endswith("examples/gke-a3-highgpu/README.md")
-    assert a3.loc[1, "why"] == (
+    assert a3.loc[1, "quote"] == "| A3 High | NVIDIA H100 80GB | 1,000 Gbps | GPUDirect-TCPX |"
+    assert a3.loc[1, "source_url"] == "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth"
+    assert a3.loc[2, "quote"].endswith("200 Gbps of networking throughput per GPU")
+    assert a3.loc[2, "source_url"].endswith("examples/gke-a3-highgpu/README.md")
+    assert a3.loc[2, "why"] == (
         "not kept: the row shows 1,000 Gbit/s; this claim disagrees, so the row is flagged conflict"
     )
     ranked = scoring.ranking(real, Filters(search="a3-highgpu-8g"))
@@ -42,7 +45,7 @@ def test_real_conflicts_are_one_line_per_claim_with_the_value_the_row_kept(real)
 @pytest.mark.shared
 def test_real_conflicts_follow_the_filters(real):
     """Defect (issue 14): the Conflicts tab ignored the sidebar filters."""
-    assert set(conflicts.conflicts(real)["provider"]) == {"aws", "gcp", "runpod"}
+    assert set(conflicts.conflicts(real)["provider"]) == {"aws", "coreweave", "gcp", "runpod"}
     assert set(conflicts.conflicts(real, Filters(providers=("runpod",)))["provider"]) == {"runpod"}
     assert conflicts.conflicts(real, Filters(search="p5.48xlarge")).empty
 
@@ -69,7 +72,7 @@ def test_real_missing_items_say_why(real):
     )
     assert why["gd-8xh100ib-i128", "fabric bandwidth"] == (  # CoreWeave: InfiniBand, rate unpublished
         missing.NOT_STATED,
-        "none of the sources read for the curated facts states it",
+        "the provider's page states nothing for it",  # its NCCL job file and docs index give no rate
     )
     assert why["NVIDIA H100 80GB HBM3", "GPU count"][0] == missing.NOT_STATED
     assert set(items["why"]) == {
@@ -86,11 +89,16 @@ def test_real_missing_items_say_why(real):
 def test_real_missing_follows_the_filters(real):
     """Defect (issue 14): What's missing ignored the sidebar filters."""
     oci = missing.missing_items(real, Filters(providers=("oci",)))
-    links = oci[oci["missing"] != "on-demand price"]  # issue 21: no OCI row has a price, all 11 say so
-    assert set(oci["provider"]) == {"oci"} and list(links["instance_type"]) == ["BM.GPU2.2"]  # P100
-    assert (oci["missing"] == "on-demand price").sum() == 11
+    links = oci[oci["missing"] != "on-demand price"]
+    assert set(oci["provider"]) == {"oci"} and "BM.GPU2.2" in set(links["instance_type"])  # P100
+    # the shapes only the offer lists give have no network figures; Oracle's table's shapes miss none
+    assert "BM.GPU.B300.8" in set(links["instance_type"]) and "BM.GPU.H100.8" not in set(
+        links["instance_type"]
+    )
+    # issue 21: the rows without a price say so; only the shapes Oracle's template alone names lack one
+    assert (oci["missing"] == "on-demand price").sum() == 5
     summary = missing.missing_summary(real, Filters(providers=("oci",), gpu_counts=(8,)))
-    assert list(summary["provider"]) == ["oci"] and summary.loc[0, "rows"] == 7 < 11
+    assert list(summary["provider"]) == ["oci"] and summary.loc[0, "rows"] == 12 < 26
     assert missing.missing_items(real, Filters(search="p5.48xlarge")).empty
 
 

@@ -68,7 +68,7 @@ def real():
 
 def test_real_page_has_every_gpu_family(real):
     _, offers = real
-    assert len(offers) == 62
+    assert len(offers) == 66  # 62 GPU types and the 4 Trainium ones the page names accelerators of
     for name in (
         "p4d.24xlarge",
         "p5.48xlarge",
@@ -82,7 +82,10 @@ def test_real_page_has_every_gpu_family(real):
         "p6e-gb200.36xlarge",
     ):
         assert name in offers
-    assert "trn2.48xlarge" not in offers  # Trainium is not a GPU
+    assert offers["trn2.48xlarge"].gpu_model == "TRAINIUM2-96GB"  # Trainium: chips counted as GPUs (issue 20)
+    assert (
+        "trn2u.48xlarge" not in offers
+    )  # the page names no accelerators for it ("✗ No"): the Neuron docs do
     assert "f1.2xlarge" not in offers
 
 
@@ -156,7 +159,7 @@ def revisions():
 
 
 def test_real_newer_revision_adds_both_flagships_cited_as_the_copy_it_is(revisions):
-    assert len(revisions) == 69  # the page's 62, p6-b300.48xlarge and six g7e sizes
+    assert len(revisions) == 74  # the page's 62 + 4 Trainium, p6-b300.48xlarge, six g7e sizes, trn2.3xlarge
     b300 = revisions["p6-b300.48xlarge"]
     assert (b300.gpu_model, b300.gpu_count, b300.inter_node_gbits_per_s, b300.nic_count) == (
         "B300-SXM-288GB",

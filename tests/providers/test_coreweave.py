@@ -1,5 +1,5 @@
-"""CoreWeave: curated facts only. Its sources (pricing page transcription, docs) have no copy in
-../shared, so these tests check the values the curated file yields."""
+"""CoreWeave's curated facts: the values the curated file yields (its documents are tested in
+tests/test_coreweave_sources.py)."""
 
 from __future__ import annotations
 
@@ -30,14 +30,7 @@ def real():
         ("gd-8xa100-i128", "A100-SXM-80GB", 8, Link.NVSWITCH, 600, Fabric.INFINIBAND),  # A100 HGX
         ("gd-8xl40s-i128", "L40S-48GB", 8, Link.PCIE, 64, Fabric.UNKNOWN),
         ("gd-8xl40-i128", "L40-48GB", 8, Link.PCIE, 64, Fabric.UNKNOWN),
-        (
-            "NVIDIA RTX PRO 6000 Blackwell Server Edition (High Memory)",
-            "RTX-PRO-6000-SERVER-96GB",
-            8,
-            Link.PCIE,
-            128,
-            Fabric.UNKNOWN,
-        ),
+        ("rtxp6000-8x", "RTX-PRO-6000-SERVER-96GB", 8, Link.PCIE, 128, Fabric.UNKNOWN),
     ],
 )
 def test_real_instances_by_id_with_their_fabrics(real, name, model, count, link, intra, fabric):
@@ -61,7 +54,7 @@ def test_real_rows_are_named_by_instance_id_and_note_their_pricing_label(real):
         "gd-8xa100-i128",
         "gd-8xl40s-i128",
         "gd-8xl40-i128",
-        "NVIDIA RTX PRO 6000 Blackwell Server Edition (High Memory)",  # no node type names this variant
+        "rtxp6000-8x",  # the docs index titles it "(High Memory)"
     }
     assert "pricing-page label 'NVIDIA HGX H100'" in real["gd-8xh100ib-i128"].notes
     fabric = next(c for c in real["gd-8xa100-i128"].claims if c.field == "inter_node_fabric")

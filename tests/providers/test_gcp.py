@@ -227,5 +227,6 @@ def test_real_curated_counts_from_names_are_inferred_not_stated(real):
         "a3-highgpu-8g",
     )
     listed = count("g2-standard-96")  # Google's machine-type table gives it: paraphrased from there
-    assert (listed.basis, listed.source_url) == (Basis.PARAPHRASED, MACHINES_URL)
+    read_at = "https://cloud.google.com/compute/docs/accelerator-optimized-machines"  # before the move
+    assert (listed.basis, listed.source_url) == (Basis.PARAPHRASED, read_at)
     assert not any(c.basis == Basis.STATED for row in real.values() for c in row.claims)

@@ -87,7 +87,7 @@ def test_real_docs_table_tells_the_a100_shapes_apart(real):
     assert model.quote.startswith("| A100 SXM   | 8") and model.quote.endswith(
         "| 124        | 1800 GiB  | 5.8 TiB          |"
     )
-    assert "a Lambda employee's copy, Oct 2024" in model.context
+    assert "Lambda's own repository, Oct 2024" in model.context
     assert (rows["gpu_4x_a100"].gpu_model, rows["gpu_2x_a100"].gpu_model) == (
         "A100-PCIE-40GB",
         "A100-PCIE-40GB",

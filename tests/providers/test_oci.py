@@ -15,6 +15,7 @@ from fetch.http import Fetcher, make_client
 from normalize.errors import LayoutError, NotInMirror
 from normalize.vocab import Basis, Evidence, Fabric, Link
 from records.documents import Document, DocumentSet
+from scrapers.documents import oci_offers
 from scrapers.documents.oci import EXCERPT as EXCERPT_PATH
 from scrapers.documents.oci import EXCERPT_NOTE, SHAPES_URL, Oci, parse_excerpt, parse_shapes
 from scrapers.markdown import markdown_tables
@@ -236,13 +237,16 @@ SMALL_EXCERPT = """# OCI BM GPU  Shapes
 
 
 def test_scraper_reads_the_page_or_the_excerpt_and_fails_without_either(html_text, tmp_path):
-    assert set(Oci.expected_layout) == {SHAPES_URL} and Oci.copy_paths == (EXCERPT_PATH,)
+    assert set(Oci.expected_layout) == {SHAPES_URL}
+    assert Oci.copy_paths == (EXCERPT_PATH, *oci_offers.COPIES)
     mirror, copies = tmp_path / "mirror", tmp_path / "copies"
     (copies / EXCERPT_PATH).parent.mkdir(parents=True)
     (copies / EXCERPT_PATH).write_text(SMALL_EXCERPT)
     mirror.mkdir()
     only_excerpt = fetch(Oci(), mirror, copies)
-    assert [(d.url, d.ok) for d in only_excerpt] == [(SHAPES_URL, False), (f"copy:{EXCERPT_PATH}", True)]
+    read = [(d.url, d.ok) for d in only_excerpt]
+    assert read[:2] == [(SHAPES_URL, False), (f"copy:{EXCERPT_PATH}", True)]
+    assert not any(ok for _, ok in read[2:])  # the offer lists and the template are optional
     (offer,) = Oci().parse(DocumentSet(only_excerpt))
     assert offer.instance_type == "BM.GPU.H100.8" and offer.source_url == f"copy:{EXCERPT_PATH}"
     page = mirror / SHAPES_URL.split("://", 1)[1]

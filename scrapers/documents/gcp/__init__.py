@@ -8,7 +8,16 @@ figure; smaller machine types get no bandwidth (missing). For the GPUDirect-TCPX
 Mega/High/Edge) that total includes the general-purpose NIC and no split is stated, so those rows keep
 it as one allowance shared with the front end (``fabric_shares_frontend``) and say so; the RDMA
 series' prose splits the GPU NICs from the front-end NICs, and the rows keep the two apart. Google
-never states per-GPU NVLink bandwidth: that is inferred from the GPU.
+never states per-GPU NVLink bandwidth on those pages: that is inferred from the GPU.
+
+Offline, text captures of three of Google's pages (``scrapers.documents.gcp.capture``; local copies,
+cited as themselves with Google's URL kept as ``original_url``) give each machine type in Google's own
+words: GPU count and memory, the machine's total network bandwidth, NVLink in Google's words, RoCE or
+GPUDirect-TCPX(O). They are merged per machine type after the live pages (which lead when read), and
+the curated restatement is merged after them claim by claim, so where Google's words and our
+restatement disagree the row carries both and is a conflict. Google's docs moved to
+docs.cloud.google.com; the fetcher asks that host first and keeps the old one as a second revision
+(redirects are followed only within the declared prefixes).
 """
 
 from __future__ import annotations
@@ -24,11 +33,13 @@ from normalize.errors import LayoutError, ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_count
 from normalize.vocab import Fabric
-from records.documents import DocumentSet
+from records.documents import DocumentSet, copy_url
 from records.offers import RawOffer
 from records.prices import Price
+from scrapers import curated_facts
 from scrapers.base import Scraper
 from scrapers.claims import fact, gpu_model_claim
+from scrapers.documents.gcp import capture
 from scrapers.documents.gcp.network import (
     FABRIC_BY_TECHNOLOGY,
     FRONTEND_SHARED,
@@ -40,6 +51,7 @@ from scrapers.documents.gcp.network import (
 )
 from scrapers.prices import gcp as gcp_prices
 from scrapers.prices.tables import fetches_also
+from scrapers.revisions import merge_revisions
 from scrapers.tables import Table, clean, collect, find_tables, html_tables
 
 log = logging.getLogger(__name__)
@@ -48,7 +60,7 @@ NETWORK_URLS = (
     "https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth",
     "https://docs.cloud.google.com/compute/docs/gpus/gpu-network-bandwidth",
 )
-MACHINES_URL = "https://cloud.google.com/compute/docs/accelerator-optimized-machines"
+MACHINES_URL = "https://docs.cloud.google.com/compute/docs/accelerator-optimized-machines"
 MACHINE_HEADERS = ("Machine type", "GPU count")
 
 __all__ = ["FABRIC_BY_TECHNOLOGY", "SERIES_PREFIXES", "Gcp", "parse_machine_types", "parse_network_page"]
@@ -62,6 +74,7 @@ class Gcp(Scraper):
         "https://docs.cloud.google.com/compute/docs/",
         gcp_prices.URL_PREFIX,
     )
+    copy_paths = capture.COPIES
     expected_layout: ClassVar[dict[str, str]] = {
         NETWORK_URLS[0]: "overview <table> headed "
         + " | ".join(OVERVIEW_HEADERS)
@@ -72,12 +85,36 @@ class Gcp(Scraper):
 
     @fetches_also(gcp_prices.PRICES_URL)
     async def fetch(self, fetcher: ProviderFetcher) -> None:
+        copies = [fetcher.get_copy(path) for path in capture.COPIES]
         pages = await fetcher.get_all(list(NETWORK_URLS), required=False)
-        if not any(page.ok for page in pages):
-            raise_for(pages[0])
-        await fetcher.get(MACHINES_URL)
+        machines = await fetcher.get(MACHINES_URL, required=False)
+        live = any(page.ok for page in pages) and machines.ok
+        if not live and not any(copy.ok for copy in copies):
+            raise_for(next(doc for doc in (*pages, machines) if not doc.ok))
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
+        """Google's live pages (when read), then its pages' captures, then the curated restatement,
+        merged per machine type with every claim kept."""
+        read_live = documents.optional_text(MACHINES_URL) is not None and any(
+            documents.optional_text(url) is not None for url in NETWORK_URLS
+        )
+        live = self.parse_live(documents) if read_live else []
+        captured = [
+            capture.parse_capture(text, path)
+            for path in capture.COPIES
+            if (text := documents.optional_text(copy_url(path))) is not None
+        ]
+        if not live and not captured:
+            raise LayoutError("neither Google's pages nor their captures were read")
+        merged = merge_revisions(live, *captured)
+        if not captured:
+            return merged
+        listed = {offer.instance_type for offer in merged}
+        restated = [offer for offer in curated_facts.load(self.name) if offer.instance_type in listed]
+        return merge_revisions(merged, restated)
+
+    def parse_live(self, documents: DocumentSet) -> list[RawOffer]:
+        """The live network pages and machine-family page."""
         machines = parse_machine_types(documents.text(MACHINES_URL), MACHINES_URL)
         series: dict[str, SeriesFacts] = {}
         for url in NETWORK_URLS:
