@@ -11,6 +11,10 @@ claim row with its basis, the source's own text and URL, so provenance holds:
 - A measured two-way GPU-to-GPU copy total fills a missing ``intra_node_gbytes_per_s`` (never a
   stated or inferred one), marked ``measured``: one-way and per-direction readings never do, they
   are not the bidirectional figure the column holds.
+- GPU peer access (``catalog.peer_access``): a measured copy makes ``gpu_peer_access`` yes, a run
+  that waived every device-to-device test no, basis ``measured`` with the reading as evidence; and an
+  inferred GPU-to-GPU figure the readings contradict (no peer access, or more than twice what was
+  measured) is withdrawn to missing, with a note naming the reading. A stated figure is never touched.
 
 ``apply`` is idempotent: derived claims identical to current ones keep their ``valid_from``, ones
 no longer derived are closed, and a row filled earlier whose figure is no longer derived goes back
@@ -28,6 +32,8 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from catalog import peer_access
+from catalog.peer_access import Peer
 from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row
 from normalize.units import gbits_to_gbytes
 from normalize.vocab import Basis
@@ -57,6 +63,8 @@ class Derivation:
     claims: list[tuple[str, str, Claim, datetime | None]] = field(default_factory=list)
     fills: list[Fill] = field(default_factory=list)
     conflicts: dict[tuple[str, str], str] = field(default_factory=dict)
+    peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
+    withdrawals: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
@@ -70,6 +78,12 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
         row = rows.get(key)
         if row is None:
             continue  # unmatched: kept in measurements, listed by the read side
+        measured = peer_access.from_measurements(group.to_dict("records"), row)
+        if measured.peer is not None:
+            derivation.peers[key] = measured.peer
+        if measured.withdraw_note is not None:
+            derivation.withdrawals[key] = NOTE + measured.withdraw_note
+            row = {**row, "intra_node_basis": Basis.MISSING.value}
         for claim, fetched in _fabric_claims(group) + _intra_claims(group, row):
             derivation.claims.append((*key, claim, fetched))
         _fills_and_conflicts(derivation, key, row)
@@ -77,10 +91,11 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
 
 
 def _relevant(measurements: pd.DataFrame) -> pd.DataFrame:
-    """The readings a claim can come from (expected port rates, measured two-way GPU-pair copies),
-    selected once rather than per instance: most of the table is other metrics."""
+    """The readings a claim can come from (expected port rates, measured GPU-pair copies and peer
+    status), selected once rather than per instance: most of the table is other metrics."""
     ports = (measurements["kind"] == "expected") & (measurements["metric"] == "ib_port_gbits_per_s")
-    copies = (measurements["kind"] == "measured") & (measurements["metric"] == "gpu_to_gpu_gbytes_per_s")
+    peer_metrics = ("gpu_to_gpu_gbytes_per_s", "gpu_to_gpu_each_way_gbytes_per_s", "gpu_p2p_status")
+    copies = (measurements["kind"] == "measured") & measurements["metric"].isin(peer_metrics)
     return measurements[ports | copies]
 
 
@@ -180,13 +195,34 @@ def apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:
 
 def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
     instances = con.execute(
-        "SELECT provider, instance_type, intra_node_basis, inter_node_basis, inter_node_gbits_per_s "
-        "FROM instances"
+        "SELECT provider, instance_type, intra_node_basis, intra_node_gbytes_per_s, inter_node_basis, "
+        "inter_node_gbits_per_s FROM instances"
     ).df()
     measurements = con.execute("SELECT * FROM measurements WHERE provider IS NOT NULL").df()
     derivation = derive(_undone(instances), measurements)
     _sync_claims(con, derivation, now)
     _undo_fills(con)
+    for (provider, instance_type), note in derivation.withdrawals.items():
+        con.execute(
+            """UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',
+                   missing_intra_bw = true,
+                   notes = CASE WHEN contains(notes, $note) THEN notes
+                                ELSE concat_ws('; ', nullif(notes, ''), $note) END
+               WHERE provider = $p AND instance_type = $i AND intra_node_basis = 'inferred'""",
+            {"note": note, "p": provider, "i": instance_type},
+        )
+    for (provider, instance_type), peer in derivation.peers.items():
+        con.execute(
+            """UPDATE instances SET gpu_peer_access = $a, gpu_peer_access_basis = $b,
+                   gpu_peer_access_evidence = $e WHERE provider = $p AND instance_type = $i""",
+            {
+                "a": peer.access.value,
+                "b": peer.basis.value,
+                "e": peer.evidence,
+                "p": provider,
+                "i": instance_type,
+            },
+        )
     for fill in derivation.fills:
         _fill(con, fill)
     for (provider, instance_type), note in derivation.conflicts.items():

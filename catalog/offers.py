@@ -12,9 +12,10 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from catalog import peer_access
 from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec
 from normalize.units import gbits_to_gbytes
-from normalize.vocab import SCALE_UP_LINKS, Basis, Evidence, Fabric, Link
+from normalize.vocab import SCALE_UP_LINKS, Basis, Evidence, Fabric, Link, SellerKind
 from records.offers import Claim, InstanceOffer, RawOffer
 
 
@@ -99,14 +100,31 @@ def _domain(link: Link, spec: GpuSpec | None, gpu_count: float | None) -> int | 
     return None
 
 
+def _board_slice(spec: GpuSpec | None, gpu_count: float | None) -> bool:
+    """Whether a count is part of one NVSwitch board (2 of an 8-GPU HGX), not the whole board."""
+    return (
+        spec is not None
+        and spec.link == Link.NVSWITCH
+        and not spec.rack_scale
+        and gpu_count is not None
+        and spec.scale_up_domain_gpus is not None
+        and gpu_count < spec.scale_up_domain_gpus
+    )
+
+
 def infer_intra(
     spec: GpuSpec | None,
     gpu_count: float | None,
     stated_link: Link | None,
     stated_gbytes: Claim | None,
+    *,
+    resold: bool = False,
 ) -> _Intra:
     """GPU-to-GPU link and GB/s per GPU: stated if the source says it, else from the datasheet. One GPU
-    (or a slice of one, as the source or its name says) has no GPU peer: not applicable."""
+    (or a slice of one, as the source or its name says) has no GPU peer: not applicable. Two things
+    are never inferred: a resold slice of an NVSwitch board (``resold``: 2 of 8 SXM GPUs from a
+    marketplace or aggregator) is not NVSwitch by assumption, and a GeForce card has no PCIe P2P figure
+    (its driver gives no peer access)."""
     single = gpu_count is not None and gpu_count <= 1 and not (spec and spec.rack_scale)
     if single or stated_link == Link.SINGLE_GPU:
         return _Intra(Link.SINGLE_GPU, None, Basis.NOT_APPLICABLE, 1)
@@ -116,6 +134,15 @@ def infer_intra(
         return _Intra(link, float(stated_gbytes.value), Basis.STATED, _domain(link, spec, gpu_count))
     if spec is None:
         return _Intra(link or Link.UNKNOWN, None, Basis.MISSING, None)
+    if link is None and resold and _board_slice(spec, gpu_count):
+        note = (
+            f"{gpu_count:g} of the {spec.scale_up_domain_gpus} GPUs of an {spec.id} board, resold: whether "
+            "they reach each other over NVSwitch the seller does not say (not inferred)"
+        )
+        return _Intra(Link.UNKNOWN, None, Basis.MISSING, None, note=note)
+    if (link or spec.link) == Link.PCIE and peer_access.is_geforce(spec):
+        note = f"{spec.id} is a GeForce card: no PCIe peer-to-peer path, so no PCIe GPU-to-GPU figure"
+        return _Intra(Link.PCIE, None, Basis.MISSING, 1, note=note)
     if spec.link == PCIE_OR_BRIDGE and link not in (Link.NVLINK_BRIDGE, Link.PCIE):
         note = (
             f"{spec.id} pairs may use an NVLink bridge ({spec.link_gbytes_per_s:g} GB/s) or PCIe "
@@ -160,6 +187,10 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         gpu_count,
         Link(stated_link) if stated_link else None,
         first("intra_node_gbytes_per_s"),
+        resold=raw.identity.seller_kind != SellerKind.CLOUD,
+    )
+    peer = peer_access.at_build(
+        intra.link, spec, first("intra_node_link") or first("intra_node_gbytes_per_s")
     )
     extra_claims = list(intra.claims)
 
@@ -188,6 +219,9 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         intra_node_link=intra.link,
         intra_node_gbytes_per_s=intra.gbytes_per_s,
         intra_node_basis=intra.basis,
+        gpu_peer_access=peer.access,
+        gpu_peer_access_basis=peer.basis,
+        gpu_peer_access_evidence=peer.evidence,
         scale_up_domain_gpus=int(stated_domain) if stated_domain else intra.scale_up_domain_gpus,
         inter_node_fabric=Fabric(fabric) if fabric else Fabric.UNKNOWN,
         inter_node_gbits_per_s=inter_gbits,

@@ -17,6 +17,9 @@ CREATE TABLE IF NOT EXISTS instances (
     intra_node_link           VARCHAR   NOT NULL,  -- nvswitch | nvlink | nvlink-bridge | pcie | infinity-fabric | single-gpu | unknown
     intra_node_gbytes_per_s   DOUBLE,              -- per GPU, bidirectional, as the source quotes it
     intra_node_basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | expected | measured | missing | not-applicable
+    gpu_peer_access           VARCHAR   NOT NULL DEFAULT 'unknown',  -- yes | no | unknown | not-applicable
+    gpu_peer_access_basis     VARCHAR   NOT NULL DEFAULT 'missing',  -- stated | paraphrased | inferred | measured | missing | not-applicable
+    gpu_peer_access_evidence  VARCHAR,             -- the quote or reading it rests on, with its URL
     scale_up_domain_gpus      INTEGER,             -- GPUs sharing one NVLink/Infinity Fabric domain
     inter_node_fabric         VARCHAR   NOT NULL,  -- infiniband | efa | roce | gpudirect-tcpx | gpudirect-tcpxo | ethernet | unknown
     inter_node_gbits_per_s    DOUBLE,              -- per node, summed over all NICs of that fabric

@@ -166,3 +166,18 @@ class SellerKind(StrEnum):
     AGGREGATOR = (
         "aggregator"  # resells other clouds' instances under its own names (Shadeform, Prime Intellect)
     )
+
+
+class PeerAccess(StrEnum):
+    """Whether the GPUs of one instance can read and write each other's memory directly (CUDA peer
+    access); without it GPU-to-GPU traffic is staged through host memory."""
+
+    YES = "yes"
+    NO = "no"
+    UNKNOWN = "unknown"
+    NOT_APPLICABLE = "not-applicable"  # one GPU (or a slice of one): no peer
+
+
+#: GeForce consumer cards (RTX 3060 … RTX 5090): NVIDIA's GeForce driver exposes no GPU peer-to-peer
+#: path over PCIe (CUDA's cudaDeviceCanAccessPeer is false), so no PCIe P2P figure is inferred for them.
+GEFORCE_FAMILY = re.compile(r"^RTX-[2-5]0[5-9]0(?:-|$)")

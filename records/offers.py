@@ -14,7 +14,7 @@ from datetime import date, datetime
 
 from normalize.errors import InvalidOffer
 from normalize.factors import BITS_PER_BYTE
-from normalize.vocab import VALUE_BASES, Basis, Evidence, Fabric, Link, SellerKind
+from normalize.vocab import VALUE_BASES, Basis, Evidence, Fabric, Link, PeerAccess, SellerKind
 
 FIELD_UNITS: dict[str, str | None] = {
     "gpu_model": None,
@@ -170,6 +170,10 @@ class InstanceOffer:
     stale_since: datetime | None = None
     stale_cause: str | None = None
     identity: OfferIdentity = OfferIdentity()
+    # Whether the GPUs reach each other's memory directly (catalog.peer_access), its basis and evidence.
+    gpu_peer_access: PeerAccess = PeerAccess.UNKNOWN
+    gpu_peer_access_basis: Basis = Basis.MISSING
+    gpu_peer_access_evidence: str | None = None
     # Filled from the current prices once every provider is written (catalog.pricing): on-demand only.
     min_usd_per_hour: float | None = None
     usd_per_gpu_hour: float | None = None
@@ -232,6 +236,10 @@ class InstanceOffer:
             yield "missing_intra_bw disagrees with intra_node_basis"
         if self.missing_inter_bw != (self.inter_node_basis == Basis.MISSING):
             yield "missing_inter_bw disagrees with inter_node_basis"
+        if (self.gpu_peer_access_evidence is None) != (
+            self.gpu_peer_access_basis in (Basis.MISSING, Basis.NOT_APPLICABLE)
+        ):
+            yield f"gpu_peer_access_evidence disagrees with its basis {self.gpu_peer_access_basis}"
         if self.source_kind not in ("scraped", "curated"):
             yield f"unknown source_kind {self.source_kind!r}"
         yield from self.identity.problems()
