@@ -16,7 +16,7 @@ from catalog import peer_access
 from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec
 from normalize.units import gbits_to_gbytes
 from normalize.vocab import SCALE_UP_LINKS, Basis, Evidence, Fabric, Link, SellerKind
-from records.offers import Claim, InstanceOffer, RawOffer
+from records.offers import CONTRADICTED, Claim, InstanceOffer, RawOffer
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,12 @@ _BASIS_ORDER = {Basis.STATED: 0, Basis.PARAPHRASED: 1, Basis.INFERRED: 2}
 
 
 def _by_field(claims: list[Claim]) -> dict[str, list[Claim]]:
-    """Claims grouped by field, stated before paraphrased before inferred, each in the order the
-    scraper found them."""
+    """Claims grouped by field, stated before paraphrased before inferred, a claim its own source
+    contradicts last, each in the order the scraper found them."""
     grouped: dict[str, list[Claim]] = defaultdict(list)
-    for claim in sorted(claims, key=lambda c: _BASIS_ORDER.get(c.basis, 3)):
+    for claim in sorted(
+        claims, key=lambda c: (c.qualifiers.startswith(CONTRADICTED), _BASIS_ORDER.get(c.basis, 3))
+    ):
         grouped[claim.field].append(claim)
     return grouped
 

@@ -31,6 +31,9 @@ FIELD_UNITS: dict[str, str | None] = {
     "frontend_nic_count": "NICs",
 }
 TEXT_FIELDS = frozenset({"gpu_model", "intra_node_link", "inter_node_fabric"})
+#: Qualifiers of a claim its own source contradicts (AWS's "1 x NVIDIA L4 GPU" beside "2 GiB") start
+#: with this: it is kept, and a claim of the same field that nothing contradicts is shown before it.
+CONTRADICTED = "contradicted by its own source: "
 
 
 @dataclass(frozen=True)
