@@ -9,10 +9,8 @@ from tests.helpers import query
 
 
 def _row(db, provider: str, instance_type: str, columns: str) -> tuple:
-    rows = query(
-        db,
-        f"SELECT {columns} FROM instances WHERE provider = '{provider}' AND instance_type = '{instance_type}'",
-    )
+    where = f"provider = '{provider}' AND instance_type = '{instance_type}'"
+    rows = query(db, f"SELECT {columns} FROM instances WHERE {where}")
     assert len(rows) == 1, (provider, instance_type)
     return rows[0]
 
