@@ -116,7 +116,7 @@ async def _run_refresh(
     args: argparse.Namespace, mode: str, progress: Callable[[Document], None] | None
 ) -> RefreshReport:
     from catalog import pipeline
-    from scrapers.http import make_client
+    from fetch.http import make_client
 
     async with make_client(mirror=getattr(args, "mirror", None)) as client:
         return await pipeline.refresh(

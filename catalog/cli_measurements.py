@@ -65,7 +65,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     import httpx
 
     from catalog import probe
-    from scrapers.http import make_client
+    from fetch.http import make_client
 
     if args.provider and not args.instance:
         print("error: --provider needs --instance", file=sys.stderr)

@@ -27,6 +27,7 @@ from catalog.offers import build_offer, merge_duplicates
 from catalog.provenance import check_quotes
 from catalog.store import CatalogWriter, Previous
 from catalog.validate import check, check_kept
+from fetch.http import Fetcher
 from normalize.errors import InvalidOffer, NotInMirror, ProviderError, TooSlow, ValidationError
 from records.clock import utcnow
 from records.documents import Document, DocumentSet
@@ -35,7 +36,6 @@ from records.offers import Claim, InstanceOffer
 from records.prices import Price
 from scrapers import REGISTRY, curated_facts
 from scrapers.base import Scraper
-from scrapers.http import Fetcher
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Each case serves the AWS page damaged one way from a loopback server and runs ``python -m catalog
 refresh --provider aws`` against it in a process of its own, with the default budget
-(scrapers/budget.py), reporting that process's wall time, peak resident memory (``ru_maxrss``),
+(fetch/budget.py), reporting that process's wall time, peak resident memory (``ru_maxrss``),
 exit code and the cause it gives. The issue's figures before the budget: a 2 MB gzip bomb drove a
 refresh to 23.7 GB and an OOM kill, a 200 MB mirror file to 2.68 GB, and a one-byte-every-2-s drip
 held the lock indefinitely.

@@ -9,7 +9,7 @@
 5. Bytes on the wire: a cold refresh against an unchanged one (conditional GET, 304s).
 6. Parse time per source, from the stored documents (no network).
 
-Every figure is min / median / max over its runs. The table is printed and written into README.md
+Every figure is min / median / max over its runs. The table is printed and written into docs/benchmarks.md
 between the bench markers, under a line naming the machine.
 """
 
@@ -38,13 +38,13 @@ from catalog import pipeline
 from catalog.store import latest_documents
 from devtools import synthetic
 from devtools.mirror_server import MirrorServer
+from fetch.http import Fetcher, make_client
 from normalize.errors import ProviderError
 from records.clock import utcnow
 from scrapers import REGISTRY
-from scrapers.http import Fetcher, make_client
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+README = ROOT / "docs" / "benchmarks.md"
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 LATENCY_S = 0.2
 PER_HOST = inspect.signature(Fetcher).parameters["per_host"].default  # requests in flight per host
@@ -354,7 +354,7 @@ def write_readme(table: str, machine_line: str) -> None:
     """Replace the README between the bench markers with ``table``."""
     text = README.read_text()
     if START not in text or END not in text:
-        raise SystemExit(f"README.md lacks the {START} ... {END} markers")
+        raise SystemExit(f"docs/benchmarks.md lacks the {START} ... {END} markers")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
     README.write_text(f"{head}{START}\n{machine_line}\n\n{table}\n{END}{tail}")

@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from scrapers.transports import MIRROR_MISSING_HEADER, NOT_IN_MIRROR
+from fetch.transports import MIRROR_MISSING_HEADER, NOT_IN_MIRROR
 
 
 @dataclass

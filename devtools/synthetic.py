@@ -18,11 +18,11 @@ from pathlib import Path
 
 import httpx
 
+from fetch.http import MirrorTransport, ProviderFetcher
 from records.documents import Document, DocumentSet
 from records.offers import Claim
 from scrapers import REGISTRY
 from scrapers.base import Scraper
-from scrapers.http import MirrorTransport, ProviderFetcher
 
 _COPY_HOST = re.compile(r"^(https?://)c\d+\.")
 

@@ -6,5 +6,5 @@ Pure functions over plain records, no I/O: ``models`` (model and workload specs,
 ``comms`` (bytes each collective moves and its time), ``step`` (compute, HBM and link time of one
 step), ``plan`` (the whole answer for one instance or cluster, in ``result`` records) and ``verdict``
 (how it reads). It imports ``normalize`` and ``records`` only; ``catalog.read.plan`` feeds it
-catalog rows. The formulas are in the README, "Planning a workload".
+catalog rows. The formulas are in docs/planning.md.
 """

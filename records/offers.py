@@ -140,7 +140,7 @@ class RawOffer:
 
 @dataclass(frozen=True)
 class InstanceOffer:
-    """One row of the ``instances`` table. See the README for every column's meaning."""
+    """One row of the ``instances`` table. See docs/schema.md for every column's meaning."""
 
     provider: str
     instance_type: str

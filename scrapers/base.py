@@ -1,7 +1,7 @@
 """The one small interface every provider module implements.
 
 A scraper does two things, split by verb: ``fetch`` asks its fetcher (bound to the provider, see
-``scrapers.http.ProviderFetcher``) for every document the provider's facts live in, and the parse
+``fetch.http.ProviderFetcher``) for every document the provider's facts live in, and the parse
 methods turn the stored documents into records without touching the network, so re-parsing needs no
 network. ``parse`` gives the instance rows; ``parse_prices`` and ``parse_measurements`` give what the
 same documents say about prices and about expected or measured bandwidth (none by default).
@@ -12,14 +12,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
+from fetch.budget import Budget
 from records.documents import DocumentSet
 from records.measurements import Measurement
 from records.offers import RawOffer
 from records.prices import Price
-from scrapers.budget import Budget
 
 if TYPE_CHECKING:
-    from scrapers.http import ProviderFetcher
+    from fetch.http import ProviderFetcher
 
 
 class Scraper(ABC):
@@ -44,7 +44,7 @@ class Scraper(ABC):
     # with no fetchable URL, e.g. a third-party copy of a newer revision of a provider's page. Each is
     # stored and cited as itself ("copy:<path>"); a live refresh reads the provider's own pages instead.
     copy_paths: ClassVar[tuple[str, ...]] = ()
-    # What its fetch may cost: size cap per document, documents, deadlines (scrapers.budget).
+    # What its fetch may cost: size cap per document, documents, deadlines (fetch.budget).
     budget: ClassVar[Budget] = Budget()
     # What the parser expects of each live page (URL → header texts), recorded in the catalog's
     # source_layouts table so a layout change can be checked against it.

@@ -16,11 +16,12 @@ import duckdb
 import httpx
 
 from catalog import pipeline
-from scrapers import aws_prices, azure_prices
-from scrapers.azure import FAMILY_PAGES, SIZES
-from scrapers.budget import Budget
-from scrapers.http import make_client
-from scrapers.transports import OriginTransport
+from fetch.budget import Budget
+from fetch.http import make_client
+from fetch.transports import OriginTransport
+from scrapers.documents.azure import FAMILY_PAGES, SIZES
+from scrapers.prices import aws as aws_prices
+from scrapers.prices import azure as azure_prices
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -58,7 +59,7 @@ def mirror_text(host_path: str) -> str:
 
 def fetch_from_mirror(scraper) -> list:
     """The documents a scraper fetches from the real mirror, through the real fetch code."""
-    from scrapers.http import Fetcher, make_client
+    from fetch.http import Fetcher, make_client
 
     async def fetch() -> list:
         async with make_client(mirror=MIRROR) as client:

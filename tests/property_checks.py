@@ -27,7 +27,8 @@ from normalize.vocab import Basis, Fabric, Link
 from records.documents import DocumentSet
 from records.offers import FIELD_UNITS, TEXT_FIELDS, Claim, InstanceOffer, RawOffer
 from records.prices import MAX_USD_PER_HOUR, Price
-from scrapers import aws, curated_facts
+from scrapers import curated_facts
+from scrapers.documents import aws
 from tests.property_inputs import NOW, doc
 
 T = TypeVar("T")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from normalize import gpus, units
 from records.documents import Document, DocumentSet
-from scrapers import azure, runpod
+from scrapers.documents import azure, runpod
 from tests.helpers import FIXTURES
 
 T = TypeVar("T")

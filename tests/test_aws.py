@@ -10,9 +10,9 @@ from catalog.offers import build_offer
 from normalize.errors import LayoutError, ParseError
 from normalize.vocab import Basis, Fabric, Link
 from records.documents import Document, DocumentSet, copy_url
-from scrapers import aws_karpenter
-from scrapers.aws import AC_URL, NEWER, NEWER_NOTE, NEWER_ORIGINAL, Aws, parse_instance_types
-from scrapers.aws_karpenter import BANDWIDTH_URL
+from scrapers.documents import aws_karpenter
+from scrapers.documents.aws import AC_URL, NEWER, NEWER_NOTE, NEWER_ORIGINAL, Aws, parse_instance_types
+from scrapers.documents.aws_karpenter import BANDWIDTH_URL
 from tests.conftest import shared_fixture
 from tests.helpers import SHARED, mirror_text
 

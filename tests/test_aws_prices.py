@@ -7,7 +7,7 @@ import re
 import pytest
 
 from normalize.errors import LayoutError
-from scrapers.aws_prices import GPU_INSTANCE_TYPE, PRICES_URL, parse_prices
+from scrapers.prices.aws import GPU_INSTANCE_TYPE, PRICES_URL, parse_prices
 from tests.conftest import shared_fixture
 
 

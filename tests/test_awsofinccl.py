@@ -7,8 +7,8 @@ import pytest
 from measure.common import Origin
 from normalize.errors import LayoutError, ParseError
 from records.documents import DocumentSet
-from scrapers.awsofinccl import FILES, REPO, AwsOfiNccl
-from scrapers.nccl_topology import topology_readings
+from scrapers.measurements.awsofinccl import FILES, REPO, AwsOfiNccl
+from scrapers.measurements.nccl_topology import topology_readings
 from tests.conftest import shared_fixture
 from tests.helpers import fetch_from_mirror
 

@@ -9,7 +9,7 @@ import pytest
 from catalog.offers import build_offer
 from normalize.vocab import Basis, Fabric, Link
 from records.documents import Document, DocumentSet
-from scrapers.azure import (
+from scrapers.documents.azure import (
     FAMILY_PAGES,
     INFINIBAND_PAGE,
     KNOWN_SERIES,

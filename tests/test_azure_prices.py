@@ -7,7 +7,7 @@ import re
 import pytest
 
 from normalize.errors import LayoutError
-from scrapers.azure_prices import PRICES_URL, parse_prices
+from scrapers.prices.azure import PRICES_URL, parse_prices
 from tests.conftest import shared_fixture
 
 

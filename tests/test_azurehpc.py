@@ -7,8 +7,8 @@ import pytest
 from measure.common import Origin
 from normalize.errors import ParseError
 from records.documents import DocumentSet
-from scrapers import azurehpc
-from scrapers.azurehpc import CONF, CONFS, GB200_CONF, TOPOLOGY, AzureHpc, conf_readings
+from scrapers.measurements import azurehpc
+from scrapers.measurements.azurehpc import CONF, CONFS, GB200_CONF, TOPOLOGY, AzureHpc, conf_readings
 from tests.conftest import shared_fixture
 from tests.helpers import fetch_from_mirror
 from tests.property_inputs import doc

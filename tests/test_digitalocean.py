@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from normalize.vocab import Basis, Link
-from scrapers.digitalocean import VMS_URL, DigitalOcean
+from scrapers.offer_lists.digitalocean import VMS_URL, DigitalOcean
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

@@ -1,10 +1,13 @@
-"""The README stays true: set-up commands, providers, CLI commands and every schema column."""
+"""The documents stay true: the README is a front page whose set-up, commands and links work; the manual
+in docs/ names every provider, CLI command and schema column."""
 
 from __future__ import annotations
 
 import re
+import shlex
 
 import duckdb
+import pytest
 
 from catalog.cli import build_parser
 from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, schema_sql
@@ -12,6 +15,27 @@ from scrapers import REGISTRY
 from tests.helpers import ROOT
 
 README = (ROOT / "README.md").read_text()
+DOCS = ROOT / "docs"
+
+
+def doc(name: str) -> str:
+    return (DOCS / name).read_text()
+
+
+def catalog_commands(text: str) -> list[list[str]]:
+    """Every `python -m catalog ...` command in the text's shell blocks, as arguments (a quoted argument may
+    span lines; a trailing backslash continues the line)."""
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        pending = ""
+        for line in block.splitlines():
+            pending = f"{pending} {line.rstrip(chr(92))}" if pending else line.rstrip(chr(92))
+            if pending.count('"') % 2 or line.endswith(chr(92)):
+                continue
+            if "-m catalog " in pending:
+                commands.append(shlex.split(pending.split("-m catalog ", 1)[1], comments=True))
+            pending = ""
+    return commands
 
 
 def test_setup_is_make_app_then_make_test():
@@ -20,16 +44,40 @@ def test_setup_is_make_app_then_make_test():
     assert commands == ["make app", "make test"]
 
 
+def test_the_readme_is_a_front_page_whose_links_exist():
+    assert len(README.splitlines()) <= 200
+    links = re.findall(r"\]\((docs/[^)#]+)", README)
+    assert {"docs/contributing.md", "docs/schema.md", "docs/operations.md"} <= set(links)
+    for link in links:
+        assert (ROOT / link).is_file(), f"the README links to {link}, which does not exist"
+
+
+@pytest.mark.parametrize("page", ["README.md", *sorted(p.name for p in DOCS.glob("*.md"))])
+def test_every_catalog_command_quoted_parses(page):
+    """A command the documents tell people to run is one the CLI accepts (option names, choices)."""
+    text = README if page == "README.md" else doc(page)
+    if page == "README.md":
+        assert len(catalog_commands(text)) >= 3, "the front page shows its three questions as commands"
+    parser = build_parser()
+    for argv in catalog_commands(text):
+        try:
+            parser.parse_args(argv)
+        except SystemExit as exit:
+            raise AssertionError(f"{page}: `catalog {' '.join(argv)}` does not parse") from exit
+
+
 def test_every_provider_is_documented():
+    providers = doc("providers.md")
     for name in REGISTRY:
-        assert f"| `{name}` |" in README, f"provider {name} missing from the README table"
+        assert f"| `{name}` |" in providers, f"provider {name} missing from the table in docs/providers.md"
 
 
 def test_every_cli_command_is_documented():
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
+    cli = doc("cli.md")
     for command in commands:
-        assert f"`{command}" in README, f"command {command} missing from the README"
+        assert f"`{command}" in cli, f"command {command} missing from docs/cli.md"
 
 
 def test_every_instances_column_is_documented():
@@ -37,8 +85,9 @@ def test_every_instances_column_is_documented():
         con.execute(schema_sql())
         columns = [row[0] for row in con.execute("DESCRIBE instances").fetchall()]
     assert tuple(columns) == INSTANCE_COLUMNS
+    schema = doc("schema.md")
     for column in columns:
-        assert f"`{column}`" in README, f"column {column} missing from the README schema"
+        assert f"`{column}`" in schema, f"column {column} missing from docs/schema.md"
 
 
 def test_every_claims_column_is_documented():
@@ -46,6 +95,6 @@ def test_every_claims_column_is_documented():
         con.execute(schema_sql())
         columns = [row[0] for row in con.execute("DESCRIBE claims").fetchall()]
     assert tuple(columns) == CLAIM_COLUMNS
-    section = README.split("### `claims`", 1)[1].split("\n### ", 1)[0]
+    section = doc("schema.md").split("## `claims`", 1)[1].split("\n## ", 1)[0]
     for column in columns:
-        assert re.search(rf"\b{column}\b", section), f"claims column {column} missing from the README"
+        assert re.search(rf"\b{column}\b", section), f"claims column {column} missing from docs/schema.md"

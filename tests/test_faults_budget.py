@@ -3,7 +3,7 @@ endless and huge bodies, huge mirror files, slow drips), links and redirects kep
 provider's declared sources and public addresses, an optional document's failure isolated.
 
 Each runs the real pipeline against the real mirror served over loopback, with small caps and
-deadlines (a ``Budget`` cap) so that nothing waits long: the defaults are in scrapers/budget.py.
+deadlines (a ``Budget`` cap) so that nothing waits long: the defaults are in fetch/budget.py.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import pytest
 
 from catalog import pipeline
 from devtools.mirror_server import Reply
+from fetch.budget import Budget, read_capped
+from fetch.http import Fetcher, make_client
+from fetch.transports import PublicOnly
 from normalize.errors import OffLimits, TooLarge
-from scrapers.budget import Budget, read_capped
-from scrapers.http import Fetcher, make_client
-from scrapers.transports import PublicOnly
 from tests.helpers import (
     AWS_PAGE,
     AWS_PATH,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from normalize.vocab import Basis, Link
-from scrapers.fluidstack import NVLINK_NOTE, VMS_URL, Fluidstack
+from scrapers.offer_lists.fluidstack import NVLINK_NOTE, VMS_URL, Fluidstack
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

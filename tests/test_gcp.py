@@ -12,7 +12,7 @@ from normalize.errors import LayoutError
 from normalize.vocab import Basis, Evidence, Fabric, Link
 from records.documents import Document, DocumentSet
 from scrapers import curated_facts
-from scrapers.gcp import MACHINES_URL, NETWORK_URLS, Gcp, parse_machine_types, parse_network_page
+from scrapers.documents.gcp import MACHINES_URL, NETWORK_URLS, Gcp, parse_machine_types, parse_network_page
 from tests.conftest import shared_fixture
 from tests.helpers import FIXTURES, SHARED
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from normalize.errors import LayoutError
-from scrapers.gcp_prices import GPU_MACHINE_TYPE, NOTE, PRICES_URL, parse_prices
+from scrapers.prices.gcp import GPU_MACHINE_TYPE, NOTE, PRICES_URL, parse_prices
 from tests.conftest import shared_fixture
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from normalize.errors import LayoutError
 from records.documents import DocumentSet
-from scrapers.gcphealth import BASE, FILES, GcpHealth, threshold_reading
+from scrapers.measurements.gcphealth import BASE, FILES, GcpHealth, threshold_reading
 from tests.conftest import shared_fixture
 from tests.helpers import fetch_from_mirror
 

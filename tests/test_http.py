@@ -17,10 +17,10 @@ import pytest
 import vcr
 
 from devtools.mirror_server import MirrorServer, Reply
+from fetch.http import USER_AGENT, Fetcher, make_client, retry_after_s
+from fetch.transports import MirrorTransport, PublicOnly
 from normalize.errors import FetchError
 from records.documents import Document
-from scrapers.http import USER_AGENT, Fetcher, make_client, retry_after_s
-from scrapers.transports import MirrorTransport, PublicOnly
 
 CASSETTES = Path(__file__).parent / "cassettes" / "http"
 ANYWHERE = ("http://", "https://")  # these tests are about HTTP, not about declared sources

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from normalize.vocab import Link
-from scrapers.hyperbolic import VMS_URL, Hyperbolic
+from scrapers.offer_lists.hyperbolic import VMS_URL, Hyperbolic
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from normalize.vocab import Basis, Link
-from scrapers.hyperstack import VMS_URL, Hyperstack
+from scrapers.offer_lists.hyperstack import VMS_URL, Hyperstack
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

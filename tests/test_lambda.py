@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from normalize.vocab import Basis, Fabric, Link
-from scrapers.lambdalabs import CLUSTERS_URL, ON_DEMAND_URL, VMS_URL, LambdaCloud, on_demand_shapes
+from scrapers.documents.lambdalabs import CLUSTERS_URL, ON_DEMAND_URL, VMS_URL, LambdaCloud, on_demand_shapes
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

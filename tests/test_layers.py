@@ -1,4 +1,5 @@
-"""Imports follow the floors: normalize → records → scrapers → catalog → app, with no cycle.
+"""Imports follow the floors: normalize → records → fetch → measure → scrapers → planner → catalog →
+devtools → ui → app, with no cycle.
 
 Each package may import only from the layers below it (and from itself). The read side of the
 catalog (``catalog.read``) imports nothing of the refresh, and no module is part of an import cycle,
@@ -14,8 +15,31 @@ from collections import defaultdict
 from tests.helpers import ROOT
 
 # Lower index = lower floor. A module may import from its own floor or any floor below.
-FLOORS = ("normalize", "records", "measure", "scrapers", "planner", "catalog", "devtools", "ui", "app")
+FLOORS = (
+    "normalize",
+    "records",
+    "fetch",
+    "measure",
+    "scrapers",
+    "planner",
+    "catalog",
+    "devtools",
+    "ui",
+    "app",
+)
 PACKAGES = set(FLOORS) - {"app"}
+#: What stays at the top of scrapers/: the registry and the parsing helpers every kind shares.
+SHARED_HELPERS = (
+    "__init__",
+    "base",
+    "claims",
+    "curated_facts",
+    "markdown",
+    "naming",
+    "resale",
+    "revisions",
+    "tables",
+)
 
 
 def _module_name(path) -> str:
@@ -26,7 +50,7 @@ def _module_name(path) -> str:
 def project_imports() -> dict[str, set[str]]:
     """Every project module and the project modules it imports (at any depth of its code).
 
-    ``from scrapers import azure_prose`` imports the module ``scrapers.azure_prose``;
+    ``from scrapers import azure_prose`` imports the module ``scrapers.documents.azure.prose``;
     ``from scrapers.base import Scraper`` imports ``scrapers.base``.
     """
     files = [
@@ -118,6 +142,23 @@ def test_planning_never_loads_the_refresh():
     assert not heavy, f"planning reaches {sorted(heavy)}"
 
 
+def test_the_fetch_floor_imports_only_the_bottom_layers():
+    """fetch/ (the one HTTP client, transports, budgets) knows nothing of parsers, scrapers or the catalog."""
+    graph = project_imports()
+    fetch = [m for m in graph if m.startswith("fetch")]
+    assert {"fetch.http", "fetch.transports", "fetch.budget"} <= set(fetch)
+    above = {i for m in fetch for i in graph[m] if not i.startswith(("normalize", "records", "fetch"))}
+    assert not above, f"fetch/ imports {sorted(above)}"
+
+
+def test_scrapers_are_split_by_kind():
+    """Document scrapers, offer lists, measurement sources and price readers each have their folder."""
+    for kind in ("documents", "offer_lists", "measurements", "prices"):
+        assert (ROOT / "scrapers" / kind / "__init__.py").is_file(), kind
+    flat = sorted(p.stem for p in (ROOT / "scrapers").glob("*.py"))
+    assert flat == sorted(SHARED_HELPERS), f"modules at the top of scrapers/: {flat}"
+
+
 def test_the_planner_is_pure():
     """planner/ imports only normalize, records and the standard library: no DuckDB, no I/O client."""
     allowed = {"normalize", "records", "planner", "__future__"}
@@ -136,5 +177,6 @@ def test_the_planner_is_pure():
 
 def test_this_test_sees_the_project():
     graph = project_imports()
-    assert {"app", "catalog.pipeline", "scrapers.aws", "records.offers", "normalize.units"} <= set(graph)
+    expected = {"app", "catalog.pipeline", "scrapers.documents.aws", "fetch.http", "normalize.units"}
+    assert expected <= set(graph)
     assert "records.offers" in graph["catalog.offers"]

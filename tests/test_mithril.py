@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from normalize.vocab import Basis, Link
-from scrapers.mithril import VMS_URL, Mithril
+from scrapers.offer_lists.mithril import VMS_URL, Mithril
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

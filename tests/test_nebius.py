@@ -11,8 +11,8 @@ import pytest
 from catalog.offers import build_offer
 from normalize.errors import LayoutError
 from normalize.vocab import Basis, Fabric, Link
-from scrapers.nebius import VMS_URL, Nebius
-from scrapers.skypilot import csv_rows
+from scrapers.offer_lists.nebius import VMS_URL, Nebius
+from scrapers.offer_lists.skypilot import csv_rows
 from tests.conftest import shared_fixture
 from tests.helpers import FIXTURES, parse_real, unquoted
 

@@ -6,7 +6,7 @@ import pytest
 
 from normalize.errors import LayoutError
 from records.documents import DocumentSet
-from scrapers.nebiustopo import H100_CLUSTER_VM, H100_TOPOLOGY, NebiusTopology
+from scrapers.measurements.nebiustopo import H100_CLUSTER_VM, H100_TOPOLOGY, NebiusTopology
 from tests.conftest import shared_fixture
 from tests.helpers import fetch_from_mirror
 from tests.property_inputs import doc

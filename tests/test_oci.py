@@ -11,13 +11,13 @@ import pytest
 from bs4 import BeautifulSoup
 
 from catalog.offers import build_offer
+from fetch.http import Fetcher, make_client
 from normalize.errors import LayoutError, NotInMirror
 from normalize.vocab import Basis, Evidence, Fabric, Link
 from records.documents import Document, DocumentSet
-from scrapers.http import Fetcher, make_client
+from scrapers.documents.oci import EXCERPT as EXCERPT_PATH
+from scrapers.documents.oci import EXCERPT_NOTE, SHAPES_URL, Oci, parse_excerpt, parse_shapes
 from scrapers.markdown import markdown_tables
-from scrapers.oci import EXCERPT as EXCERPT_PATH
-from scrapers.oci import EXCERPT_NOTE, SHAPES_URL, Oci, parse_excerpt, parse_shapes
 from scrapers.tables import clean, find_table
 from tests.conftest import shared_fixture
 from tests.helpers import SHARED

@@ -6,7 +6,7 @@ import pytest
 
 from normalize.errors import LayoutError
 from records.documents import DocumentSet
-from scrapers.ocihpc import TEMPLATE, OciHpc, template_readings
+from scrapers.measurements.ocihpc import TEMPLATE, OciHpc, template_readings
 from tests.conftest import shared_fixture
 from tests.helpers import fetch_from_mirror
 

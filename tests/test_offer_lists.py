@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from records.documents import DocumentSet
-from scrapers import PROVIDERS, REGISTRY
-from scrapers.skypilot import csv_rows, is_gpu_row
-from scrapers.skypilot_catalog import SkyPilotCatalog
+from scrapers import PROVIDER_NAMES, REGISTRY
+from scrapers.offer_lists.skypilot import csv_rows, is_gpu_row
+from scrapers.offer_lists.skypilot_catalog import SkyPilotCatalog
 from tests.helpers import fetch_from_mirror, query
 
 pytestmark = pytest.mark.shared
@@ -21,7 +21,7 @@ def test_real_at_least_15_providers_and_every_offer_list_priced(real_catalog_fil
             real_catalog_file, "SELECT provider, count(DISTINCT instance_type) FROM current_prices GROUP BY 1"
         )
     )
-    assert len(rows) == len(PROVIDERS) >= 15  # the measurement sources have no rows
+    assert len(rows) == len(PROVIDER_NAMES) >= 15  # the measurement sources have no rows
     for name, cls in REGISTRY.items():
         if issubclass(cls, SkyPilotCatalog):
             assert priced.get(name, 0) > 0, name

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from normalize.vocab import Link
-from scrapers.ovhcloud import VMS_URL, OvhCloud
+from scrapers.offer_lists.ovhcloud import VMS_URL, OvhCloud
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from normalize.vocab import Link
-from scrapers.paperspace import VMS_URL, Paperspace
-from scrapers.skypilot import csv_rows, gpu_info
+from scrapers.offer_lists.paperspace import VMS_URL, Paperspace
+from scrapers.offer_lists.skypilot import csv_rows, gpu_info
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

@@ -12,14 +12,14 @@ import pytest
 from catalog import pipeline
 from catalog.lock import refresh_lock
 from catalog.read.changes import changes
+from fetch.http import make_client
 from normalize.errors import LockHeld
 from records.measurements import Measurement
 from records.offers import RawOffer
 from records.prices import Price
-from scrapers.azure import SIZES
 from scrapers.base import Scraper
 from scrapers.claims import fact
-from scrapers.http import make_client
+from scrapers.documents.azure import SIZES
 from tests.helpers import AWS_PAGE, GCP_PAGES, Clock, add_gcp, build_mirror, no_sleep, query, run
 
 

@@ -18,7 +18,8 @@ from catalog.store import INSTANCE_COLUMNS, PRICE_COLUMNS, offer_row, price_row,
 from normalize.errors import InvalidOffer
 from records.offers import Claim, RawOffer
 from records.prices import Price
-from scrapers import aws_prices, gcp_prices
+from scrapers.prices import aws as aws_prices
+from scrapers.prices import gcp as gcp_prices
 from tests.helpers import AWS_PAGE, FIXTURES, Clock, build_mirror, query, run, url_to_path
 
 URL = "https://prices.example.test/list"

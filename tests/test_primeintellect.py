@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from normalize.vocab import Basis, Link, SellerKind
-from scrapers.primeintellect import VMS_URL, PrimeIntellect
+from scrapers.offer_lists.primeintellect import VMS_URL, PrimeIntellect
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

@@ -16,7 +16,7 @@ import pytest
 from catalog import probe
 from catalog.cli import main
 from catalog.read.measurements import comparisons
-from scrapers import http
+from fetch import http
 from tests.conftest import shared_fixture
 from tests.helpers import COLLECTIVE_NEEDED, NO_RESULT, SHARED, query
 

@@ -1,4 +1,5 @@
-"""Property tests of scrapers/aws.py: random table-shaped pages, fixtures and the real page, mutated."""
+"""Property tests of scrapers/documents/aws.py: random table-shaped pages, fixtures and the real page,
+mutated."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.documents import DocumentSet, copy_url
-from scrapers import aws, aws_karpenter
+from scrapers.documents import aws, aws_karpenter
 from tests.property_checks import MARKS, aws_parse, parse_all, run_parser
 from tests.property_inputs import (
     COUNT,

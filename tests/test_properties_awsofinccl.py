@@ -1,4 +1,5 @@
-"""Property tests of scrapers/awsofinccl.py: topology XML with random elements and mutated real files."""
+"""Property tests of scrapers/measurements/awsofinccl.py: topology XML with random elements and mutated
+real files."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.documents import DocumentSet
-from scrapers.awsofinccl import FILES, AwsOfiNccl
+from scrapers.measurements.awsofinccl import FILES, AwsOfiNccl
 from tests.measurement_checks import check_source
 from tests.property_checks import MARKS
 from tests.property_inputs import NUMBER, TEXT, doc, mutated

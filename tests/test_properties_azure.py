@@ -1,4 +1,5 @@
-"""Property tests of scrapers/azure.py and azure_prose.py: series pages, includes, summary prose, links."""
+"""Property tests of scrapers/documents/azure/__init__.py and azure_prose.py: series pages, includes,
+summary prose, links."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from hypothesis import strategies as st
 
 from normalize import vocab
 from records.documents import DocumentSet
-from scrapers import azure, azure_prose
+from scrapers.documents import azure
+from scrapers.documents.azure import prose as azure_prose
 from tests.helpers import MIRROR
 from tests.property_checks import MARKS, check_claim, expect, parse_all, run_parser
 from tests.property_inputs import (

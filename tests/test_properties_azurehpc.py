@@ -1,4 +1,5 @@
-"""Property tests of scrapers/azurehpc.py: NHC confs and topology XML with random and mutated text."""
+"""Property tests of scrapers/measurements/azurehpc.py: NHC confs and topology XML with random and
+mutated text."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.documents import DocumentSet
-from scrapers.azurehpc import CONF, GB200_CONF, TOPOLOGY, AzureHpc
+from scrapers.measurements.azurehpc import CONF, GB200_CONF, TOPOLOGY, AzureHpc
 from tests.measurement_checks import check_source
 from tests.property_checks import MARKS
 from tests.property_inputs import NUMBER, TEXT, doc, mutated, noise

@@ -1,4 +1,5 @@
-"""Property tests of scrapers/gcp.py: both network-page revisions and the machine-types page."""
+"""Property tests of scrapers/documents/gcp/__init__.py: both network-page revisions and the
+machine-types page."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from records.documents import DocumentSet
-from scrapers import gcp
+from scrapers.documents import gcp
 from tests.property_checks import MARKS, check_claim, expect, parse_all, run_parser, strict
 from tests.property_inputs import (
     COUNT,

@@ -1,4 +1,5 @@
-"""Property tests of scrapers/gcphealth.py: Helm values with random env lines and mutated real files."""
+"""Property tests of scrapers/measurements/gcphealth.py: Helm values with random env lines and mutated
+real files."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.documents import DocumentSet
-from scrapers.gcphealth import FILES, GcpHealth
+from scrapers.measurements.gcphealth import FILES, GcpHealth
 from tests.measurement_checks import check_source
 from tests.property_checks import MARKS
 from tests.property_inputs import NUMBER, TEXT, doc, mutated, noise

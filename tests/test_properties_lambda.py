@@ -1,4 +1,5 @@
-"""Property tests of scrapers/lambdalabs.py: its catalog CSV (columns in the real file's order) with random
+"""Property tests of scrapers/documents/lambdalabs.py: its catalog CSV (columns in the real file's
+order) with random
 lines, and the real documents mutated."""
 
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapers import lambdalabs
+from scrapers.documents import lambdalabs
 from tests.property_checks import MARKS, catalog_parse, run_parser, skypilot_parse
 from tests.property_inputs import document_set, skypilot_csv
 

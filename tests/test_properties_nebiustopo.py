@@ -1,4 +1,4 @@
-"""Property tests of scrapers/nebiustopo.py: the topology file with random nets and mutated."""
+"""Property tests of scrapers/measurements/nebiustopo.py: the topology file with random nets and mutated."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.documents import DocumentSet
-from scrapers.nebiustopo import H100_TOPOLOGY, NebiusTopology
+from scrapers.measurements.nebiustopo import H100_TOPOLOGY, NebiusTopology
 from tests.measurement_checks import check_source
 from tests.property_checks import MARKS
 from tests.property_inputs import NUMBER, TEXT, doc, mutated

@@ -1,4 +1,4 @@
-"""Property tests of scrapers/oci.py: GPU shape tables with random shape and network cells."""
+"""Property tests of scrapers/documents/oci.py: GPU shape tables with random shape and network cells."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from records.documents import DocumentSet
-from scrapers import oci
+from scrapers.documents import oci
 from tests.property_checks import MARKS, parse_all, run_parser
 from tests.property_inputs import (
     COUNT,

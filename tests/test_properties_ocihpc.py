@@ -1,4 +1,5 @@
-"""Property tests of scrapers/ocihpc.py: Jinja branches with random checks and the mutated template."""
+"""Property tests of scrapers/measurements/ocihpc.py: Jinja branches with random checks and the mutated
+template."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.documents import DocumentSet
-from scrapers.ocihpc import TEMPLATE, OciHpc
+from scrapers.measurements.ocihpc import TEMPLATE, OciHpc
 from tests.measurement_checks import check_source
 from tests.property_checks import MARKS
 from tests.property_inputs import NUMBER, TEXT, doc, mutated, noise

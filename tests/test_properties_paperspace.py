@@ -1,4 +1,5 @@
-"""Property tests of scrapers/paperspace.py: its catalog CSV (columns in the real file's order) with random
+"""Property tests of scrapers/offer_lists/paperspace.py: its catalog CSV (columns in the real file's
+order) with random
 lines, and the real document mutated."""
 
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapers import paperspace
+from scrapers.offer_lists import paperspace
 from tests.property_checks import MARKS, run_parser, skypilot_parse
 from tests.property_inputs import mutated, skypilot_csv
 

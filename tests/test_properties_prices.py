@@ -1,4 +1,4 @@
-"""Property tests of the price parsers (scrapers/aws_prices.py, azure_prices.py, gcp_prices.py): random
+"""Property tests of the price parsers (scrapers/prices/aws.py, azure_prices.py, gcp_prices.py): random
 Go maps and JSON, the fixtures and the real files, mutated. Every parse gives well-formed prices whose
 quotes are in the text, or raises ParseError."""
 
@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.prices import MAX_USD_PER_HOUR, Price
-from scrapers import aws_prices, azure_prices, gcp_prices
+from scrapers.prices import aws as aws_prices
+from scrapers.prices import azure as azure_prices
+from scrapers.prices import gcp as gcp_prices
 from tests.property_checks import MARKS, expect, run_parser
 from tests.property_inputs import NUMBER, TEXT, fixtures, mutated, or_noise
 

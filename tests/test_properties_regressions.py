@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from normalize import units
 from records.documents import DocumentSet
-from scrapers import azure, gcp, nebius, oci, runpod, skypilot
+from scrapers.documents import azure, gcp, oci, runpod
+from scrapers.offer_lists import nebius, skypilot
 from tests.property_checks import (
     MARKS,
     aws_parse,

@@ -1,4 +1,4 @@
-"""Property tests of scrapers/runpod.py: the cluster, GPU-type and observability pages."""
+"""Property tests of scrapers/documents/runpod.py: the cluster, GPU-type and observability pages."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.documents import DocumentSet
-from scrapers import runpod
+from scrapers.documents import runpod
 from tests.property_checks import MARKS, parse_all, run_parser
 from tests.property_inputs import (
     COUNT,

@@ -1,4 +1,5 @@
-"""Property tests of scrapers/sparecores.py: nvbandwidth JSON and meta.json, random and mutated."""
+"""Property tests of scrapers/measurements/sparecores.py: nvbandwidth JSON and meta.json, random and
+mutated."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from records.documents import DocumentSet
-from scrapers.sparecores import SpareCores, meta_url, stdout_url
+from scrapers.measurements.sparecores import SpareCores, meta_url, stdout_url
 from tests.measurement_checks import check_source
 from tests.property_checks import MARKS
 from tests.property_inputs import NUMBER, TEXT, doc, mutated

@@ -204,7 +204,7 @@ def test_walk_every_datasheet_claim_quotes_its_gpu_table_row(walk):
 def test_only_declared_copies_inside_the_copies_directory_are_read(tmp_path):
     import asyncio
 
-    from scrapers.http import Fetcher, make_client
+    from fetch.http import Fetcher, make_client
 
     (tmp_path / "secret.txt").write_text("not a copy")
     (tmp_path / "copies").mkdir()

@@ -11,8 +11,8 @@ from catalog.read import conflicts, missing, queries, scoring, status
 from catalog.read.connect import connect_readonly
 from catalog.read.filters import Filters
 from normalize.vocab import GPU_FABRICS, NVLINK_CLASS_LINKS
-from scrapers import PROVIDERS
-from scrapers.azure import SIZES
+from scrapers import PROVIDER_NAMES
+from scrapers.documents.azure import SIZES
 from tests.helpers import AWS_PAGE, SMALL, build_mirror, cli_refresh
 
 refresh = cli_refresh
@@ -349,7 +349,7 @@ def test_real_catalog_health(real):
     assert set(a3["field"]) == {"inter_node_gbits_per_s"}
     assert sorted(a3["value"]) == [1000.0, 1600.0]
     summary = missing.missing_summary(real).set_index("provider")
-    assert set(summary.index) == {c.name for c in PROVIDERS} and len(PROVIDERS) >= 15
+    assert set(summary.index) == set(PROVIDER_NAMES) and len(PROVIDER_NAMES) >= 15
     assert summary.loc["coreweave", "curated_rows"] == summary.loc["coreweave", "rows"]
     assert (summary["missing_intra_bw_rows"] <= summary["rows"]).all()
     outcomes = status.provider_status(real).set_index("provider")

@@ -11,7 +11,9 @@ import pytest
 
 from catalog.cli import main
 from catalog.read.prices import PriceQuestion, cheapest, unlisted_prices
-from scrapers import aws_prices, azure_prices, gcp_prices
+from scrapers.prices import aws as aws_prices
+from scrapers.prices import azure as azure_prices
+from scrapers.prices import gcp as gcp_prices
 
 CHEAPEST_NVSWITCH = (
     "select provider, instance_type, intra_node_link, inter_node_gbits_per_s, usd_per_gpu_hour "

@@ -7,6 +7,8 @@ import importlib
 import inspect
 import pkgutil
 import re
+import subprocess
+import sys
 
 import scrapers
 from scrapers import REGISTRY
@@ -16,8 +18,8 @@ from tests.helpers import ROOT
 
 def provider_classes() -> set[type[Scraper]]:
     found = set()
-    for module in pkgutil.iter_modules(scrapers.__path__):
-        loaded = importlib.import_module(f"scrapers.{module.name}")
+    for module in pkgutil.walk_packages(scrapers.__path__, "scrapers."):
+        loaded = importlib.import_module(module.name)
         for _, obj in inspect.getmembers(loaded, inspect.isclass):
             if issubclass(obj, Scraper) and "name" in vars(obj) and not inspect.isabstract(obj):
                 found.add(obj)
@@ -31,6 +33,18 @@ def test_every_provider_class_is_registered_under_its_name():
     for name, cls in REGISTRY.items():
         assert name == cls.name and re.fullmatch(r"[a-z][a-z0-9]*", name)
         assert cls.title and cls.source_kind in ("scraped", "curated")
+
+
+def test_importing_the_registry_or_the_fetch_floor_loads_no_parser():
+    """`import scrapers` and `import fetch.http` stay light: no provider module, no pint."""
+    code = (
+        "import sys, scrapers, fetch.http; "
+        "print(' '.join(m for m in sys.modules if m.startswith(('scrapers.', 'pint', 'measure', 'bs4'))))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.split() == [], loaded.stdout
 
 
 def test_every_provider_has_tests_on_real_documents():

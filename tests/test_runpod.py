@@ -10,7 +10,7 @@ from catalog.offers import build_offer
 from normalize.errors import LayoutError, ParseError
 from normalize.vocab import Basis, Fabric, Link
 from records.documents import Document, DocumentSet
-from scrapers.runpod import (
+from scrapers.documents.runpod import (
     CLUSTERS_URL,
     COUNT_NOTE,
     FLASH_GPU_TYPES_URL,

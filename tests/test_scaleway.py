@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from normalize.vocab import Basis, Link
-from scrapers.scaleway import BANDWIDTH_URL, DOCS_ONLY_NOTE, NVLINK_URL, VMS_URL, Scaleway
+from scrapers.documents.scaleway import BANDWIDTH_URL, DOCS_ONLY_NOTE, NVLINK_URL, VMS_URL, Scaleway
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from normalize.vocab import Link, SellerKind
-from scrapers.shadeform import VMS_URL, Shadeform
+from scrapers.offer_lists.shadeform import VMS_URL, Shadeform
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from catalog import pipeline, snapshot
-from scrapers.http import make_client
+from fetch.http import make_client
 from tests.helpers import MIRROR, SHARED
 
 SEMANTIC = ", ".join(snapshot.INSTANCE_FACTS)

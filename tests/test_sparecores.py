@@ -9,7 +9,14 @@ import pytest
 
 from normalize.errors import LayoutError
 from records.documents import DocumentSet
-from scrapers.sparecores import LICENCE, SpareCores, known_runs, meta_url, run_readings, stdout_url
+from scrapers.measurements.sparecores import (
+    LICENCE,
+    SpareCores,
+    known_runs,
+    meta_url,
+    run_readings,
+    stdout_url,
+)
 from tests.conftest import shared_fixture
 from tests.helpers import fetch_from_mirror
 from tests.property_inputs import doc

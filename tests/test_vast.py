@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from normalize.vocab import Basis, Link, SellerKind
-from scrapers.skypilot import csv_rows
-from scrapers.vast import REQUEST_SIZE_NOTE, VMS_URL, Vast
+from scrapers.offer_lists.skypilot import csv_rows
+from scrapers.offer_lists.vast import REQUEST_SIZE_NOTE, VMS_URL, Vast
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from normalize.vocab import Link
-from scrapers.skypilot import csv_rows
-from scrapers.verda import VMS_URL, Verda
+from scrapers.offer_lists.skypilot import csv_rows
+from scrapers.offer_lists.verda import VMS_URL, Verda
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

@@ -179,7 +179,7 @@ def show(planned: pd.DataFrame, question: PlanQuestion) -> None:
         "Each instance gets its best layout (TP within the NVLink domain) on the fewest instances that "
         "hold the model, its step time, the share of it spent communicating, the link that share "
         "crosses, and the cost where the catalog has a price (the cheapest on-demand region). Rows that "
-        "cannot be planned come last with the reason. Formulas: README, 'Planning a workload'."
+        "cannot be planned come last with the reason. Formulas: docs/planning.md."
     )
     if planned.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")

@@ -1,0 +1,1 @@
+"""Scrapers of providers' own documents (pages, markdown, tables), one module or package each."""

@@ -1,0 +1,1 @@
+"""Sources of expected and measured bandwidth: health checks, topology files, benchmark runs."""

@@ -1,0 +1,1 @@
+"""Price readers: providers' price files and tables to Price records."""

@@ -1,0 +1,101 @@
+"""Google Cloud prices: a THIRD-PARTY price file, not Google's, cited as what it is.
+
+``cloudpilot-ai/karpenter-provider-gcp`` (a Karpenter provider for GKE by CloudPilot AI) ships
+``initial-prices.json``: ``{"prices": {region: {"on_demand": {machine type: USD/h}, "spot": {...}}}}``,
+one line, 43 regions. Its accelerator-optimized machine prices are whole-machine prices, the VM and
+its attached GPUs together: a3-highgpu-8g is 88.49 USD/h in us-central1, 7.6 times a
+c3-highmem-176 (176 vCPUs, 1,408 GB, no GPU) in the same file, so the eight H100s are in it. Google's
+own SKUs price A2/A3/A4 hosts and their GPUs on separate rows; the file has no GPU rows, and a key
+that names a GPU ("nvidia-...") would mean it started to, so it is refused (LayoutError) rather than a
+host-only price ever standing as the machine's price. Machine types the file does not list
+(a3-ultragpu-8g, a4-highgpu-8g, a4x-highgpu-4g) get no price.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from normalize.errors import LayoutError, ParseError
+from records.documents import DocumentSet
+from records.prices import Price
+from scrapers.prices.tables import price_text, usd_per_hour
+from scrapers.tables import collect
+
+URL_PREFIX = (
+    "https://raw.githubusercontent.com/cloudpilot-ai/karpenter-provider-gcp/main/pkg/providers/pricing/"
+)
+PRICES_URL = URL_PREFIX + "initial-prices.json"
+NOTE = "third-party file (cloudpilot-ai/karpenter-provider-gcp), not Google's; VM and GPUs together"
+
+# Accelerator-optimized machine types: a2-highgpu-8g, a3-megagpu-8g, a4x-highgpu-4g, g2-standard-96.
+# (g1-small is a shared-core CPU machine.)
+_MACHINE = r"(?:a\d+x?|g[2-9]\d*)-[a-z0-9-]+"
+GPU_MACHINE_TYPE = re.compile(f"^{_MACHINE}$")
+GPU_PRICE_PREFIX = "nvidia-"  # how Google names a GPU (nvidia-h100-80gb), never a machine type
+# Every "machine":price pair as the file prints it: each quote, rebuilt from the parsed JSON, must be one.
+_PRINTED = re.compile(f'"{_MACHINE}":[^,}}{{\\s]+')
+LAYOUT = 'JSON {"prices": {"<region>": {"on_demand": {"<machine type>": <USD/h>}, "spot": {...}}}}'
+
+
+def parse_prices(text: str, url: str = PRICES_URL) -> list[Price]:
+    """One Price (on-demand and spot) per accelerator-optimized machine type per region."""
+    try:
+        regions = json.loads(text, parse_float=str, parse_int=str)["prices"]  # keep the printed numbers
+    except (ValueError, TypeError, KeyError, RecursionError) as exc:
+        raise LayoutError(f"{url} is not a {{'prices': {{region: ...}}}} JSON document: {exc}") from None
+    if not isinstance(regions, dict):
+        raise LayoutError(f"{url}: 'prices' is not an object of regions")
+    if f'"{GPU_PRICE_PREFIX}' in text:
+        raise LayoutError(f"{url} prices GPUs on rows of their own: its machine prices may be host-only")
+    items = [(region, machine) for region, kinds in regions.items() for machine in _machines(region, kinds)]
+    printed = set(_PRINTED.findall(text))
+    return collect(
+        items,
+        lambda item: _price(regions[item[0]], *item, url, printed),
+        provider="gcp price",
+        name=lambda item: f"{item[1]} in {item[0]}",
+        empty=f"no accelerator-optimized machine prices in {url}",
+    )
+
+
+def _machines(region: str, kinds: object) -> list[str]:
+    if not isinstance(kinds, dict):
+        raise LayoutError(f"region {region!r} is not an object of price lists")
+    names = {name for prices in kinds.values() if isinstance(prices, dict) for name in prices}
+    return sorted(name for name in names if name.startswith(("a", "g")) and GPU_MACHINE_TYPE.match(name))
+
+
+def _printed(kinds: dict, kind: str, machine: str, printed: set[str]) -> tuple[float | None, str]:
+    """The price of ``machine`` in one list ("on_demand", "spot") and its text in the file, or (None, "")."""
+    listed = kinds.get(kind)
+    raw = listed.get(machine) if isinstance(listed, dict) else None
+    if raw is None:
+        return None, ""
+    if not isinstance(raw, str):
+        raise ParseError(f"{kind} price {raw!r} is not a number")
+    text = f"{json.dumps(machine)}:{raw}"
+    if text not in printed:
+        raise ParseError(f"{text!r} is not printed so in the file (not compact JSON?)")
+    return usd_per_hour(raw), text
+
+
+def _price(kinds: dict, region: str, machine: str, url: str, printed: set[str]) -> Price | None:
+    if not region.strip():
+        raise ParseError("a price list under an empty region name")
+    on_demand, on_demand_text = _printed(kinds, "on_demand", machine, printed)
+    spot, spot_text = _printed(kinds, "spot", machine, printed)
+    if on_demand is None and spot is None:
+        return None
+    where = f'prices["{region}"]'
+    context = f'{where}["on_demand"]' if on_demand is not None else f'{where}["spot"]'
+    if on_demand is not None and spot is not None:
+        context += f'; spot {spot_text} at {where}["spot"]'
+    quote = on_demand_text or spot_text
+    return Price("gcp", machine, region, on_demand, spot, url, quote, context, NOTE)
+
+
+def prices_in(documents: DocumentSet) -> list[Price]:
+    """The prices of the stored price file, or none if it could not be fetched."""
+    text = price_text(documents, PRICES_URL, "gcp")
+    return [] if text is None else parse_prices(text)
