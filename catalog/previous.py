@@ -145,7 +145,8 @@ def read_previous(con: duckdb.DuckDBPyConnection, database: str, provider: str) 
         con, f"SELECT * FROM {database}.claims WHERE provider = ? AND valid_to IS NULL", provider
     )
     current = tuple((row["instance_type"], _claim(row)) for row in claims)
-    price_columns = ", ".join(f.name for f in fields(Price))
+    present = {row[0] for row in con.execute(f"DESCRIBE {database}.prices").fetchall()}
+    price_columns = ", ".join(f.name for f in fields(Price) if f.name in present)
     prices = tuple(
         Price(**row)
         for row in _records(

@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS instances (
     usd_per_gpu_hour          DOUBLE,              -- that price / gpu_count
     regions                   INTEGER   NOT NULL DEFAULT 0,  -- regions with an on-demand price
     price_region              VARCHAR,             -- where the cheapest is (first by name on a tie)
+    price_flag                VARCHAR,             -- that price's prices.price_flag: why it looks like a placeholder
     notes                     VARCHAR   NOT NULL,
     source_kind               VARCHAR   NOT NULL,  -- scraped | curated
     source_url                VARCHAR   NOT NULL,
@@ -127,15 +128,30 @@ CREATE TABLE IF NOT EXISTS prices (
     provider           VARCHAR   NOT NULL,  -- who sells it (a marketplace, not its upstream cloud)
     instance_type      VARCHAR   NOT NULL,
     region             VARCHAR   NOT NULL,  -- as the source names it
-    usd_per_hour       DOUBLE,              -- on-demand, whole instance
-    spot_usd_per_hour  DOUBLE,              -- spot / preemptible, whole instance
+    usd_per_hour       DOUBLE,              -- on-demand, whole instance (in USD: published x usd_per_unit)
+    spot_usd_per_hour  DOUBLE,              -- spot / preemptible, whole instance, in USD
     quote              VARCHAR   NOT NULL,  -- the source's line or cell
     context            VARCHAR   NOT NULL,
     notes              VARCHAR   NOT NULL,
     source_url         VARCHAR   NOT NULL,
+    currency           VARCHAR   NOT NULL DEFAULT 'USD',  -- ISO 4217, as the source publishes it
+    published_per_hour       DOUBLE,        -- on-demand, whole instance, in `currency` as published
+    published_spot_per_hour  DOUBLE,        -- spot, in `currency` as published
+    usd_per_unit       DOUBLE    NOT NULL DEFAULT 1,  -- the exchange_rates rate used (1 for USD)
+    price_flag         VARCHAR,             -- why the price looks like a placeholder (kept, flagged)
     fetched_at         TIMESTAMP,
     valid_from         TIMESTAMP NOT NULL,
     valid_to           TIMESTAMP
+);
+
+-- The rate each non-USD price was converted at: one stated, dated rate per currency, with its source
+-- (normalize/exchange_rates.csv), so a USD comparison says what it assumed.
+CREATE TABLE IF NOT EXISTS exchange_rates (
+    currency      VARCHAR PRIMARY KEY,  -- ISO 4217
+    usd_per_unit  DOUBLE  NOT NULL,
+    rate_date     DATE,
+    source_url    VARCHAR,
+    note          VARCHAR NOT NULL
 );
 
 -- What an instance is expected to deliver (a provider's health checks, topology files) and what it

@@ -72,6 +72,7 @@ INSTANCE_COLUMNS = (
     "usd_per_gpu_hour",
     "regions",
     "price_region",
+    "price_flag",
     "notes",
     "source_kind",
     "source_url",
@@ -107,6 +108,10 @@ PRICE_IDENTITY = (
     "context",
     "notes",
     "source_url",
+    "currency",
+    "published_per_hour",
+    "published_spot_per_hour",
+    "usd_per_unit",
 )
 PRICE_COLUMNS = (*PRICE_IDENTITY, "fetched_at", "valid_from", "valid_to")
 MEASUREMENT_COLUMNS = (*(f.name for f in fields(Measurement)), "fetched_at", "stale")
@@ -365,7 +370,8 @@ class CatalogWriter:
             self._insert(table, fresh)
             return
         self.con.register("fresh", fresh)
-        same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in identity)
+        old_columns = {row[0] for row in self.con.execute(f"DESCRIBE old.{table}").fetchall()}
+        same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in identity if c in old_columns)
         current = f"FROM old.{table} o WHERE o.valid_to IS NULL AND {same}"
         self.con.execute(
             f"""INSERT INTO {table} BY NAME

@@ -182,6 +182,7 @@ class InstanceOffer:
     usd_per_gpu_hour: float | None = None
     regions: int = 0
     price_region: str | None = None
+    price_flag: str | None = None  # the cheapest price's flag: why it looks like a placeholder
     claims: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
 
     @property

@@ -37,3 +37,58 @@ def test_aws_fractional_gpus_are_fractions_with_price_per_whole_gpu(real_catalog
         "WHERE instance_type = 'g6f.large' AND field = 'gpu_count' ORDER BY value",
     )
     assert [v for v, _ in whole] == [0.125, 1.0] and whole[1][1].startswith("contradicted by its own source")
+
+
+def test_scaleway_prices_keep_their_euros_and_convert_at_the_stated_rate(real_catalog_file):
+    prices = query(
+        real_catalog_file,
+        "SELECT currency, published_per_hour, usd_per_hour, usd_per_unit FROM current_prices "
+        "WHERE provider = 'scaleway' AND instance_type = 'H100-1-80G'",
+    )
+    [(rate, rate_date, source)] = query(
+        real_catalog_file,
+        "SELECT usd_per_unit, rate_date, source_url FROM exchange_rates WHERE currency = 'EUR'",
+    )
+    assert source.startswith("https://www.ecb.europa.eu/") and rate_date is not None
+    assert prices == [("EUR", 2.52, pytest.approx(2.52 * rate), rate)]  # SkyPilot's line: ...,2.52,...
+    assert query(
+        real_catalog_file, "SELECT DISTINCT currency FROM current_prices WHERE provider = 'scaleway'"
+    ) == [("EUR",)]
+    usd = query(
+        real_catalog_file, "SELECT count(*) FROM current_prices WHERE provider = 'aws' AND currency <> 'USD'"
+    )
+    assert usd == [(0,)]
+    [(row_price,)] = query(
+        real_catalog_file,
+        "SELECT min_usd_per_hour FROM instances WHERE provider = 'scaleway' AND instance_type = 'H100-1-80G'",
+    )
+    assert row_price == pytest.approx(2.52 * rate)
+
+
+def test_gcp_a3_tcpx_rows_do_not_take_the_series_total_as_their_front_end(real_catalog_file):
+    for name, total in (("a3-highgpu-8g", 1000.0), ("a3-megagpu-8g", 1800.0), ("a3-edgegpu-8g", 600.0)):
+        frontend, fabric, notes = _row(
+            real_catalog_file, "gcp", name, "frontend_gbits_per_s, inter_node_gbits_per_s, notes"
+        )
+        assert frontend is None and fabric == total, name
+        assert "frontend_gbits_per_s missing: Google gives only the series total" in notes
+    assert _row(real_catalog_file, "gcp", "a3-ultragpu-8g", "frontend_gbits_per_s") == (
+        400.0,
+    )  # stated apart
+
+
+def test_placeholder_prices_are_kept_and_flagged_on_prices_and_rows(real_catalog_file):
+    flagged = query(
+        real_catalog_file,
+        "SELECT provider, count(*), min(usd_per_hour = spot_usd_per_hour) FROM current_prices "
+        "WHERE price_flag IS NOT NULL GROUP BY 1",
+    )
+    assert flagged == [("mithril", 4, True)]
+    rows = query(
+        real_catalog_file,
+        "SELECT instance_type, usd_per_gpu_hour, price_flag FROM instances "
+        "WHERE provider = 'mithril' ORDER BY 1",
+    )
+    assert len(rows) == 4 and all(per_gpu == 1.0 for _, per_gpu, _ in rows)
+    assert all(flag.startswith("looks like a placeholder: on-demand = spot = 1") for _, _, flag in rows)
+    assert "H100-SXM-80GB, H200-SXM-141GB" in rows[0][2]
