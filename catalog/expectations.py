@@ -11,6 +11,10 @@ claim row with its basis, the source's own text and URL, so provenance holds:
 - A measured two-way GPU-to-GPU copy total fills a missing ``intra_node_gbytes_per_s`` (never a
   stated or inferred one), marked ``measured``: one-way and per-direction readings never do, they
   are not the bidirectional figure the column holds.
+- An NVLink bridge the provider's health check expects: a conf that runs ``check_nvlink_status`` on a
+  size of two or more bridgeable cards (A100 PCIe, H100 NVL: ``pcie-or-nvlink-bridge`` in the GPU
+  table) whose page names no link makes the link ``nvlink-bridge`` (a claim with basis ``expected``
+  quoting the check) and the GB/s the datasheet's bridge figure (inferred from that link).
 - GPU peer access (``catalog.peer_access``): a measured copy makes ``gpu_peer_access`` yes, a run
   that waived every device-to-device test no, basis ``measured`` with the reading as evidence; and an
   inferred GPU-to-GPU figure the readings contradict (no peer access, or more than twice what was
@@ -35,8 +39,9 @@ import pandas as pd
 from catalog import peer_access
 from catalog.peer_access import Peer
 from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row
+from normalize.gpus import BY_ID, PCIE_OR_BRIDGE
 from normalize.units import gbits_to_gbytes
-from normalize.vocab import Basis
+from normalize.vocab import Basis, PeerAccess
 from records.measurements import CONDITIONAL
 from records.offers import Claim
 
@@ -64,6 +69,7 @@ class Derivation:
     fills: list[Fill] = field(default_factory=list)
     conflicts: dict[tuple[str, str], str] = field(default_factory=dict)
     peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
+    bridges: dict[tuple[str, str], tuple[float, int, str]] = field(default_factory=dict)
     withdrawals: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
@@ -84,6 +90,14 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
         if measured.withdraw_note is not None:
             derivation.withdrawals[key] = NOTE + measured.withdraw_note
             row = {**row, "intra_node_basis": Basis.MISSING.value}
+        bridge = _bridge(group, row)
+        if bridge is not None:
+            claim, fetched, figures = bridge
+            derivation.claims.append((*key, claim, fetched))
+            derivation.bridges[key] = figures
+            row = {**row, "intra_node_basis": Basis.INFERRED.value}
+            evidence = f"{claim.quote.strip()} ({claim.context}, {claim.source_url})"
+            derivation.peers.setdefault(key, Peer(PeerAccess.YES, Basis.EXPECTED, evidence))
         for claim, fetched in _fabric_claims(group) + _intra_claims(group, row):
             derivation.claims.append((*key, claim, fetched))
         _fills_and_conflicts(derivation, key, row)
@@ -96,7 +110,41 @@ def _relevant(measurements: pd.DataFrame) -> pd.DataFrame:
     ports = (measurements["kind"] == "expected") & (measurements["metric"] == "ib_port_gbits_per_s")
     peer_metrics = ("gpu_to_gpu_gbytes_per_s", "gpu_to_gpu_each_way_gbytes_per_s", "gpu_p2p_status")
     copies = (measurements["kind"] == "measured") & measurements["metric"].isin(peer_metrics)
-    return measurements[ports | copies]
+    links = (measurements["kind"] == "expected") & (measurements["metric"] == "nvlink_status")
+    return measurements[ports | copies | links]
+
+
+def _bridge(group: pd.DataFrame, row: dict) -> tuple[Claim, datetime | None, tuple[float, int, str]] | None:
+    """The NVLink bridge a health check expects on a bridgeable card whose page names no link: the
+    expected link claim, and (GB/s per GPU from the datasheet, GPUs per bridge domain, row note)."""
+    spec = BY_ID.get(str(row.get("gpu_model")))
+    if (
+        spec is None
+        or spec.link != PCIE_OR_BRIDGE
+        or row.get("intra_node_link") not in ("unknown", "nvlink-bridge")
+    ):
+        return None
+    if row.get("intra_node_basis") not in (Basis.MISSING.value, Basis.INFERRED.value):
+        return None
+    checks = group[(group["metric"] == "nvlink_status") & (group["value_text"] == "active")]
+    if checks.empty or spec.link_gbytes_per_s is None:
+        return None
+    check = checks.sort_values(["source_url", "locator"]).iloc[0]
+    claim = Claim(
+        field="intra_node_link",
+        value="nvlink-bridge",
+        quote=check["quote"],
+        source_url=check["source_url"],
+        context=f"{check['tool']} › {check['locator']}",
+        basis=Basis.EXPECTED,
+        qualifiers="the provider's health check fails a node whose NVLinks are not all active",
+    )
+    domain = int(min(spec.scale_up_domain_gpus or 2, 2))
+    note = (
+        f"{NOTE}intra_node_link nvlink-bridge expected ({check['tool']}, {check['source_url']} "
+        f"{check['locator']}); {spec.link_gbytes_per_s:g} GB/s inferred from the {spec.id} bridge"
+    )
+    return claim, _when(check.get("fetched_at")), (float(spec.link_gbytes_per_s), domain, note)
 
 
 def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, datetime | None]]:
@@ -155,6 +203,8 @@ def _intra_claims(group: pd.DataFrame, row: dict) -> list[tuple[Claim, datetime 
 
 def _fills_and_conflicts(derivation: Derivation, key: tuple[str, str], row: dict) -> None:
     for provider, instance_type, claim, _ in [c for c in derivation.claims if (c[0], c[1]) == key]:
+        if claim.field == "intra_node_link":
+            continue  # an expected bridge: written with its figure (Derivation.bridges)
         if claim.field == "intra_node_gbytes_per_s":
             note = f"{NOTE}intra_node_gbytes_per_s {claim.value:g} measured ({claim.context})"
             derivation.fills.append(Fill(provider, instance_type, claim, note))
@@ -195,8 +245,9 @@ def apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:
 
 def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
     instances = con.execute(
-        "SELECT provider, instance_type, intra_node_basis, intra_node_gbytes_per_s, inter_node_basis, "
-        "inter_node_gbits_per_s FROM instances"
+        "SELECT provider, instance_type, gpu_model, intra_node_link, intra_node_basis, "
+        "intra_node_gbytes_per_s, "
+        "inter_node_basis, inter_node_gbits_per_s FROM instances"
     ).df()
     measurements = con.execute("SELECT * FROM measurements WHERE provider IS NOT NULL").df()
     derivation = derive(_undone(instances), measurements)
@@ -210,6 +261,15 @@ def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
                                 ELSE concat_ws('; ', nullif(notes, ''), $note) END
                WHERE provider = $p AND instance_type = $i AND intra_node_basis = 'inferred'""",
             {"note": note, "p": provider, "i": instance_type},
+        )
+    for (provider, instance_type), (gbytes, domain, note) in derivation.bridges.items():
+        con.execute(
+            """UPDATE instances SET intra_node_link = 'nvlink-bridge', intra_node_gbytes_per_s = $g,
+                   intra_node_basis = 'inferred', missing_intra_bw = false, scale_up_domain_gpus = $d,
+                   notes = CASE WHEN contains(notes, $note) THEN notes
+                                ELSE concat_ws('; ', nullif(notes, ''), $note) END
+               WHERE provider = $p AND instance_type = $i""",
+            {"g": gbytes, "d": domain, "note": note, "p": provider, "i": instance_type},
         )
     for (provider, instance_type), peer in derivation.peers.items():
         con.execute(

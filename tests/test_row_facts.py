@@ -92,3 +92,45 @@ def test_placeholder_prices_are_kept_and_flagged_on_prices_and_rows(real_catalog
     assert len(rows) == 4 and all(per_gpu == 1.0 for _, per_gpu, _ in rows)
     assert all(flag.startswith("looks like a placeholder: on-demand = spot = 1") for _, _, flag in rows)
     assert "H100-SXM-80GB, H200-SXM-141GB" in rows[0][2]
+
+
+def test_azure_nvlink_pairs_come_from_the_health_check_confs(real_catalog_file):
+    for name, model in (
+        ("Standard_NC48ads_A100_v4", "A100-PCIE-80GB"),
+        ("Standard_NC96ads_A100_v4", "A100-PCIE-80GB"),
+        ("Standard_NC80adis_H100_v5", "H100-NVL-94GB"),
+    ):
+        assert _row(real_catalog_file, "azure", name, "gpu_model") == (model,)
+        link, gbytes, basis, domain, peer = _row(
+            real_catalog_file,
+            "azure",
+            name,
+            "intra_node_link, intra_node_gbytes_per_s, intra_node_basis, scale_up_domain_gpus, "
+            "gpu_peer_access",
+        )
+        assert (link, gbytes, basis, domain, peer) == ("nvlink-bridge", 600.0, "inferred", 2, "yes"), name
+        [(quote, url)] = query(
+            real_catalog_file,
+            "SELECT quote, source_url FROM current_claims WHERE field = 'intra_node_link' "
+            f"AND basis = 'expected' AND instance_type = '{name}'",
+        )
+        assert quote.strip() == "* || check_nvlink_status" and "azurehpc-health-checks" in url
+    # Spare Cores measured the A100 pairs at ~277 GB/s one-way: peer access measured, not assumed
+    assert _row(real_catalog_file, "azure", "Standard_NC96ads_A100_v4", "gpu_peer_access_basis") == (
+        "measured",
+    )
+
+
+def test_single_gpu_vms_get_no_gpu_to_gpu_threshold(real_catalog_file):
+    attached = query(
+        real_catalog_file,
+        "SELECT m.instance_type FROM measurements m JOIN instances i USING (provider, instance_type) "
+        "WHERE m.metric = 'gpu_to_gpu_gbytes_per_s' AND i.gpu_count <= 1 ORDER BY 1",
+    )
+    assert attached == []
+    assert query(
+        real_catalog_file,
+        "SELECT count(*) FROM measurements WHERE source = 'azurehpc' "
+        "AND instance_type = 'Standard_NC40ads_H100_v5' "
+        "AND metric IN ('gpu_to_gpu_gbytes_per_s', 'nvlink_status')",
+    ) == [(0,)]

@@ -220,7 +220,7 @@ def _gpu_bw(origin: Origin, check: nhc.Check, gpus: int | None) -> list[Measurem
             ("gpu_to_host_gbytes_per_s", "device_to_host_memcpy_ce"),
         )
     ]
-    if len(check.args) > 1:
+    if len(check.args) > 1 and (gpus is None or gpus >= 2):  # one GPU has no pair to copy between
         readings.append(
             at_check(
                 "gpu_to_gpu_gbytes_per_s",
@@ -232,10 +232,30 @@ def _gpu_bw(origin: Origin, check: nhc.Check, gpus: int | None) -> list[Measurem
     return readings
 
 
+def _nvlink_status(origin: Origin, check: nhc.Check, gpus: int | None) -> list[Measurement]:
+    """``check_nvlink_status`` on a size with two or more GPUs: the check expects their NVLinks up
+    (on one GPU it checks nothing between GPUs, and gives no reading)."""
+    if gpus is None or gpus < 2:
+        return []
+    reading = measurement(
+        origin,
+        "nvlink_status",
+        None,
+        value_text="active",
+        locator=f"line {check.number}",
+        quote=check.text,
+        tool="AzureHPC NHC check_nvlink_status",
+        gpus=gpus,
+        notes="the check fails a node whose GPUs' NVLinks are not all active: the GPUs are NVLink-joined",
+    )
+    return [reading]
+
+
 _READERS = {
     "check_nccl_allreduce": _allreduce,
     "check_nccl_allreduce_ib_loopback": _allreduce,
     "check_ib_bw_gdr": _ib_write,
     "check_ib_bw_non_gdr": _ib_write,
     "check_gpu_bw": _gpu_bw,
+    "check_nvlink_status": _nvlink_status,
 }
