@@ -52,9 +52,10 @@ e2e: e2e-deps
 screenshots: e2e-deps
 	INTERCONNECT_SCREENSHOTS=docs/screenshots $(PY) -m pytest -m e2e -k "question or dark or measurements" $(PYTEST_ARGS)
 
-# The fast tier: parsers, records, queries and units (no refresh over HTTP, no app, no properties).
+# The fast tier: tests/unit and tests/providers (parsers on real documents, records, units, the planner;
+# no refresh, no app, no properties). docs/contributing.md lists the tiers.
 test-fast: install
-	$(PY) -m pytest -m "not slow and not property and not e2e" $(PYTEST_ARGS)
+	$(PY) -m pytest tests/unit tests/providers $(PYTEST_ARGS)
 
 # Live refresh from the providers' sites; `make refresh MIRROR=../shared/mirror` runs it offline
 # (add COPIES=../shared to read the local copies providers declare, as `make snapshot` does).

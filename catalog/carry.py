@@ -28,14 +28,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from normalize.vocab import Basis
+from normalize.vocab import Basis, Evidence
 from records.offers import FIELD_UNITS, TEXT_FIELDS, Claim, InstanceOffer, RawOffer
 from records.prices import Price
 
 # 8x is a bits/bytes mix-up; 1000x an SI prefix. No provider revises one instance's figure that much.
 JUMP_FACTOR = 8.0
-# Fields build_offer infers from the GPU's datasheet when the source is silent: recomputed, not carried.
-DATASHEET_FIELDS = frozenset({"intra_node_gbytes_per_s", "gpu_memory_gbytes_per_s"})
 MAX_NAMED = 3  # how many rows or figures a cause names before "(+N more)"
 
 
@@ -94,10 +92,12 @@ def _stale_since(previous: InstanceOffer | None, now: datetime) -> datetime:
 
 
 def _carriable(claim: Claim) -> bool:
-    """A claim the scrape made: stated or inferred by the parser, not a datasheet value, not curated."""
+    """A claim the scrape made: stated or inferred by the parser. Curated claims are not (they come from
+    their reviewed file every time), nor are datasheet values: build_offer recomputes those from the GPU
+    table whatever the field, so the claim's evidence decides, not a list of fields."""
     if claim.read_on is not None or claim.basis not in (Basis.STATED, Basis.INFERRED):
         return False
-    return claim.basis == Basis.STATED or claim.field not in DATASHEET_FIELDS
+    return claim.evidence != Evidence.DATASHEET
 
 
 def _by_field(claims: tuple[Claim, ...]) -> dict[str, list[Claim]]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from catalog.cli_measurements import cmd_import, cmd_probe
 from catalog.paths import default_db
-from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped
+from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped, Unpublishable
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from planner.step import Options
     from records.documents import Document
 
+EXIT_NOT_PUBLISHED = 1  # like a failed provider: the last good catalog stands
 EXIT_USAGE = 2
 EXIT_LOCKED = 3
 EXIT_ENVIRONMENT = 4
@@ -535,6 +536,9 @@ def main(argv: list[str] | None = None) -> int:
     except CorruptCatalog as exc:
         print(f"error: {exc}; `make refresh` moves it aside and rebuilds it", file=sys.stderr)
         return EXIT_ENVIRONMENT
+    except Unpublishable as exc:
+        print(f"error: {exc}; the catalog was not replaced", file=sys.stderr)
+        return EXIT_NOT_PUBLISHED
     except OSError as exc:  # EnvironmentProblem, and what the file system says directly
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_ENVIRONMENT

@@ -11,11 +11,13 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from catalog import peer_access
 from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec
 from normalize.units import gbits_to_gbytes
 from normalize.vocab import SCALE_UP_LINKS, Basis, Evidence, Fabric, Link, SellerKind
+from records.columns import INSTANCES
 from records.offers import CONTRADICTED, Claim, InstanceOffer, RawOffer
 
 
@@ -63,12 +65,12 @@ def _conflicts(grouped: dict[str, list[Claim]]) -> list[str]:
     return notes
 
 
-def _inferred(field_name: str, value: float, spec: GpuSpec) -> Claim:
-    """A value the GPU's datasheet implies: the quote is the GPU table row it came from."""
+def _inferred(field_name: str, value: float, spec: GpuSpec, *columns: str) -> Claim:
+    """A value the GPU's datasheet implies: the quote is the cells of the GPU table row it came from."""
     return Claim(
         field=field_name,
         value=float(value),
-        quote=spec.table_row,
+        quote=spec.quote_cells(*columns),
         source_url=spec.datasheet_url,
         context=f"GPU table row {spec.id} ({GPU_TABLE})",
         basis=Basis.INFERRED,
@@ -153,16 +155,17 @@ def infer_intra(
         return _Intra(Link.UNKNOWN, None, Basis.MISSING, None, note=note)
     if link is None:
         link = Link(spec.link)
+    column = ""
     if link == Link.PCIE:
-        gbytes = spec.pcie_gbytes_per_s
+        gbytes, column = spec.pcie_gbytes_per_s, "pcie_gen"
     elif link in SCALE_UP_LINKS or link == Link.NVLINK_BRIDGE:
-        gbytes = spec.link_gbytes_per_s
+        gbytes, column = spec.link_gbytes_per_s, "link_gbytes_per_s"
     else:
         gbytes = None
     domain = _domain(link, spec, gpu_count)
     if gbytes is None:
         return _Intra(link, None, Basis.MISSING, domain)
-    claim = _inferred("intra_node_gbytes_per_s", gbytes, spec)
+    claim = _inferred("intra_node_gbytes_per_s", gbytes, spec, "link", column)
     return _Intra(link, gbytes, Basis.INFERRED, domain, (claim,))
 
 
@@ -200,7 +203,7 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
     memory_bw_basis = Basis.STATED if memory_bw is not None else Basis.MISSING
     if memory_bw is None and spec is not None and spec.memory_gbytes_per_s is not None:
         memory_bw, memory_bw_basis = spec.memory_gbytes_per_s, Basis.INFERRED
-        extra_claims.append(_inferred("gpu_memory_gbytes_per_s", memory_bw, spec))
+        extra_claims.append(_inferred("gpu_memory_gbytes_per_s", memory_bw, spec, "memory_gbytes_per_s"))
 
     inter_claim = first("inter_node_gbits_per_s")
     inter_gbits = None if inter_claim is None else float(inter_claim.value)
@@ -243,7 +246,38 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         scraped_at=scraped_at,
         identity=raw.identity,
         claims=(*raw.claims, *extra_claims),
+        **_copied_fields(grouped),
     )
+
+
+#: Claim fields build_offer derives by rules of its own (above); every other claim field of the column
+#: table is copied from its first claim, so a new field needs no code here.
+_DERIVED_FIELDS = frozenset(
+    {
+        "gpu_model",
+        "gpu_count",
+        "gpu_memory_gb",
+        "gpu_memory_gbytes_per_s",
+        "intra_node_link",
+        "intra_node_gbytes_per_s",
+        "scale_up_domain_gpus",
+        "inter_node_fabric",
+        "inter_node_gbits_per_s",
+        "nic_count",
+        "frontend_gbits_per_s",
+        "frontend_nic_count",
+    }
+)
+
+
+def _copied_fields(grouped: dict[str, list[Claim]]) -> dict[str, Any]:
+    """The value of every claim field with no rule of its own: its first claim's, or None (typed Any:
+    the field's type is the column table's, which mypy cannot see)."""
+    return {
+        column.name: grouped[column.name][0].value if grouped.get(column.name) else None
+        for column in INSTANCES
+        if column.claim and column.name not in _DERIVED_FIELDS
+    }
 
 
 def _int_or_none(value: float | None) -> int | None:

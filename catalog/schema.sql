@@ -1,52 +1,52 @@
--- interconnect-catalog DuckDB schema: the public interface (documented in README.md).
+-- interconnect-catalog DuckDB schema: the public interface (documented in docs/schema.md).
 -- Every number carries its unit in its column name. Timestamps are UTC.
 
+-- The instances block is generated from records/instance_columns.toml (python -m devtools schema).
 CREATE TABLE IF NOT EXISTS instances (
-    provider                  VARCHAR   NOT NULL,  -- lower-case id: aws, azure, gcp, ...
-    instance_type             VARCHAR   NOT NULL,  -- the provider's exact name (or a documented slug)
-    seller_kind               VARCHAR   NOT NULL DEFAULT 'cloud',  -- cloud | marketplace | aggregator
-    upstream_provider         VARCHAR,             -- resold offers: the cloud it runs on, where stated
-    upstream_instance_type    VARCHAR,             -- resold offers: that cloud's own name for it
-    platform                  VARCHAR,             -- Nebius: the platform half of the name (gpu-h100-sxm)
-    preset                    VARCHAR,             -- Nebius: the preset half (8gpu-128vcpu-1600gb)
-    gpu_model                 VARCHAR,             -- canonical, form factor kept: H100-SXM-80GB
-    gpu_count                 DOUBLE,              -- fractions allowed (1/6 GPU = 0.1667)
-    gpu_memory_gb             DOUBLE,              -- per GPU, as stated, converted to 10^9 bytes
-    gpu_memory_gbytes_per_s   DOUBLE,              -- per GPU memory (HBM/GDDR) bandwidth
-    gpu_memory_bw_basis       VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | missing
-    intra_node_link           VARCHAR   NOT NULL,  -- nvswitch | nvlink | nvlink-bridge | pcie | infinity-fabric | single-gpu | unknown
-    intra_node_gbytes_per_s   DOUBLE,              -- per GPU, bidirectional, as the source quotes it
-    intra_node_basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | expected | measured | missing | not-applicable
-    gpu_peer_access           VARCHAR   NOT NULL DEFAULT 'unknown',  -- yes | no | unknown | not-applicable
-    gpu_peer_access_basis     VARCHAR   NOT NULL DEFAULT 'missing',  -- stated | paraphrased | inferred | measured | missing | not-applicable
-    gpu_peer_access_evidence  VARCHAR,             -- the quote or reading it rests on, with its URL
-    scale_up_domain_gpus      INTEGER,             -- GPUs sharing one NVLink/Infinity Fabric domain
-    inter_node_fabric         VARCHAR   NOT NULL,  -- infiniband | efa | roce | gpudirect-tcpx | gpudirect-tcpxo | ethernet | unknown
-    inter_node_gbits_per_s    DOUBLE,              -- per node, summed over all NICs of that fabric
-    inter_node_gbytes_per_s   DOUBLE,              -- the same, / 8
-    inter_node_basis          VARCHAR   NOT NULL,  -- stated | paraphrased | inferred | expected | measured | missing
-    nic_count                 INTEGER,             -- NICs (network cards) carrying the fabric
-    frontend_gbits_per_s      DOUBLE,              -- general-purpose network, apart from the fabric
+    provider                  VARCHAR NOT NULL,
+    instance_type             VARCHAR NOT NULL,
+    seller_kind               VARCHAR NOT NULL DEFAULT 'cloud',
+    upstream_provider         VARCHAR,
+    upstream_instance_type    VARCHAR,
+    platform                  VARCHAR,
+    preset                    VARCHAR,
+    gpu_model                 VARCHAR,
+    gpu_count                 DOUBLE,
+    gpu_memory_gb             DOUBLE,
+    gpu_memory_gbytes_per_s   DOUBLE,
+    gpu_memory_bw_basis       VARCHAR NOT NULL,
+    intra_node_link           VARCHAR NOT NULL,
+    intra_node_gbytes_per_s   DOUBLE,
+    intra_node_basis          VARCHAR NOT NULL,
+    gpu_peer_access           VARCHAR NOT NULL DEFAULT 'unknown',
+    gpu_peer_access_basis     VARCHAR NOT NULL DEFAULT 'missing',
+    gpu_peer_access_evidence  VARCHAR,
+    scale_up_domain_gpus      INTEGER,
+    inter_node_fabric         VARCHAR NOT NULL,
+    inter_node_gbits_per_s    DOUBLE,
+    inter_node_gbytes_per_s   DOUBLE,
+    inter_node_basis          VARCHAR NOT NULL,
+    nic_count                 INTEGER,
+    frontend_gbits_per_s      DOUBLE,
     frontend_nic_count        INTEGER,
-    fabric_shares_frontend    BOOLEAN   NOT NULL,  -- fabric and front-end share one allowance (AWS)
-    missing_intra_bw          BOOLEAN   NOT NULL,
-    missing_inter_bw          BOOLEAN   NOT NULL,
-    unit_suspect              BOOLEAN   NOT NULL,  -- a printed unit contradicts its context
-    conflict                  BOOLEAN   NOT NULL,  -- two claims for one field disagree
-    min_usd_per_hour          DOUBLE,              -- cheapest current on-demand price, whole instance
-    usd_per_gpu_hour          DOUBLE,              -- that price / gpu_count
-    regions                   INTEGER   NOT NULL DEFAULT 0,  -- regions with an on-demand price
-    price_region              VARCHAR,             -- where the cheapest is (first by name on a tie)
-    price_flag                VARCHAR,             -- that price's prices.price_flag: why it looks like a placeholder
-    notes                     VARCHAR   NOT NULL,
-    source_kind               VARCHAR   NOT NULL,  -- scraped | curated
-    source_url                VARCHAR   NOT NULL,
+    fabric_shares_frontend    BOOLEAN NOT NULL,
+    missing_intra_bw          BOOLEAN NOT NULL,
+    missing_inter_bw          BOOLEAN NOT NULL,
+    unit_suspect              BOOLEAN NOT NULL,
+    conflict                  BOOLEAN NOT NULL,
+    min_usd_per_hour          DOUBLE,
+    usd_per_gpu_hour          DOUBLE,
+    regions                   INTEGER NOT NULL DEFAULT 0,
+    price_region              VARCHAR,
+    price_flag                VARCHAR,
+    notes                     VARCHAR NOT NULL,
+    source_kind               VARCHAR NOT NULL,
+    source_url                VARCHAR NOT NULL,
     scraped_at                TIMESTAMP NOT NULL,
-    stale                     BOOLEAN   NOT NULL,  -- row or fields kept from an earlier refresh (stale_cause)
+    stale                     BOOLEAN NOT NULL,
     stale_since               TIMESTAMP,
     stale_cause               VARCHAR,
     PRIMARY KEY (provider, instance_type),
-    -- The price columns are filled from current_prices (catalog/pricing.py): all set or all unset.
     CHECK (min_usd_per_hour IS NULL OR min_usd_per_hour > 0),
     CHECK ((regions > 0) = (min_usd_per_hour IS NOT NULL)),
     CHECK ((price_region IS NOT NULL) = (min_usd_per_hour IS NOT NULL)),

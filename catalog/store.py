@@ -26,9 +26,11 @@ import pandas as pd
 from catalog.lock import refresh_lock
 from catalog.previous import Previous, latest_documents, read_previous
 from catalog.pricing import fill_price_columns
+from catalog.publish import check_published
 from catalog.read.connect import check_catalog
 from normalize.errors import CorruptCatalog, EnvironmentProblem
 from records.clock import utcnow
+from records.columns import INSTANCE_COLUMNS
 from records.documents import Document
 from records.measurements import Measurement
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer
@@ -36,51 +38,7 @@ from records.prices import Price
 
 log = logging.getLogger(__name__)
 
-INSTANCE_COLUMNS = (
-    "provider",
-    "instance_type",
-    "seller_kind",
-    "upstream_provider",
-    "upstream_instance_type",
-    "platform",
-    "preset",
-    "gpu_model",
-    "gpu_count",
-    "gpu_memory_gb",
-    "gpu_memory_gbytes_per_s",
-    "gpu_memory_bw_basis",
-    "intra_node_link",
-    "intra_node_gbytes_per_s",
-    "intra_node_basis",
-    "gpu_peer_access",
-    "gpu_peer_access_basis",
-    "gpu_peer_access_evidence",
-    "scale_up_domain_gpus",
-    "inter_node_fabric",
-    "inter_node_gbits_per_s",
-    "inter_node_gbytes_per_s",
-    "inter_node_basis",
-    "nic_count",
-    "frontend_gbits_per_s",
-    "frontend_nic_count",
-    "fabric_shares_frontend",
-    "missing_intra_bw",
-    "missing_inter_bw",
-    "unit_suspect",
-    "conflict",
-    "min_usd_per_hour",
-    "usd_per_gpu_hour",
-    "regions",
-    "price_region",
-    "price_flag",
-    "notes",
-    "source_kind",
-    "source_url",
-    "scraped_at",
-    "stale",
-    "stale_since",
-    "stale_cause",
-)
+# The writer's column list comes from the one column table (records/instance_columns.toml).
 CLAIM_IDENTITY = (
     "provider",
     "instance_type",
@@ -486,6 +444,7 @@ class CatalogWriter:
         """Write what is staged, checkpoint, close and atomically replace the catalog."""
         self.write_staged()
         fill_price_columns(self.con)
+        check_published(self.con)
         self._carry_history()
         self._flush_documents()
         if self.has_old:

@@ -1,5 +1,6 @@
 """``python -m devtools serve-mirror DIR [--port N] [--latency-ms MS]``, ``python -m devtools bench``,
-``python -m devtools bench-app [--db PATH] [--factor N]`` and ``python -m devtools attacks [CASE ...]``."""
+``python -m devtools bench-app [--db PATH] [--factor N]``, ``python -m devtools attacks [CASE ...]`` and
+``python -m devtools schema``."""
 
 from __future__ import annotations
 
@@ -31,10 +32,10 @@ def serve_mirror(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch to ``serve-mirror``, ``bench``, ``bench-app`` or ``attacks``."""
+    """Dispatch to ``serve-mirror``, ``bench``, ``bench-app``, ``attacks`` or ``schema``."""
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in ("serve-mirror", "bench", "bench-app", "attacks"):
-        print("usage: python -m devtools {serve-mirror,bench,bench-app,attacks} ...", file=sys.stderr)
+    if not argv or argv[0] not in ("serve-mirror", "bench", "bench-app", "attacks", "schema"):
+        print("usage: python -m devtools {serve-mirror,bench,bench-app,attacks,schema} ...", file=sys.stderr)
         return 2
     if argv[0] == "bench":
         from devtools import bench
@@ -44,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         from devtools import attacks
 
         return attacks.main(argv[1:])
+    if argv[0] == "schema":
+        from devtools import schema
+
+        return schema.main(argv[1:])
     if argv[0] == "bench-app":
         from devtools import bench_app
 

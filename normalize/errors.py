@@ -71,6 +71,10 @@ class ValidationError(ProviderError):
     """A provider's fresh rows fail a gate; the provider keeps its previous rows."""
 
 
+class Unpublishable(CatalogError):
+    """The catalog about to be swapped in breaks an invariant; the refresh aborts and the old one stays."""
+
+
 class LockHeld(CatalogError, RuntimeError):
     """Another refresh (or seed) holds the catalog's lock."""
 

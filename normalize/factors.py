@@ -1,6 +1,6 @@
 """Conversion factors for code that must start fast and so never loads pint (the catalog's read side
 and the app). Each factor is checked against the one pint registry (``normalize.units``) in
-tests/test_units.py, so it cannot drift from it."""
+tests/unit/test_units.py, so it cannot drift from it."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ family-level id whose link stays unknown).
 from __future__ import annotations
 
 import csv
+import functools
 import re
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -56,6 +57,13 @@ class GpuSpec:
     tflops_printed_sparse: bool | None = None
     tflops_note: str = ""
     table_row: str = ""  # the line of normalize/gpus.csv this spec was read from, as written
+    cells: tuple[tuple[str, str], ...] = ()  # that line as (column, cell) pairs
+
+    def quote_cells(self, *columns: str) -> str:
+        """The cells of this part's table row that a value was read from, as written: what a datasheet
+        claim quotes (so adding a column to the table changes no claim)."""
+        cells = dict(self.cells)
+        return "; ".join(f"{column}={cells[column]}" for column in ("id", *columns))
 
     @property
     def pcie_gbytes_per_s(self) -> float | None:
@@ -101,6 +109,7 @@ def _load_gpus() -> tuple[GpuSpec, ...]:
             else None,
             tflops_note=row["tflops_note"],
             table_row=line,
+            cells=tuple(row.items()),
         )
         for line, row in zip(lines[1:], csv.DictReader(lines), strict=True)
     )
@@ -148,6 +157,7 @@ class GpuMatch:
     form_factor_inferred: bool = False
 
 
+@functools.lru_cache(maxsize=4096)  # a refresh asks about ~200 distinct names thousands of times
 def family_of(name: str) -> str | None:
     """The GPU family a provider's text names ('8 x NVIDIA H100 GPU' → 'H100'), or None."""
     name = re.sub(r"(?<=\d)[x×](?=[A-Za-z])", " x ", name)  # OCI writes "(8xH100)"
@@ -172,6 +182,7 @@ def memory_fits(stated_gb: float, nominal_gb: float) -> bool:
     return distance <= MEMORY_TOLERANCE
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and its result is frozen: the same name resolves once
 def identify_gpu(name: str, *, memory_gb: float | None = None, form_factor: str | None = None) -> GpuMatch:
     """Resolve a provider's GPU name to a canonical part.
 

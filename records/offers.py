@@ -15,22 +15,8 @@ from datetime import date, datetime
 from normalize.errors import InvalidOffer
 from normalize.factors import BITS_PER_BYTE
 from normalize.vocab import VALUE_BASES, Basis, Evidence, Fabric, Link, PeerAccess, SellerKind
+from records.columns import FIELD_UNITS, TEXT_FIELDS
 
-FIELD_UNITS: dict[str, str | None] = {
-    "gpu_model": None,
-    "gpu_count": "GPUs",
-    "gpu_memory_gb": "GB",
-    "gpu_memory_gbytes_per_s": "GB/s",
-    "intra_node_link": None,
-    "intra_node_gbytes_per_s": "GB/s",
-    "scale_up_domain_gpus": "GPUs",
-    "inter_node_fabric": None,
-    "inter_node_gbits_per_s": "Gbit/s",
-    "nic_count": "NICs",
-    "frontend_gbits_per_s": "Gbit/s",
-    "frontend_nic_count": "NICs",
-}
-TEXT_FIELDS = frozenset({"gpu_model", "intra_node_link", "inter_node_fabric"})
 #: Qualifiers of a claim its own source contradicts (AWS's "1 x NVIDIA L4 GPU" beside "2 GiB") start
 #: with this: it is kept, and a claim of the same field that nothing contradicts is shown before it.
 CONTRADICTED = "contradicted by its own source: "

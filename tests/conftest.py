@@ -37,8 +37,34 @@ def shared_fixture(*args, **kwargs):
     return declare
 
 
+#: The test tiers are folders; a tier's marker comes from its folder, so `-m` selects tiers (the
+#: Makefile's test-fast is unit + providers). docs/contributing.md says what each tier costs.
+TIER_MARKERS = {
+    "unit": (),
+    "providers": (),
+    "properties": ("property",),
+    "pipeline": ("slow",),
+    "faults": ("slow",),
+    "app": ("slow",),
+    "e2e": ("e2e", "slow"),
+}
+
+
+def tier_of(path: Path) -> str | None:
+    """The tier folder a test file sits in (tests/<tier>/...), or None for a file outside them."""
+    parts = path.resolve().relative_to(Path(__file__).resolve().parent).parts
+    return parts[0] if len(parts) > 1 and parts[0] in TIER_MARKERS else None
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
+        tier = tier_of(Path(item.fspath))
+        if tier is None:
+            raise pytest.UsageError(
+                f"{item.nodeid}: a test file lives in a tier folder ({', '.join(TIER_MARKERS)})"
+            )
+        for marker in TIER_MARKERS[tier]:
+            item.add_marker(getattr(pytest.mark, marker))
         info = getattr(item, "_fixtureinfo", None)
         definitions = info.name2fixturedefs.values() if info is not None else ()
         if any(getattr(d.func, "reads_shared", False) for defs in definitions for d in defs):
@@ -90,7 +116,7 @@ def fixture_text():
     return read
 
 
-# Hypothesis profiles for the property tests (tests/test_properties_*.py). "default": a modest,
+# Hypothesis profiles for the property tests (tests/properties/test_properties_*.py). "default": a modest,
 # deterministic run (no .hypothesis database); `HYPOTHESIS_PROFILE=bench` runs 10,000 per test.
 from hypothesis import settings  # noqa: E402
 
@@ -127,7 +153,7 @@ def real_catalog_file(tmp_path_factory) -> Path:
     return db
 
 
-# The fault matrix (tests/test_faults*.py): one loopback server and one baseline catalog per module.
+# The fault matrix (tests/faults/test_faults*.py): one loopback server and one baseline catalog per module.
 @shared_fixture(scope="module")
 def mirror_server():
     """The real mirror served over loopback HTTP; tests script faults per path."""

@@ -7,6 +7,7 @@ one place and never from each other.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 from datetime import datetime, timedelta
@@ -50,6 +51,18 @@ COLLECTIVE_NEEDED = {
 NO_RESULT = {
     "nvbandwidth/aws-p4d.24xlarge-nvbandwidth-json-sparecores.txt": "line 4: nvbandwidth reported an error"
 }
+
+
+def snapshot_totals() -> tuple[int, int]:
+    """Rows and providers of the shipped snapshot (data/snapshot/instances.jsonl): tests that count the
+    shipped catalog derive their totals from it, so adding a provider or a row breaks no unrelated test."""
+    rows = [
+        json.loads(line) for line in (ROOT / "data" / "snapshot" / "instances.jsonl").read_text().splitlines()
+    ]
+    return len(rows), len({row["provider"] for row in rows})
+
+
+SNAPSHOT_ROWS, SNAPSHOT_PROVIDERS = snapshot_totals()
 
 
 def mirror_text(host_path: str) -> str:
@@ -234,7 +247,7 @@ def unquoted(bodies: dict[str, str], rows, prices) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------------
-# The fault matrix (tests/test_faults*.py): the real pipeline against the real mirror served over
+# The fault matrix (tests/faults/test_faults*.py): the real pipeline against the real mirror served over
 # loopback by devtools.mirror_server, one fault per URL; the other providers must refresh normally.
 
 FAULT_PROVIDERS = ["aws", "azure", "runpod", "gcp"]

@@ -7,7 +7,7 @@ import math
 
 from records.documents import DocumentSet
 from records.measurements import METRICS, TEXT_METRICS, Measurement
-from tests.property_checks import expect, run_parser
+from tests.properties.property_checks import expect, run_parser
 
 
 def check_source(scraper, documents: DocumentSet, text: str) -> list[Measurement] | None:

@@ -204,7 +204,7 @@ def node_from_row(
 
 #: The columns of a ``filtered_instances`` row that ``node_from_row`` reads. Rows equal in these, in
 #: their cheapest price (and its region) and in their measurements become the same node but for the
-#: name, so ``catalog.read.plan.rank`` plans one of them per group (tests/test_read_app.py checks
+#: name, so ``catalog.read.plan.rank`` plans one of them per group (tests/unit/test_read_app.py checks
 #: that every row's plan is the one it would get alone).
 NODE_INPUTS = (
     "gpu_count", "gpu_model", "gpu_memory_gb", "gpu_memory_gbytes_per_s", "gpu_memory_bw_basis",

@@ -1,0 +1,364 @@
+"""The app in Chromium (Playwright driving Debian's chromium): load, the three questions in two steps
+each, switching the workload, a shared URL, the CSV download, the dark theme, the layout at 1280x800,
+and provider text that must stay text. Skipped, with the reason, where Chromium or Playwright is
+missing; ``make e2e`` installs both and runs only these.
+
+With INTERCONNECT_SCREENSHOTS=DIR (``make screenshots``) the question tests write the README's
+screenshots there; a normal run writes nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import http.server
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlencode
+
+import duckdb
+import pytest
+
+from devtools.browser import AppServer, chromium, table_rows, timed_run, wait_idle
+from tests.helpers import SNAPSHOT_PROVIDERS, SNAPSHOT_ROWS
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(600)]
+
+SCREENSHOTS = os.environ.get("INTERCONNECT_SCREENSHOTS")
+
+
+@pytest.fixture(scope="module")
+def browser(small_catalog_file):
+    """One Chromium for the module. The small catalog is built first: a refresh runs asyncio, which
+    cannot start while Playwright's loop runs."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright, chromium(playwright) as context:
+        yield context
+
+
+@pytest.fixture(scope="module")
+def real_app(real_catalog_file):
+    with AppServer(real_catalog_file) as server:
+        yield server
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.console_errors = errors
+    yield page
+    page.close()
+
+
+def step(page, action) -> None:
+    """One user action, until the run it starts has ended (done again if a click was lost)."""
+    timed_run(page, action, retry_after_ms=10_000)
+
+
+def open_app(page, server: AppServer, query: str = "") -> None:
+    page.goto(server.url + query)
+    page.wait_for_selector('[data-testid="stDataFrame"], [data-testid="stAlert"]', timeout=60_000)
+    wait_idle(page)
+
+
+def caption(page) -> str:
+    return page.locator('[data-testid="stMain"] [data-testid="stCaptionContainer"]').first.inner_text()
+
+
+def search(page, text: str) -> None:
+    box = page.locator(".st-key-q input")
+    box.fill(text)
+    box.press("Enter")
+
+
+def choose(page, key: str, option: str) -> None:
+    """Pick ``option`` in the select or multiselect whose key is ``key``."""
+    box = page.locator(f".st-key-{key} [role=combobox]")
+    box.click()
+    box.fill(option)  # the list filters as one types, and opens
+    exactly = re.compile(f"^{re.escape(option)}$")
+    page.locator("[role=listbox] [role=option]").filter(has_text=exactly).click()
+    page.keyboard.press("Escape")
+
+
+def open_tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name, exact=True).click()
+
+
+def screenshot(page, name: str) -> None:
+    """Write docs/screenshots/<name>.png when asked (INTERCONNECT_SCREENSHOTS), small: 960 px wide,
+    256 colours."""
+    if not SCREENSHOTS:
+        return
+    from PIL import Image
+
+    page.wait_for_timeout(1500)  # let charts and tables paint
+    target = Path(SCREENSHOTS) / f"{name}.png"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=target)
+    image = Image.open(target).convert("RGB")
+    image = image.resize((960, round(image.height * 960 / image.width)), Image.Resampling.LANCZOS)
+    image.quantize(colors=256).save(target, optimize=True)
+
+
+@pytest.mark.shared
+def test_load_shows_the_ranking_with_a_clean_console_and_no_deploy_button(page, real_app):
+    open_app(page, real_app)
+    assert page.locator("h1").inner_text() == "GPU interconnect catalog"
+    assert caption(page).startswith(
+        f"{SNAPSHOT_ROWS} instance types from {SNAPSHOT_PROVIDERS} providers shown"
+    )
+    header, first = table_rows(page)[:2]
+    assert header[:4] == ["instance", "rank", "provider", "nodes"]  # the planner's ranking: Llama 3.1 70B
+    assert first[:3] == ["dc_wildebeest__8xB200_180GB__160__1792", "1", "primeintellect"]
+    assert page.locator('[data-testid="stAppDeployButton"]').count() == 0
+    assert page.console_errors == []
+
+
+@pytest.mark.shared
+def test_key_columns_fit_beside_the_sidebar_at_1280x800(page, real_app):
+    open_app(page, real_app)
+    frame = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
+    sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
+    assert page.viewport_size == {"width": 1280, "height": 800}
+    assert frame["x"] >= sidebar["x"] + sidebar["width"] - 1  # beside the sidebar, not under it
+    # The key columns' configured widths (tests/app/test_app.py adds them up: at most 900 px) fit.
+    assert frame["width"] >= 900 and frame["x"] + frame["width"] <= 1280
+    assert frame["y"] < 800  # the table starts above the fold
+
+
+@pytest.mark.shared
+def test_question_one_in_two_steps(page, real_app):
+    """'Which 8-GPU NVSwitch instances have the fastest fabric?': search, then Links only (by fabric)."""
+    open_app(page, real_app)
+    step(page, lambda: search(page, "8-GPU NVSwitch"))  # step 1
+    step(page, lambda: page.locator(".st-key-mode").get_by_text("Links only", exact=True).click())  # step 2
+    header, *rows = table_rows(page, showing="fabric GB/s/GPU")
+    at = {name: i for i, name in enumerate(header)}
+    assert {row[at["GPUs"]] for row in rows} == {"8"} and {row[at["GPU-GPU link"]] for row in rows} == {
+        "NVSwitch"
+    }
+    assert rows[0][at["fabric GB/s/GPU"]] == "100"  # p6-b300.48xlarge: 6,400 Gb/s over 8 GPUs
+    assert "q=8-GPU+NVSwitch" in page.url and "mode=Links+only" in page.url
+    screenshot(page, "question-1")
+
+
+@pytest.mark.shared
+def test_question_two_in_two_steps(page, real_app):
+    """'p5.48xlarge vs a3-highgpu-8g in the same units': search both, open Compare."""
+    open_app(page, real_app)
+    step(page, lambda: search(page, "p5.48xlarge, a3-highgpu-8g"))  # step 1
+    step(page, lambda: open_tab(page, "Compare"))  # step 2
+    header, *rows = table_rows(page, showing="level (GB/s per GPU)")
+    assert header[:4] == [
+        "level (GB/s per GPU)",
+        "p5.48xlarge (aws)",
+        "p5.48xlarge (aws) source",
+        "a3-highgpu-8g (gcp)",
+    ]
+    fabric = next(row for row in rows if row[0] == "fabric")
+    assert (fabric[1], fabric[3]) == ("50 · stated · EFA", "15.62 · paraphrased · GPUDirect-TCPX")
+    page.wait_for_selector('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg')
+    screenshot(page, "question-2")
+
+
+@pytest.mark.shared
+def test_question_three_in_one_step(page, real_app):
+    """'What is missing and why?': open What's missing."""
+    open_app(page, real_app)
+    step(page, lambda: open_tab(page, "What's missing"))  # step 1
+    header, *rows = table_rows(page, showing="why")
+    assert header[:4] == ["instance", "provider", "missing", "why"]
+    reasons = {row[3] for row in rows}
+    assert "not stated by the provider" in reasons
+    screenshot(page, "question-3")
+
+
+@pytest.mark.shared
+def test_question_four_serve_llama_70b_and_its_cost(page, real_app):
+    """'What should I rent to serve Llama 3.1 70B, and what will it cost?': the app opens on that model
+    served (tokens/s, most first); one click ranks it by cost."""
+    open_app(page, real_app)
+    assert page.get_by_role(
+        "heading", name="Serving llama-3.1-70b: every instance ranked by output tokens/s"
+    ).is_visible()
+    step(page, lambda: page.locator(".st-key-by").get_by_text("cost", exact=True).click())  # step 1
+    assert page.get_by_role(
+        "heading", name="Serving llama-3.1-70b: every instance ranked by USD per million output tokens"
+    ).is_visible()
+    header, first = table_rows(page, showing="ccs-h200.sxm.8x")[:2]
+    assert first[0] == "ccs-h200.sxm.8x" and first[at_(header, "USD/M output tokens")] == "0.64"
+    assert "by=cost" in page.url
+    screenshot(page, "question-4")
+
+
+@pytest.mark.shared
+def test_picking_a_preset_model_and_filtering(page, real_app):
+    open_app(page, real_app)
+    step(page, lambda: choose(page, "model", "mixtral-8x7b"))
+    assert page.get_by_role(
+        "heading", name="Serving mixtral-8x7b: every instance ranked by output tokens/s, most first"
+    ).is_visible()
+    assert "model=mixtral-8x7b" in page.url
+    header, first = table_rows(page)[:2]
+    assert header[:5] == ["instance", "rank", "provider", "nodes", "layout (TP×PP×EP×DP)"] and first[1] == "1"
+    step(page, lambda: choose(page, "provider", "azure"))
+    assert caption(page).startswith("31 instance types from 1 provider shown")
+
+
+@pytest.mark.shared
+def test_the_measurements_tab(page, real_app):
+    open_app(page, real_app)
+    step(page, lambda: open_tab(page, "Measurements"))
+    header, first = table_rows(page, 1, showing="measured readings")[:2]
+    assert header[:4] == ["instance", "provider", "expected readings", "measured readings"]
+    assert int(first[2]) + int(first[3]) > 0
+    assert page.get_by_text("Spare Cores sc-inspector-data, CC BY-SA 4.0", exact=False).first.is_visible()
+    screenshot(page, "measurements")
+
+
+def at_(header: list[str], name: str) -> int:
+    return header.index(name)
+
+
+@pytest.mark.shared
+def test_a_shared_url_gives_the_same_view(browser, page, real_app):
+    open_app(page, real_app)
+    step(page, lambda: page.locator(".st-key-unit").get_by_text("Gb/s", exact=True).click())
+    step(page, lambda: search(page, "p5.48xlarge, Standard_ND96isr_H100_v5"))
+    step(page, lambda: open_tab(page, "Compare"))
+    shared_url, seen = page.url, table_rows(page, showing="level (Gb/s per GPU)")
+    other = browser.new_page()  # a new session, as a colleague opening the link would have
+    try:
+        open_app(other, real_app, shared_url.removeprefix(real_app.url))
+        assert other.get_by_role("tab", name="Compare", selected=True).count() == 1
+        assert table_rows(other, showing="level (Gb/s per GPU)") == seen
+        assert seen[0][1] == "p5.48xlarge (aws)" and seen[3][1] == "400 · stated · EFA"
+        assert caption(other) == caption(page)
+    finally:
+        other.close()
+
+
+@pytest.mark.shared
+def test_a_shared_url_reproduces_the_planner_view(browser, page, real_app):
+    open_app(page, real_app)
+    step(page, lambda: choose(page, "model", "llama-3.1-405b"))
+    step(page, lambda: page.locator(".st-key-task").get_by_text("Train", exact=True).click())
+    shared_url, seen = page.url, table_rows(page, showing="trained tokens/s")
+    assert "model=llama-3.1-405b" in shared_url and "task=Train" in shared_url
+    other = browser.new_page()
+    try:
+        open_app(other, real_app, shared_url.removeprefix(real_app.url))
+        assert table_rows(other, showing="trained tokens/s") == seen
+        assert other.get_by_role("heading", name="Training llama-3.1-405b", exact=False).is_visible()
+    finally:
+        other.close()
+
+
+@pytest.mark.shared
+def test_download_csv_holds_exactly_the_table_shown(page, real_app, tmp_path):
+    open_app(page, real_app, "?mode=Links+only&q=8-GPU+NVSwitch&unit=Gb/s&per=node")
+    shown = table_rows(page, showing="fabric Gb/s/node")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download CSV").click()
+    path = tmp_path / "ranking.csv"
+    download.value.save_as(path)
+    with path.open(encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    # The page draws only the columns in view; the file has them first, then the rest.
+    assert rows[0][: len(shown[0])] == shown[0] and rows[0][7] == "fabric Gb/s/node"
+    assert len(rows) - 1 == int(caption(page).split()[0])
+    first = dict(zip(rows[0], rows[1], strict=True))
+    assert first["instance"] == shown[1][0] and float(first["fabric Gb/s/node"]) > 0
+
+
+@pytest.mark.shared
+def test_dark_theme_labels_are_light(browser, real_app):
+    page = browser.new_page()
+    page.emulate_media(color_scheme="dark")
+    frames: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda data: frames.append(data)))
+    try:
+        open_app(page, real_app, "?view=Instance")
+        background = page.evaluate(
+            "getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor"
+        )
+        red, green, blue = (int(v) for v in background[4:-1].split(","))
+        assert max(red, green, blue) < 60  # Streamlit follows the system's dark scheme
+        frames.clear()
+        step(page, lambda: page.locator(".st-key-per").get_by_text("node", exact=True).click())
+        sent = b"".join(f if isinstance(f, bytes) else f.encode() for f in frames)
+        assert b'"color": "#fafafa"' in sent and b"#31333f" not in sent
+        screenshot(page, "dark-instance")
+    finally:
+        page.close()
+
+
+@pytest.fixture(scope="module")
+def pixel_server():
+    """A loopback HTTP server that counts requests: an injected image must never reach it."""
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1], hits
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def hostile_app(small_catalog_file, tmp_path_factory, pixel_server):
+    port, _ = pixel_server
+    hostile = f"[click me](https://evil.example/x) ![pixel](http://127.0.0.1:{port}/pixel.png) <img src=x>"
+    db = tmp_path_factory.mktemp("hostile") / "c.duckdb"
+    shutil.copyfile(small_catalog_file, db)
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "UPDATE instances SET notes = ?, stale = true, stale_cause = ?, stale_since = now() "
+            "WHERE instance_type = 'p5.48xlarge'",
+            [f"note {hostile}", f"cause {hostile}"],
+        )
+        for table in ("instances", "claims"):
+            con.execute(f"UPDATE {table} SET instance_type = ? WHERE instance_type = 'g5.xlarge'", [hostile])
+    with AppServer(db) as server:
+        yield server, hostile
+
+
+def test_provider_text_stays_text_in_the_browser(page, hostile_app, pixel_server):
+    """Issue 9: an injected link must not go live, an injected image must not be fetched."""
+    server, hostile = hostile_app
+    _, hits = pixel_server
+    open_app(page, server, "?view=Instance")
+    page.wait_for_timeout(500)
+    text = page.locator('[data-testid="stMain"]').inner_text()
+    assert f"note {hostile}" in text  # shown as the characters it is
+    assert f"cause {hostile}" in text
+    assert page.locator('a[href*="evil.example"]').count() == 0
+    assert page.locator('img[src*="pixel.png"], img[src="x"]').count() == 0
+    open_tab(page, "Catalog status")
+    wait_idle(page)
+    assert page.locator('a[href*="evil.example"]').count() == 0
+    # A hostile instance name as the picked instance, a compared one, and an open list of options.
+    query = urlencode({"view": "Instance", "instance": f"{hostile} (aws)", "compare": f"{hostile} (aws)"})
+    open_app(page, server, f"?{query}")
+    page.wait_for_timeout(500)
+    assert f"{hostile} (aws)" in page.locator('[data-testid="stMain"]').inner_text()
+    page.locator(".st-key-instance [role=combobox]").click()
+    page.wait_for_selector("[role=listbox] [role=option]")
+    assert page.locator('a[href*="evil.example"], img[src*="pixel.png"], img[src="x"]').count() == 0
+    assert hits == []
+    assert page.console_errors == []
