@@ -31,7 +31,7 @@ from records.offers import CONTRADICTED, RawOffer
 from records.prices import Price
 from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact, gpu_model_claim
-from scrapers.documents import aws_karpenter
+from scrapers.documents import aws_karpenter, aws_peer
 from scrapers.markdown import markdown_tables
 from scrapers.prices import aws as aws_prices
 from scrapers.prices.tables import fetches_also
@@ -64,7 +64,7 @@ class Aws(Scraper):
         aws_karpenter.REPOSITORY,
         aws_prices.URL_PREFIX,
     )
-    copy_paths = (NEWER,)
+    copy_paths = (NEWER, *aws_peer.COPIES)
     expected_layout: ClassVar[dict[str, str]] = {
         AC_URL: "markdown tables headed Instance type | ... | Accelerators | Accelerator memory, and "
         "Instance type | Baseline / Burst bandwidth (Gbps) | EFA | ... | Network cards; "
@@ -77,6 +77,8 @@ class Aws(Scraper):
     async def fetch(self, fetcher: ProviderFetcher) -> None:
         await fetcher.get(AC_URL)
         fetcher.get_copy(NEWER)
+        for path in aws_peer.COPIES:
+            fetcher.get_copy(path)
         await fetcher.get(aws_karpenter.BANDWIDTH_URL, required=False)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
@@ -85,6 +87,7 @@ class Aws(Scraper):
         newer = documents.optional_text(copy_url(NEWER))
         if newer is not None:
             offers = merge_revisions(offers, parse_newer_revision(newer))
+        offers = aws_peer.with_peer_figures(offers, documents)
         karpenter = documents.optional_text(aws_karpenter.BANDWIDTH_URL)
         if karpenter is None:
             return offers

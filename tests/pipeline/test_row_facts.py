@@ -134,3 +134,27 @@ def test_single_gpu_vms_get_no_gpu_to_gpu_threshold(real_catalog_file):
         "AND instance_type = 'Standard_NC40ads_H100_v5' "
         "AND metric IN ('gpu_to_gpu_gbytes_per_s', 'nvlink_status')",
     ) == [(0,)]
+
+
+def test_basis_honesty_both_ways(real_catalog_file):
+    runpod = query(
+        real_catalog_file,
+        "SELECT field, value_text, basis FROM current_claims WHERE provider = 'runpod' "
+        "AND instance_type = 'instant-cluster-b200-8gpu' AND field IN ('gpu_count', 'gpu_model') ORDER BY 1",
+    )
+    # "2-8 nodes (16-64 GPUs)" gives 8 per node only by division; "B200" names no form factor or memory
+    assert runpod == [("gpu_count", None, "inferred"), ("gpu_model", "B200-SXM-180GB", "inferred")]
+    for name, gbytes, copy in (
+        ("p6-b200.48xlarge", 1800.0, "copy:reference/aws/blog-md-mirror/"),
+        ("p5.48xlarge", 900.0, "copy:reference/aws/aws-hpc-tutorials-ml-branch/"),
+    ):
+        assert _row(real_catalog_file, "aws", name, "intra_node_gbytes_per_s, intra_node_basis") == (
+            gbytes,
+            "stated",
+        )
+        [(quote, url, original)] = query(
+            real_catalog_file,
+            "SELECT quote, source_url, original_url FROM current_claims WHERE provider = 'aws' "
+            f"AND instance_type = '{name}' AND field = 'intra_node_gbytes_per_s' AND basis = 'stated'",
+        )
+        assert url.startswith(copy) and original.startswith("https://") and quote.startswith(f"{gbytes:g}")
