@@ -36,7 +36,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from catalog import peer_access
+from catalog import peer_access, upstream
 from catalog.peer_access import Peer
 from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row
 from normalize.gpus import BY_ID, PCIE_OR_BRIDGE
@@ -47,7 +47,7 @@ from records.offers import Claim
 
 log = logging.getLogger(__name__)
 
-DERIVED = (Basis.EXPECTED.value, Basis.MEASURED.value)
+DERIVED = (Basis.EXPECTED.value, Basis.MEASURED.value, Basis.UPSTREAM.value)
 NOTE = "from measurements: "  # prefix of the notes a fill adds (removed when it is undone)
 
 
@@ -251,8 +251,12 @@ def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
     ).df()
     measurements = con.execute("SELECT * FROM measurements WHERE provider IS NOT NULL").df()
     derivation = derive(_undone(instances), measurements)
-    _sync_claims(con, derivation, now)
     _undo_fills(con)
+    carried = upstream.carried_claims(con.execute(upstream.RESOLD_SQL).df())
+    derivation.claims += [(p, i, c, _when(f)) for p, i, c, f in carried]
+    _sync_claims(con, derivation, now)
+    for provider, instance_type, claim, _ in carried:
+        _carry(con, provider, instance_type, claim)
     for (provider, instance_type), note in derivation.withdrawals.items():
         con.execute(
             """UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',
@@ -327,10 +331,38 @@ def _sync_claims(con: duckdb.DuckDBPyConnection, derivation: Derivation, now: da
     con.unregister("derived")
 
 
+def _carry(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str, claim: Claim) -> None:
+    """One upstream fact into the resold row that lacks it (catalog.upstream), with a note."""
+    shown = claim.value if isinstance(claim.value, str) else f"{claim.value:g}"
+    note = f"{NOTE}{claim.field} {shown} {claim.qualifiers}"
+    params = {"p": provider, "i": instance_type, "note": note, "v": claim.value}
+    notes = "concat_ws('; ', nullif(notes, ''), $note)"
+    where = "WHERE provider = $p AND instance_type = $i"
+    if claim.field == "inter_node_fabric":
+        con.execute(f"UPDATE instances SET inter_node_fabric = $v, notes = {notes} {where}", params)
+    elif claim.field == "nic_count":
+        con.execute(f"UPDATE instances SET nic_count = CAST($v AS INTEGER), notes = {notes} {where}", params)
+    else:
+        con.execute(
+            f"""UPDATE instances SET inter_node_gbits_per_s = $v, inter_node_gbytes_per_s = $gb,
+                   inter_node_basis = 'upstream', missing_inter_bw = false, notes = {notes}
+                {where} AND inter_node_basis = 'missing'""",
+            {**params, "gb": gbits_to_gbytes(float(claim.value))},
+        )
+
+
 def _undo_fills(con: duckdb.DuckDBPyConnection) -> None:
     """Rows filled by an earlier derivation go back to missing before this one fills them again."""
     kept = f"list_filter(string_split(notes, '; '), lambda x: NOT starts_with(x, '{NOTE}'))"
     notes = f"array_to_string({kept}, '; ')"
+    con.execute(
+        f"""UPDATE instances SET inter_node_fabric = 'unknown', notes = {notes}
+            WHERE contains(notes, '{NOTE}inter_node_fabric ') AND seller_kind <> 'cloud'"""
+    )
+    con.execute(
+        f"""UPDATE instances SET nic_count = NULL, notes = {notes}
+            WHERE contains(notes, '{NOTE}nic_count ') AND seller_kind <> 'cloud'"""
+    )
     con.execute(
         f"""UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',
                    missing_intra_bw = true, notes = {notes}

@@ -76,6 +76,7 @@ class Basis(StrEnum):
     INFERRED = "inferred"  # derived from the GPU model's datasheet, a name or a named standard
     EXPECTED = "expected"  # the provider's own health check or topology file expects it (not its pages)
     MEASURED = "measured"  # a tool measured it on a real instance (never stated by the provider)
+    UPSTREAM = "upstream"  # a reseller's row carries the upstream cloud's own row's stated figure
     MISSING = "missing"  # nobody states it; stored as NULL and flagged
     NOT_APPLICABLE = "not-applicable"  # e.g. GPU-to-GPU bandwidth of a single-GPU instance
 
@@ -83,7 +84,7 @@ class Basis(StrEnum):
 #: Bases of a figure the provider itself gives (in its words or in ours).
 PROVIDER_BASES = frozenset({Basis.STATED, Basis.PARAPHRASED})
 #: Bases of a figure the row holds; with any other (missing, not-applicable) the figure is NULL.
-VALUE_BASES = PROVIDER_BASES | {Basis.INFERRED, Basis.EXPECTED, Basis.MEASURED}
+VALUE_BASES = PROVIDER_BASES | {Basis.INFERRED, Basis.EXPECTED, Basis.MEASURED, Basis.UPSTREAM}
 
 
 class Evidence(StrEnum):

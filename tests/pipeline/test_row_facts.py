@@ -158,3 +158,34 @@ def test_basis_honesty_both_ways(real_catalog_file):
             f"AND instance_type = '{name}' AND field = 'intra_node_gbytes_per_s' AND basis = 'stated'",
         )
         assert url.startswith(copy) and original.startswith("https://") and quote.startswith(f"{gbytes:g}")
+
+
+def test_resold_rows_carry_their_upstream_rows_facts_or_say_none_is_named(real_catalog_file):
+    fabric = _row(
+        real_catalog_file,
+        "primeintellect",
+        "nebius__8xH100_80GB__128__1600",
+        "upstream_provider, upstream_instance_type, inter_node_fabric, inter_node_gbits_per_s, "
+        "inter_node_basis",
+    )
+    assert fabric == ("nebius", "gpu-h100-sxm_8gpu-128vcpu-1600gb", "infiniband", 3200.0, "upstream")
+    carried = query(
+        real_catalog_file,
+        "SELECT c.field, c.quote = u.quote AND c.source_url = u.source_url FROM current_claims c "
+        "JOIN current_claims u ON u.provider = 'nebius' "
+        "AND u.instance_type = 'gpu-h100-sxm_8gpu-128vcpu-1600gb' "
+        "AND u.field = c.field AND u.basis IN ('stated', 'paraphrased') "
+        "WHERE c.provider = 'primeintellect' AND c.instance_type = 'nebius__8xH100_80GB__128__1600' "
+        "AND c.basis = 'upstream' ORDER BY 1",
+    )
+    assert {field for field, same in carried if same} == {
+        "inter_node_fabric",
+        "inter_node_gbits_per_s",
+        "nic_count",
+    }
+    shadeform = query(
+        real_catalog_file,
+        "SELECT count(*), count(*) FILTER (contains(notes, 'but not its instance type')) FROM instances "
+        "WHERE provider = 'shadeform' AND upstream_instance_type IS NULL",
+    )
+    assert shadeform[0][0] > 0 and shadeform[0][0] == shadeform[0][1]
