@@ -189,3 +189,24 @@ def test_resold_rows_carry_their_upstream_rows_facts_or_say_none_is_named(real_c
         "WHERE provider = 'shadeform' AND upstream_instance_type IS NULL",
     )
     assert shadeform[0][0] > 0 and shadeform[0][0] == shadeform[0][1]
+
+
+def test_front_end_ports_are_not_fabric_ports_and_mi300x_checks_are_read(real_catalog_file):
+    for source, name, gbits in (
+        ("azurehpc", "Standard_ND96isr_H200_v5", 100.0),
+        ("azurehpc", "Standard_ND96is_H200_v5", 100.0),
+        ("ocihpc", "BM.GPU4.8", 50.0),
+        ("ocihpc", "BM.GPU.B4.8", 50.0),
+    ):
+        ports = query(
+            real_catalog_file,
+            f"SELECT metric, value FROM measurements WHERE source = '{source}' AND instance_type = '{name}' "
+            "AND metric IN ('ib_port_gbits_per_s', 'nic_gbits_per_s') AND port_count = 1",
+        )
+        assert ports == [("nic_gbits_per_s", gbits)], name
+    rccl = query(
+        real_catalog_file,
+        "SELECT value, gpus, quote FROM measurements WHERE instance_type = 'Standard_ND96isr_MI300X_v5' "
+        "AND metric = 'nccl_allreduce_busbw_gbytes_per_s'",
+    )
+    assert rccl == [(314.0, 8, "  * || check_rccl_allreduce 314 1 16G")]  # two leading spaces, as published
