@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from catalog import peer_access
-from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec
+from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec, memory_fits
 from normalize.units import gbits_to_gbytes
 from normalize.vocab import SCALE_UP_LINKS, Basis, Evidence, Fabric, Link, SellerKind
 from records.columns import INSTANCES
@@ -169,6 +169,27 @@ def infer_intra(
     return _Intra(link, gbytes, Basis.INFERRED, domain, (claim,))
 
 
+def nominal_memory(
+    stated_gb: float | None, spec: GpuSpec | None, gpu_count: float | None
+) -> tuple[float | None, str | None]:
+    """(memory per GPU in one unit, why the stated figure disagrees with the datasheet or None): the
+    datasheet's nominal size when the stated figure fits it as GB or as GiB ("80 GB" and "80 GiB"
+    are both an 80 GB H100), a fractional GPU's stated slice scaled to a whole GPU first; the stated
+    figure when it fits neither (flagged) or no datasheet is known."""
+    if spec is None:
+        return stated_gb, None
+    if stated_gb is None:
+        return spec.memory_gb, None
+    whole_gb = stated_gb / gpu_count if gpu_count is not None and 0 < gpu_count < 1 else stated_gb
+    if memory_fits(whole_gb, spec.memory_gb):
+        return spec.memory_gb, None
+    flag = (
+        f"stated {whole_gb:.4g} GB per GPU fits neither {spec.memory_gb:g} GB nor {spec.memory_gb:g} GiB "
+        f"of the {spec.id} datasheet"
+    )
+    return whole_gb, flag
+
+
 def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
     """The catalog row for one RawOffer, with inferred claims added to its claims."""
     grouped = _by_field(list(raw.claims))
@@ -198,6 +219,7 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         intra.link, spec, first("intra_node_link") or first("intra_node_gbytes_per_s")
     )
     extra_claims = list(intra.claims)
+    nominal_gb, memory_flag = nominal_memory(number("gpu_memory_gb"), spec, gpu_count)
 
     memory_bw = number("gpu_memory_gbytes_per_s")
     memory_bw_basis = Basis.STATED if memory_bw is not None else Basis.MISSING
@@ -221,6 +243,8 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         gpu_memory_gb=number("gpu_memory_gb"),
         gpu_memory_gbytes_per_s=memory_bw,
         gpu_memory_bw_basis=memory_bw_basis,
+        gpu_memory_nominal_gb=nominal_gb,
+        gpu_memory_flag=memory_flag,
         intra_node_link=intra.link,
         intra_node_gbytes_per_s=intra.gbytes_per_s,
         intra_node_basis=intra.basis,

@@ -13,6 +13,8 @@ CREATE TABLE IF NOT EXISTS instances (
     gpu_model                 VARCHAR,
     gpu_count                 DOUBLE,
     gpu_memory_gb             DOUBLE,
+    gpu_memory_nominal_gb     DOUBLE,
+    gpu_memory_flag           VARCHAR,
     gpu_memory_gbytes_per_s   DOUBLE,
     gpu_memory_bw_basis       VARCHAR NOT NULL,
     intra_node_link           VARCHAR NOT NULL,

@@ -159,6 +159,9 @@ class InstanceOffer:
     stale_since: datetime | None = None
     stale_cause: str | None = None
     identity: OfferIdentity = OfferIdentity()
+    # GPU memory in one unit (the datasheet's nominal size when the stated figure fits it), and why not.
+    gpu_memory_nominal_gb: float | None = None
+    gpu_memory_flag: str | None = None
     # Whether the GPUs reach each other's memory directly (catalog.peer_access), its basis and evidence.
     gpu_peer_access: PeerAccess = PeerAccess.UNKNOWN
     gpu_peer_access_basis: Basis = Basis.MISSING

@@ -210,3 +210,28 @@ def test_front_end_ports_are_not_fabric_ports_and_mi300x_checks_are_read(real_ca
         "AND metric = 'nccl_allreduce_busbw_gbytes_per_s'",
     )
     assert rccl == [(314.0, 8, "  * || check_rccl_allreduce 314 1 16G")]  # two leading spaces, as published
+
+
+def test_gpu_memory_in_one_unit_with_a_flag_where_the_datasheet_disagrees(real_catalog_file):
+    nominal = query(
+        real_catalog_file,
+        "SELECT gpu_model, list(DISTINCT gpu_memory_nominal_gb), list(DISTINCT round(gpu_memory_gb, 1)) "
+        "FROM instances WHERE gpu_model IN ('H100-SXM-80GB', 'B200-SXM-180GB') AND gpu_memory_gb IS NOT NULL "
+        "GROUP BY 1 ORDER BY 1",
+    )
+    # AWS's "80 GiB" (85.9 GB) and Azure's "80 GB" are one H100: 80 in the one-unit column, both kept
+    assert [(model, sorted(one)) for model, one, _ in nominal] == [
+        ("B200-SXM-180GB", [180.0]),
+        ("H100-SXM-80GB", [80.0]),
+    ]
+    assert {80.0, 85.9} <= set(nominal[1][2])
+    flagged = query(
+        real_catalog_file,
+        "SELECT instance_type, gpu_memory_flag FROM instances WHERE gpu_memory_flag IS NOT NULL",
+    )
+    assert flagged and all("fits neither" in flag for _, flag in flagged)
+    assert all("MIG" in name for name, _ in flagged)  # RunPod's MIG slices: 24 GB of a 96 GB card
+    assert _row(real_catalog_file, "aws", "g6f.large", "gpu_memory_nominal_gb, gpu_memory_flag") == (
+        24.0,
+        None,
+    )
