@@ -231,7 +231,8 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
     inter_gbits = None if inter_claim is None else float(inter_claim.value)
     inter_basis = Basis.MISSING if inter_claim is None else inter_claim.basis
     stated_domain = number("scale_up_domain_gpus")
-    notes = [*raw.notes, *_conflicts(grouped)]
+    conflicts = _conflicts(grouped)
+    notes = [*raw.notes, *conflicts]
     if intra.note:
         notes.append(intra.note)
     fabric = text("inter_node_fabric")
@@ -263,7 +264,7 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         missing_intra_bw=intra.basis == Basis.MISSING,
         missing_inter_bw=inter_basis == Basis.MISSING,
         unit_suspect=any(c.unit_suspect for c in raw.claims),
-        conflict=any(n.startswith("conflicting claims") for n in notes),
+        conflict=bool(conflicts),  # from the claims themselves, not from a note's wording
         notes="; ".join(notes),
         source_kind=raw.source_kind,
         source_url=raw.source_url,

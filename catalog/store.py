@@ -73,6 +73,15 @@ PRICE_IDENTITY = (
 )
 PRICE_COLUMNS = (*PRICE_IDENTITY, "fetched_at", "valid_from", "valid_to")
 MEASUREMENT_COLUMNS = (*(f.name for f in fields(Measurement)), "fetched_at", "stale")
+# What write_fresh stages per table, and how many staged rows it holds in Python before moving them to
+# the new file's staging tables (a refresh at 100x the catalog stages ~800,000 rows).
+STAGED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "instances": INSTANCE_COLUMNS,
+    "claims": CLAIM_COLUMNS,
+    "prices": PRICE_COLUMNS,
+    "measurements": MEASUREMENT_COLUMNS,
+}
+SPILL_ROWS = 50_000
 FETCH_COLUMNS = (
     "refresh_id",
     "provider",
@@ -184,8 +193,12 @@ class CatalogWriter:
             self._refuse_an_older_schema()
         self._fetches: list[dict] = []
         self._bodies: dict[str, str] = {}
-        # Fresh rows of every source, written in one statement per table at commit.
-        self._fresh: dict[str, list[dict]] = {"instances": [], "claims": [], "prices": [], "measurements": []}
+        # Fresh rows of every source, staged in Python and moved to the new file's staging tables every
+        # SPILL_ROWS rows (so memory stays flat at 100x the catalog), written once per table at commit.
+        self._fresh: dict[str, list[dict]] = {table: [] for table in STAGED_COLUMNS}
+        self.con.execute("CREATE SCHEMA staging")
+        for table in STAGED_COLUMNS:
+            self.con.execute(f"CREATE TABLE staging.{table} AS SELECT * FROM main.{table} LIMIT 0")
         self._staged_written = False
         self._fresh_sources: list[str] = []
         self._fresh_at: datetime | None = None
@@ -308,6 +321,18 @@ class CatalogWriter:
         self._fresh["measurements"] += [
             measurement_row(m, fetched_at.get(m.source_url)) for m in measurements
         ]
+        if sum(len(rows) for rows in self._fresh.values()) >= SPILL_ROWS:
+            self._spill()
+
+    def _spill(self) -> None:
+        """Move the rows staged in Python into the staging tables of the new file."""
+        for table, columns in STAGED_COLUMNS.items():
+            frame = _frame(self._fresh[table], columns)
+            if len(frame):
+                self.con.register("spilled", frame)
+                self.con.execute(f"INSERT INTO staging.{table} BY NAME SELECT * FROM spilled")
+                self.con.unregister("spilled")
+            self._fresh[table].clear()
 
     def write_staged(self) -> None:
         """Write the staged rows of every fresh source, one statement per table (bulk, not per
@@ -315,19 +340,19 @@ class CatalogWriter:
         if self._staged_written:
             return
         self._staged_written = True
-        self._insert("instances", _frame(self._fresh["instances"], INSTANCE_COLUMNS))
-        self._insert("measurements", _frame(self._fresh["measurements"], MEASUREMENT_COLUMNS))
-        for table, identity, columns in (
-            ("claims", CLAIM_IDENTITY, CLAIM_COLUMNS),
-            ("prices", PRICE_IDENTITY, PRICE_COLUMNS),
-        ):
-            self._with_history(table, identity, _frame(self._fresh[table], columns))
+        self._spill()
+        for table in ("instances", "measurements"):
+            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM staging.{table}")
+        for table, identity in (("claims", CLAIM_IDENTITY), ("prices", PRICE_IDENTITY)):
+            self._with_history(table, identity)
+        self.con.execute("DROP SCHEMA staging CASCADE")
 
-    def _with_history(self, table: str, identity: tuple[str, ...], fresh: pd.DataFrame) -> None:
+    def _with_history(self, table: str, identity: tuple[str, ...]) -> None:
+        """Insert the staged rows of ``table``, carrying the history of the fresh sources' old rows."""
         if not self.has_old or not self._fresh_sources:
-            self._insert(table, fresh)
+            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM staging.{table}")
             return
-        self.con.register("fresh", fresh)
+        self.con.execute(f"CREATE TEMP VIEW fresh AS SELECT * FROM staging.{table}")
         old_columns = {row[0] for row in self.con.execute(f"DESCRIBE old.{table}").fetchall()}
         same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in identity if c in old_columns)
         current = f"FROM old.{table} o WHERE o.valid_to IS NULL AND {same}"
@@ -345,7 +370,7 @@ class CatalogWriter:
                 FROM fresh f""",
             {"ps": self._fresh_sources, "now": self._fresh_at},
         )
-        self.con.unregister("fresh")
+        self.con.execute("DROP VIEW fresh")
 
     def keep_stale(self, provider: str, cause: str, now: datetime) -> None:
         """The provider failed: its previous rows marked stale with the cause, its claims as they were."""

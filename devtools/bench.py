@@ -174,7 +174,30 @@ def scaled_rebuild(mirror: Path, scratch: Path, factor: int, repeat: int) -> dic
         "times": times,
         "rows": _rows(dbs[-1]),
         "documents": len(_fetched(dbs[-1], mirror)),
+        "peak_gib": scaled_peak_gib(mirror, scratch / f"x{factor}-peak.duckdb", factor),
     }
+
+
+_SCALED_CHILD = """
+import sys
+from pathlib import Path
+from devtools import bench, synthetic
+mirror = Path(sys.argv[1])
+with synthetic.scaled(mirror, int(sys.argv[3])) as names:
+    bench._refresh(Path(sys.argv[2]), str(mirror), names, transport=synthetic.CopyTransport(mirror))
+"""
+
+
+def scaled_peak_gib(mirror: Path, db: Path, factor: int) -> float:
+    """Peak resident memory (GiB) of one scaled rebuild in a process of its own (ru_maxrss, wait4)."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _SCALED_CHILD, str(mirror), str(db), str(factor)], cwd=ROOT
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 1):
+        raise RuntimeError(f"the {factor}x rebuild exited {child.returncode}")
+    return usage.ru_maxrss / 2**20  # KiB on Linux
 
 
 def cold_query(db: Path, repeat: int) -> list[float]:
@@ -326,6 +349,9 @@ def report(
         lines.append(
             f"| offline rebuild at {run['factor']}x ({run['documents']} documents, {run['rows'][0]} rows, "
             f"{run['rows'][1]} claims) | {spread(run['times'])}; {growth:.2f}x linear | {goal} |"
+        )
+        lines.append(
+            f"| peak memory of the {run['factor']}x rebuild | {run['peak_gib']:.2f} GiB | <= 0.6 GiB |"
         )
     lines += [
         f'| `catalog query "select 1"`, cold interpreter | {spread(query)} | <= 0.4 s |',

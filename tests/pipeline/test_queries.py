@@ -225,7 +225,7 @@ def test_claims_show_the_quote_and_the_unit_correction(small):
         "datasheet",
         "GPU table row H100-SXM-80GB (normalize/gpus.csv)",
     )
-    assert intra["quote"].startswith("H100-SXM-80GB,H100,SXM,80,nvswitch,900,")
+    assert intra["quote"] == "id=H100-SXM-80GB; link=nvswitch; link_gbytes_per_s=900"  # the cells it used
     assert intra["provenance"] == "GPU table row; datasheet https://www.nvidia.com/en-us/data-center/h100/"
 
 
