@@ -17,5 +17,6 @@ def test_parse_times_cover_every_provider_including_one_with_only_a_price_file(t
     assert set(times) == set(bench.REGISTRY)
     # GCP: only its price file (its pages are not mirrored); OCI: the third-party copy of its page
     assert times["gcp"][1] == 1 and times["oci"][1] == 1
-    # AWS: its page, Karpenter's table and price file, and the copy of the newer revision
-    assert times["aws"][1] == 4 and all(min(runs) > 0 for runs, _ in times.values())
+    # AWS: its page, Karpenter's table and price file, the copy of the newer revision, and the two
+    # copies of AWS pages with a GPU peer-to-peer column (scrapers/documents/aws_peer.py)
+    assert times["aws"][1] == 6 and all(min(runs) > 0 for runs, _ in times.values())
