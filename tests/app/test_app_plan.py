@@ -46,11 +46,11 @@ def test_serving_llama_70b_on_the_shipped_catalog(shipped, monkeypatch):
     )
     assert (
         rendered(app_tab(app, "Ranking").caption[1].value)
-        == f"planned: 149 of {SNAPSHOT_ROWS} · with a cost: 113"
+        == f"planned: 143 of {SNAPSHOT_ROWS} · with a cost: 107"
     )
     unplanned = table[table["rank"].isna()]
-    assert len(unplanned) == 408 and unplanned["output tokens/s"].isna().all()
-    assert table.index[table["rank"].isna()].min() == 149  # every unplanned row after every planned one
+    assert len(unplanned) == 414 and unplanned["output tokens/s"].isna().all()
+    assert table.index[table["rank"].isna()].min() == 143  # every unplanned row after every planned one
 
 
 def test_what_should_i_rent_and_what_will_it_cost(shipped, monkeypatch):
@@ -68,21 +68,23 @@ def test_what_should_i_rent_and_what_will_it_cost(shipped, monkeypatch):
         and table.loc[0, "layout (TP×PP×EP×DP)"] == "TP2 x PP1 x EP1 x DP4"
     )
     costs = table["USD/M output tokens"].dropna().tolist()
-    assert costs == sorted(costs) and table["USD/M output tokens"].notna().sum() == 113
+    assert costs == sorted(costs) and table["USD/M output tokens"].notna().sum() == 107
 
 
 def test_training_405b_on_the_shipped_catalog(shipped, monkeypatch):
     app = run_app(monkeypatch, shipped, model="llama-3.1-405b", task="Train", by="cost")
     top = ranking_table(app).iloc[0]
-    # 12 x Nebius 8 x H100: 26.78 USD per 340 s step, 6,384 USD per billion trained tokens
+    # 12 x Nebius 8 x H100 resold by Prime Intellect (Nebius's InfiniBand carried, basis upstream):
+    # 19.22 USD per 340 s step, 4,583 USD per billion trained tokens
     assert (top["instance"], top["nodes"], top["USD/step"], top["USD/B tokens"]) == (
-        "gpu-h100-sxm_8gpu-128vcpu-1600gb",
+        "nebius__8xH100_80GB__128__1600",
         12,
-        26.78,
-        6383.96,
+        19.22,
+        4583.47,
     )
     assert top["verdict"].startswith("Llama 3.1 405B training fits 12 nodes (96 GPUs at least)")
-    assert "uses the expected InfiniBand figure, 50 GB/s one way per GPU" in top["verdict"]
+    # its fabric is Nebius's, carried (basis upstream); the verdict names the row it planned
+    assert "12 x nebius__8xH100_80GB__128__1600" in top["verdict"]
 
 
 def test_the_instance_view_says_the_plan_and_the_prices_per_region(shipped, monkeypatch):
@@ -118,13 +120,14 @@ def test_cheapest_nvswitch_with_a_3200_fabric_in_two_steps(shipped, monkeypatch)
     )
     table = ranking_table(app)
     priced = table[table["USD/GPU-hour"].notna()]
-    assert list(priced["instance"][:4]) == [
+    assert list(priced["instance"][:5]) == [
+        "nebius__8xH100_80GB__128__1600",  # Prime Intellect reselling Nebius's box, its fabric carried
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",  # Nebius, 23.60 USD/h in eu-north1
         "p5.48xlarge",
         "p5en.48xlarge",
         "Standard_ND96isr_H200_v5",
     ]
-    assert list(priced["USD/GPU-hour"][:4]) == [2.95, 6.88, 7.91, 10.6]
+    assert list(priced["USD/GPU-hour"][:5]) == [2.12, 2.95, 6.88, 7.91, 10.6]
     assert (table["fabric Gb/s/node"] >= 3200).all()
 
 
@@ -141,12 +144,13 @@ def test_price_per_fabric_gbytes_orders_the_link_view(shipped, monkeypatch):
     column = "USD/GPU-hour per fabric GB/s/GPU"
     # Nebius: 2.95 USD per GPU-hour / 50 GB/s = 0.059; Standard_ND96asr_v4: 3.40 per GPU-hour over
     # 1,600 Gb/s / 8 / 8 = 25 GB/s per GPU = 0.136; p5.48xlarge: 6.88 / 50 = 0.138
-    assert list(table["instance"][:3]) == [
+    assert list(table["instance"][:4]) == [
+        "nebius__8xH100_80GB__128__1600",  # 2.12 / 50 (Nebius's fabric, carried: basis upstream)
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",
         "Standard_ND96asr_v4",
         "p5.48xlarge",
     ]
-    assert list(table[column][:3]) == [0.059, 0.136, 0.138]
+    assert list(table[column][:4]) == [0.0424, 0.059, 0.136, 0.138]
 
 
 def test_ready_questions_are_one_pick_away(shipped, monkeypatch):
@@ -157,8 +161,11 @@ def test_ready_questions_are_one_pick_away(shipped, monkeypatch):
     assert app.radio(key="mode").value == "Links only" and app.text_input(key="q").value == "8-GPU NVSwitch"
     assert (app.number_input(key="min_fabric").value, app.selectbox(key="ready").value) == (3200.0, None)
     table = ranking_table(app)
-    assert list(table["instance"][:2]) == ["gpu-h100-sxm_8gpu-128vcpu-1600gb", "p5.48xlarge"]
-    assert list(table["USD/GPU-hour"][:2]) == [2.95, 6.88] and (table["fabric Gb/s/node"] >= 3200).all()
+    assert list(table["instance"][:2]) == [
+        "nebius__8xH100_80GB__128__1600",
+        "gpu-h100-sxm_8gpu-128vcpu-1600gb",
+    ]
+    assert list(table["USD/GPU-hour"][:2]) == [2.12, 2.95] and (table["fabric Gb/s/node"] >= 3200).all()
     app.selectbox(key="ready").select("Serve Llama 3.1 70B: what to rent, what it costs").run()
     assert (app.radio(key="mode").value, app.text_input(key="q").value) == ("Plan a model", "")
     top = ranking_table(app).iloc[0]
