@@ -98,7 +98,10 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
             row = {**row, "intra_node_basis": Basis.INFERRED.value}
             evidence = f"{claim.quote.strip()} ({claim.context}, {claim.source_url})"
             derivation.peers.setdefault(key, Peer(PeerAccess.YES, Basis.EXPECTED, evidence))
-        for claim, fetched in _fabric_claims(group) + _intra_claims(group, row):
+        metrics = set(group["metric"])  # most groups hold copies only: skip the pandas work they need not
+        fabric = _fabric_claims(group) if "ib_port_gbits_per_s" in metrics else []
+        intra = _intra_claims(group, row) if "gpu_to_gpu_gbytes_per_s" in metrics else []
+        for claim, fetched in fabric + intra:
             derivation.claims.append((*key, claim, fetched))
         _fills_and_conflicts(derivation, key, row)
     return derivation
