@@ -42,7 +42,7 @@ def test_units_are_named_and_claim_fields_follow_the_table():
         assert not column.text or column.claim, f"{column.name}: a text claim field must be a claim field"
         assert column.doc.strip(), f"{column.name} has no doc"
     assert "inter_node_gbits_per_s" in FIELD_UNITS and FIELD_UNITS["intra_node_link"] is None
-    assert {"gpu_model", "intra_node_link", "inter_node_fabric"} == TEXT_FIELDS
+    assert {"gpu_model", "intra_node_link", "inter_node_fabric"} <= TEXT_FIELDS
 
 
 def test_enum_columns_name_their_vocabulary():
