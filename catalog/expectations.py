@@ -11,6 +11,14 @@ claim row with its basis, the source's own text and URL, so provenance holds:
 - A measured two-way GPU-to-GPU copy total fills a missing ``intra_node_gbytes_per_s`` (never a
   stated or inferred one), marked ``measured``: one-way and per-direction readings never do, they
   are not the bidirectional figure the column holds.
+- An NVLink bridge the provider's health check expects: a conf that runs ``check_nvlink_status`` on a
+  size of two or more bridgeable cards (A100 PCIe, H100 NVL: ``pcie-or-nvlink-bridge`` in the GPU
+  table) whose page names no link makes the link ``nvlink-bridge`` (a claim with basis ``expected``
+  quoting the check) and the GB/s the datasheet's bridge figure (inferred from that link).
+- GPU peer access (``catalog.peer_access``): a measured copy makes ``gpu_peer_access`` yes, a run
+  that waived every device-to-device test no, basis ``measured`` with the reading as evidence; and an
+  inferred GPU-to-GPU figure the readings contradict (no peer access, or more than twice what was
+  measured) is withdrawn to missing, with a note naming the reading. A stated figure is never touched.
 
 ``apply`` is idempotent: derived claims identical to current ones keep their ``valid_from``, ones
 no longer derived are closed, and a row filled earlier whose figure is no longer derived goes back
@@ -28,16 +36,19 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from catalog import peer_access, upstream
+from catalog.peer_access import Peer
 from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row, file_system_error
 from catalog.validate import measured_against_datasheet, reading_problem
+from normalize.gpus import BY_ID, PCIE_OR_BRIDGE
 from normalize.units import gbits_to_gbytes
-from normalize.vocab import Basis
+from normalize.vocab import Basis, PeerAccess
 from records.measurements import CONDITIONAL
 from records.offers import Claim
 
 log = logging.getLogger(__name__)
 
-DERIVED = (Basis.EXPECTED.value, Basis.MEASURED.value)
+DERIVED = (Basis.EXPECTED.value, Basis.MEASURED.value, Basis.UPSTREAM.value)
 NOTE = "from measurements: "  # prefix of the notes a fill adds (removed when it is undone)
 
 
@@ -58,6 +69,9 @@ class Derivation:
     claims: list[tuple[str, str, Claim, datetime | None]] = field(default_factory=list)
     fills: list[Fill] = field(default_factory=list)
     conflicts: dict[tuple[str, str], str] = field(default_factory=dict)
+    peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
+    bridges: dict[tuple[str, str], tuple[float, int, str]] = field(default_factory=dict)
+    withdrawals: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
@@ -71,18 +85,37 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
         row = rows.get(key)
         if row is None:
             continue  # unmatched: kept in measurements, listed by the read side
-        for claim, fetched in _fabric_claims(group) + _intra_claims(group, row):
+        measured = peer_access.from_measurements(group.to_dict("records"), row)
+        if measured.peer is not None:
+            derivation.peers[key] = measured.peer
+        if measured.withdraw_note is not None:
+            derivation.withdrawals[key] = NOTE + measured.withdraw_note
+            row = {**row, "intra_node_basis": Basis.MISSING.value}
+        bridge = _bridge(group, row)
+        if bridge is not None:
+            claim, fetched, figures = bridge
+            derivation.claims.append((*key, claim, fetched))
+            derivation.bridges[key] = figures
+            row = {**row, "intra_node_basis": Basis.INFERRED.value}
+            evidence = f"{claim.quote.strip()} ({claim.context}, {claim.source_url})"
+            derivation.peers.setdefault(key, Peer(PeerAccess.YES, Basis.EXPECTED, evidence))
+        metrics = set(group["metric"])  # most groups hold copies only: skip the pandas work they need not
+        fabric = _fabric_claims(group) if "ib_port_gbits_per_s" in metrics else []
+        intra = _intra_claims(group, row) if "gpu_to_gpu_gbytes_per_s" in metrics else []
+        for claim, fetched in fabric + intra:
             derivation.claims.append((*key, claim, fetched))
         _fills_and_conflicts(derivation, key, row)
     return derivation
 
 
 def _relevant(measurements: pd.DataFrame) -> pd.DataFrame:
-    """The readings a claim can come from (expected port rates, measured two-way GPU-pair copies),
-    selected once rather than per instance: most of the table is other metrics."""
+    """The readings a claim can come from (expected port rates, measured GPU-pair copies and peer
+    status), selected once rather than per instance: most of the table is other metrics."""
     ports = (measurements["kind"] == "expected") & (measurements["metric"] == "ib_port_gbits_per_s")
-    copies = (measurements["kind"] == "measured") & (measurements["metric"] == "gpu_to_gpu_gbytes_per_s")
-    relevant = measurements[ports | copies]
+    peer_metrics = ("gpu_to_gpu_gbytes_per_s", "gpu_to_gpu_each_way_gbytes_per_s", "gpu_p2p_status")
+    copies = (measurements["kind"] == "measured") & measurements["metric"].isin(peer_metrics)
+    links = (measurements["kind"] == "expected") & (measurements["metric"] == "nvlink_status")
+    relevant = measurements[ports | copies | links]
     keep = [_within_bounds(r) for r in relevant.to_dict("records")]
     return relevant[pd.Series(keep, index=relevant.index, dtype=bool)]
 
@@ -96,6 +129,39 @@ def _within_bounds(reading: dict) -> bool:
     if problem is not None:
         log.warning("%s %s: not derived from: %s", reading["source"], reading["locator"], problem)
     return problem is None
+
+
+def _bridge(group: pd.DataFrame, row: dict) -> tuple[Claim, datetime | None, tuple[float, int, str]] | None:
+    """The NVLink bridge a health check expects on a bridgeable card whose page names no link: the
+    expected link claim, and (GB/s per GPU from the datasheet, GPUs per bridge domain, row note)."""
+    spec = BY_ID.get(str(row.get("gpu_model")))
+    if (
+        spec is None
+        or spec.link != PCIE_OR_BRIDGE
+        or row.get("intra_node_link") not in ("unknown", "nvlink-bridge")
+    ):
+        return None
+    if row.get("intra_node_basis") not in (Basis.MISSING.value, Basis.INFERRED.value):
+        return None
+    checks = group[(group["metric"] == "nvlink_status") & (group["value_text"] == "active")]
+    if checks.empty or spec.link_gbytes_per_s is None:
+        return None
+    check = checks.sort_values(["source_url", "locator"]).iloc[0]
+    claim = Claim(
+        field="intra_node_link",
+        value="nvlink-bridge",
+        quote=check["quote"],
+        source_url=check["source_url"],
+        context=f"{check['tool']} › {check['locator']}",
+        basis=Basis.EXPECTED,
+        qualifiers="the provider's health check fails a node whose NVLinks are not all active",
+    )
+    domain = int(min(spec.scale_up_domain_gpus or 2, 2))
+    note = (
+        f"{NOTE}intra_node_link nvlink-bridge expected ({check['tool']}, {check['source_url']} "
+        f"{check['locator']}); {spec.link_gbytes_per_s:g} GB/s inferred from the {spec.id} bridge"
+    )
+    return claim, _when(check.get("fetched_at")), (float(spec.link_gbytes_per_s), domain, note)
 
 
 def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, datetime | None]]:
@@ -157,6 +223,8 @@ def _intra_claims(group: pd.DataFrame, row: dict) -> list[tuple[Claim, datetime 
 
 def _fills_and_conflicts(derivation: Derivation, key: tuple[str, str], row: dict) -> None:
     for provider, instance_type, claim, _ in [c for c in derivation.claims if (c[0], c[1]) == key]:
+        if claim.field == "intra_node_link":
+            continue  # an expected bridge: written with its figure (Derivation.bridges)
         if claim.field == "intra_node_gbytes_per_s":
             note = f"{NOTE}intra_node_gbytes_per_s {claim.value:g} measured ({claim.context})"
             derivation.fills.append(Fill(provider, instance_type, claim, note))
@@ -199,13 +267,48 @@ def apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:
 
 def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
     instances = con.execute(
-        "SELECT provider, instance_type, gpu_model, intra_node_basis, inter_node_basis, "
-        "inter_node_gbits_per_s FROM instances"
+        "SELECT provider, instance_type, gpu_model, intra_node_link, intra_node_basis, "
+        "intra_node_gbytes_per_s, "
+        "inter_node_basis, inter_node_gbits_per_s FROM instances"
     ).df()
     measurements = con.execute("SELECT * FROM measurements WHERE provider IS NOT NULL").df()
     derivation = derive(_undone(instances), measurements)
-    _sync_claims(con, derivation, now)
     _undo_fills(con)
+    carried = upstream.carried_claims(con.execute(upstream.RESOLD_SQL).df())
+    derivation.claims += [(p, i, c, _when(f)) for p, i, c, f in carried]
+    _sync_claims(con, derivation, now)
+    for provider, instance_type, claim, _ in carried:
+        _carry(con, provider, instance_type, claim)
+    for (provider, instance_type), note in derivation.withdrawals.items():
+        con.execute(
+            """UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',
+                   missing_intra_bw = true,
+                   notes = CASE WHEN contains(notes, $note) THEN notes
+                                ELSE concat_ws('; ', nullif(notes, ''), $note) END
+               WHERE provider = $p AND instance_type = $i AND intra_node_basis = 'inferred'""",
+            {"note": note, "p": provider, "i": instance_type},
+        )
+    for (provider, instance_type), (gbytes, domain, note) in derivation.bridges.items():
+        con.execute(
+            """UPDATE instances SET intra_node_link = 'nvlink-bridge', intra_node_gbytes_per_s = $g,
+                   intra_node_basis = 'inferred', missing_intra_bw = false, scale_up_domain_gpus = $d,
+                   notes = CASE WHEN contains(notes, $note) THEN notes
+                                ELSE concat_ws('; ', nullif(notes, ''), $note) END
+               WHERE provider = $p AND instance_type = $i""",
+            {"g": gbytes, "d": domain, "note": note, "p": provider, "i": instance_type},
+        )
+    for (provider, instance_type), peer in derivation.peers.items():
+        con.execute(
+            """UPDATE instances SET gpu_peer_access = $a, gpu_peer_access_basis = $b,
+                   gpu_peer_access_evidence = $e WHERE provider = $p AND instance_type = $i""",
+            {
+                "a": peer.access.value,
+                "b": peer.basis.value,
+                "e": peer.evidence,
+                "p": provider,
+                "i": instance_type,
+            },
+        )
     for fill in derivation.fills:
         _fill(con, fill)
     for (provider, instance_type), note in derivation.conflicts.items():
@@ -250,10 +353,38 @@ def _sync_claims(con: duckdb.DuckDBPyConnection, derivation: Derivation, now: da
     con.unregister("derived")
 
 
+def _carry(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str, claim: Claim) -> None:
+    """One upstream fact into the resold row that lacks it (catalog.upstream), with a note."""
+    shown = claim.value if isinstance(claim.value, str) else f"{claim.value:g}"
+    note = f"{NOTE}{claim.field} {shown} {claim.qualifiers}"
+    params = {"p": provider, "i": instance_type, "note": note, "v": claim.value}
+    notes = "concat_ws('; ', nullif(notes, ''), $note)"
+    where = "WHERE provider = $p AND instance_type = $i"
+    if claim.field == "inter_node_fabric":
+        con.execute(f"UPDATE instances SET inter_node_fabric = $v, notes = {notes} {where}", params)
+    elif claim.field == "nic_count":
+        con.execute(f"UPDATE instances SET nic_count = CAST($v AS INTEGER), notes = {notes} {where}", params)
+    else:
+        con.execute(
+            f"""UPDATE instances SET inter_node_gbits_per_s = $v, inter_node_gbytes_per_s = $gb,
+                   inter_node_basis = 'upstream', missing_inter_bw = false, notes = {notes}
+                {where} AND inter_node_basis = 'missing'""",
+            {**params, "gb": gbits_to_gbytes(float(claim.value))},
+        )
+
+
 def _undo_fills(con: duckdb.DuckDBPyConnection) -> None:
     """Rows filled by an earlier derivation go back to missing before this one fills them again."""
     kept = f"list_filter(string_split(notes, '; '), lambda x: NOT starts_with(x, '{NOTE}'))"
     notes = f"array_to_string({kept}, '; ')"
+    con.execute(
+        f"""UPDATE instances SET inter_node_fabric = 'unknown', notes = {notes}
+            WHERE contains(notes, '{NOTE}inter_node_fabric ') AND seller_kind <> 'cloud'"""
+    )
+    con.execute(
+        f"""UPDATE instances SET nic_count = NULL, notes = {notes}
+            WHERE contains(notes, '{NOTE}nic_count ') AND seller_kind <> 'cloud'"""
+    )
     con.execute(
         f"""UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',
                    missing_intra_bw = true, notes = {notes}

@@ -13,11 +13,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec
+from catalog import peer_access
+from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec, memory_fits
 from normalize.units import gbits_to_gbytes
-from normalize.vocab import SCALE_UP_LINKS, Basis, Evidence, Fabric, Link
+from normalize.vocab import SCALE_UP_LINKS, Basis, Evidence, Fabric, Link, SellerKind
 from records.columns import INSTANCES
-from records.offers import Claim, InstanceOffer, RawOffer
+from records.offers import CONTRADICTED, Claim, InstanceOffer, RawOffer
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,12 @@ _BASIS_ORDER = {Basis.STATED: 0, Basis.PARAPHRASED: 1, Basis.INFERRED: 2}
 
 
 def _by_field(claims: list[Claim]) -> dict[str, list[Claim]]:
-    """Claims grouped by field, stated before paraphrased before inferred, each in the order the
-    scraper found them."""
+    """Claims grouped by field, stated before paraphrased before inferred, a claim its own source
+    contradicts last, each in the order the scraper found them."""
     grouped: dict[str, list[Claim]] = defaultdict(list)
-    for claim in sorted(claims, key=lambda c: _BASIS_ORDER.get(c.basis, 3)):
+    for claim in sorted(
+        claims, key=lambda c: (c.qualifiers.startswith(CONTRADICTED), _BASIS_ORDER.get(c.basis, 3))
+    ):
         grouped[claim.field].append(claim)
     return grouped
 
@@ -101,14 +104,31 @@ def _domain(link: Link, spec: GpuSpec | None, gpu_count: float | None) -> int | 
     return None
 
 
+def _board_slice(spec: GpuSpec | None, gpu_count: float | None) -> bool:
+    """Whether a count is part of one NVSwitch board (2 of an 8-GPU HGX), not the whole board."""
+    return (
+        spec is not None
+        and spec.link == Link.NVSWITCH
+        and not spec.rack_scale
+        and gpu_count is not None
+        and spec.scale_up_domain_gpus is not None
+        and gpu_count < spec.scale_up_domain_gpus
+    )
+
+
 def infer_intra(
     spec: GpuSpec | None,
     gpu_count: float | None,
     stated_link: Link | None,
     stated_gbytes: Claim | None,
+    *,
+    resold: bool = False,
 ) -> _Intra:
     """GPU-to-GPU link and GB/s per GPU: stated if the source says it, else from the datasheet. One GPU
-    (or a slice of one, as the source or its name says) has no GPU peer: not applicable."""
+    (or a slice of one, as the source or its name says) has no GPU peer: not applicable. Two things
+    are never inferred: a resold slice of an NVSwitch board (``resold``: 2 of 8 SXM GPUs from a
+    marketplace or aggregator) is not NVSwitch by assumption, and a GeForce card has no PCIe P2P figure
+    (its driver gives no peer access)."""
     single = gpu_count is not None and gpu_count <= 1 and not (spec and spec.rack_scale)
     if single or stated_link == Link.SINGLE_GPU:
         return _Intra(Link.SINGLE_GPU, None, Basis.NOT_APPLICABLE, 1)
@@ -118,6 +138,15 @@ def infer_intra(
         return _Intra(link, float(stated_gbytes.value), Basis.STATED, _domain(link, spec, gpu_count))
     if spec is None:
         return _Intra(link or Link.UNKNOWN, None, Basis.MISSING, None)
+    if link is None and resold and _board_slice(spec, gpu_count):
+        note = (
+            f"{gpu_count:g} of the {spec.scale_up_domain_gpus} GPUs of an {spec.id} board, resold: whether "
+            "they reach each other over NVSwitch the seller does not say (not inferred)"
+        )
+        return _Intra(Link.UNKNOWN, None, Basis.MISSING, None, note=note)
+    if (link or spec.link) == Link.PCIE and peer_access.is_geforce(spec):
+        note = f"{spec.id} is a GeForce card: no PCIe peer-to-peer path, so no PCIe GPU-to-GPU figure"
+        return _Intra(Link.PCIE, None, Basis.MISSING, 1, note=note)
     if spec.link == PCIE_OR_BRIDGE and link not in (Link.NVLINK_BRIDGE, Link.PCIE):
         note = (
             f"{spec.id} pairs may use an NVLink bridge ({spec.link_gbytes_per_s:g} GB/s) or PCIe "
@@ -138,6 +167,27 @@ def infer_intra(
         return _Intra(link, None, Basis.MISSING, domain)
     claim = _inferred("intra_node_gbytes_per_s", gbytes, spec, "link", column)
     return _Intra(link, gbytes, Basis.INFERRED, domain, (claim,))
+
+
+def nominal_memory(
+    stated_gb: float | None, spec: GpuSpec | None, gpu_count: float | None
+) -> tuple[float | None, str | None]:
+    """(memory per GPU in one unit, why the stated figure disagrees with the datasheet or None): the
+    datasheet's nominal size when the stated figure fits it as GB or as GiB ("80 GB" and "80 GiB"
+    are both an 80 GB H100), a fractional GPU's stated slice scaled to a whole GPU first; the stated
+    figure when it fits neither (flagged) or no datasheet is known."""
+    if spec is None:
+        return stated_gb, None
+    if stated_gb is None:
+        return spec.memory_gb, None
+    whole_gb = stated_gb / gpu_count if gpu_count is not None and 0 < gpu_count < 1 else stated_gb
+    if memory_fits(whole_gb, spec.memory_gb):
+        return spec.memory_gb, None
+    flag = (
+        f"stated {whole_gb:.4g} GB per GPU fits neither {spec.memory_gb:g} GB nor {spec.memory_gb:g} GiB "
+        f"of the {spec.id} datasheet"
+    )
+    return whole_gb, flag
 
 
 def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
@@ -163,8 +213,13 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         gpu_count,
         Link(stated_link) if stated_link else None,
         first("intra_node_gbytes_per_s"),
+        resold=raw.identity.seller_kind != SellerKind.CLOUD,
+    )
+    peer = peer_access.at_build(
+        intra.link, spec, first("intra_node_link") or first("intra_node_gbytes_per_s")
     )
     extra_claims = list(intra.claims)
+    nominal_gb, memory_flag = nominal_memory(number("gpu_memory_gb"), spec, gpu_count)
 
     memory_bw = number("gpu_memory_gbytes_per_s")
     memory_bw_basis = Basis.STATED if memory_bw is not None else Basis.MISSING
@@ -189,9 +244,14 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         gpu_memory_gb=number("gpu_memory_gb"),
         gpu_memory_gbytes_per_s=memory_bw,
         gpu_memory_bw_basis=memory_bw_basis,
+        gpu_memory_nominal_gb=nominal_gb,
+        gpu_memory_flag=memory_flag,
         intra_node_link=intra.link,
         intra_node_gbytes_per_s=intra.gbytes_per_s,
         intra_node_basis=intra.basis,
+        gpu_peer_access=peer.access,
+        gpu_peer_access_basis=peer.basis,
+        gpu_peer_access_evidence=peer.evidence,
         scale_up_domain_gpus=int(stated_domain) if stated_domain else intra.scale_up_domain_gpus,
         inter_node_fabric=Fabric(fabric) if fabric else Fabric.UNKNOWN,
         inter_node_gbits_per_s=inter_gbits,

@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 
 from normalize.errors import InvalidOffer
-from normalize.vocab import Basis, Evidence, Fabric, Link, SellerKind
+from normalize.vocab import Basis, Evidence, Fabric, Link, PeerAccess, SellerKind
 from records.documents import Document
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer, OfferIdentity
 from records.prices import Price
@@ -29,14 +29,22 @@ _ENUM_COLUMNS = {
     "intra_node_basis": Basis,
     "inter_node_fabric": Fabric,
     "inter_node_basis": Basis,
+    "gpu_peer_access": PeerAccess,
+    "gpu_peer_access_basis": Basis,
 }
 
 
 def row_offer(row: Mapping, claims: tuple[Claim, ...]) -> InstanceOffer:
-    """An ``instances`` row (as a mapping of its columns) back as the InstanceOffer it was written from."""
-    values = {f.name: row[f.name] for f in fields(InstanceOffer) if f.name not in ("claims", "identity")}
+    """An ``instances`` row (as a mapping of its columns) back as the InstanceOffer it was written from
+    (a column an older catalog lacks takes the field's default)."""
+    values = {
+        f.name: row[f.name]
+        for f in fields(InstanceOffer)
+        if f.name not in ("claims", "identity") and f.name in row
+    }
     for name, enum in _ENUM_COLUMNS.items():
-        values[name] = enum(values[name])
+        if name in values:
+            values[name] = enum(values[name])
     identity = OfferIdentity(
         seller_kind=SellerKind(row["seller_kind"]),
         **{name: row[name] for name in ("upstream_provider", "upstream_instance_type", "platform", "preset")},
@@ -141,7 +149,8 @@ def read_previous(con: duckdb.DuckDBPyConnection, database: str, provider: str) 
         con, f"SELECT * FROM {database}.claims WHERE provider = ? AND valid_to IS NULL", provider
     )
     current = tuple((row["instance_type"], _claim(row)) for row in claims)
-    price_columns = ", ".join(f.name for f in fields(Price))
+    present = {row[0] for row in con.execute(f"DESCRIBE {database}.prices").fetchall()}
+    price_columns = ", ".join(f.name for f in fields(Price) if f.name in present)
     prices = tuple(
         Price(**row)
         for row in _records(

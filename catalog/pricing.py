@@ -1,4 +1,5 @@
-"""The price columns of ``instances``, read from the current prices in one SQL statement.
+"""The price columns of ``instances``, read from the current prices in SQL, and what the prices carry
+beside their figures: the exchange rates they were converted at and the flags of placeholder prices.
 
 ``min_usd_per_hour`` is the cheapest current on-demand price of the whole instance over every region
 its sources publish; ``usd_per_gpu_hour`` is that price divided by ``gpu_count`` (for a fractional GPU,
@@ -6,7 +7,12 @@ its sources publish; ``usd_per_gpu_hour`` is that price divided by ``gpu_count``
 regions with an on-demand price and ``price_region`` names the cheapest one (the first by name when
 several share the minimum). Spot prices stay in ``prices`` and never set these columns: a spot price
 can be withdrawn at any moment, so "cheapest" means on-demand. A row with no on-demand price has
-NULLs and ``regions`` 0: a price that is not published is missing, never guessed.
+NULLs and ``regions`` 0: a price that is not published is missing, never guessed. A price published
+in another currency is compared in USD at the catalog's stated, dated rate (``exchange_rates``).
+
+A placeholder-looking price is kept and flagged (``prices.price_flag``, and the row's ``price_flag``
+when it is the row's cheapest): on-demand equal to spot, at a whole number of dollars per GPU-hour,
+the same figure for two or more GPU models of one seller. No market prices an H100 and an H200 alike.
 
 ``fill_price_columns`` runs on the new catalog's connection once every provider's rows and prices are
 in, so stale and untouched providers get their columns from the prices they kept.
@@ -16,19 +22,23 @@ from __future__ import annotations
 
 import duckdb
 
+from normalize.currency import RATES
+
 FILL_SQL = """
 UPDATE instances AS i SET
     min_usd_per_hour = u.min_usd_per_hour,
     usd_per_gpu_hour = u.min_usd_per_hour / i.gpu_count,
     regions = coalesce(u.regions, 0),
-    price_region = u.price_region
+    price_region = u.price_region,
+    price_flag = u.price_flag
 FROM (
-    SELECT provider, instance_type, b.min_usd_per_hour, b.regions, b.price_region
+    SELECT provider, instance_type, b.min_usd_per_hour, b.regions, b.price_region, b.price_flag
     FROM instances LEFT JOIN (
         SELECT provider, instance_type,
                min(usd_per_hour) AS min_usd_per_hour,
                count(DISTINCT region) AS regions,
-               list(region ORDER BY usd_per_hour, region)[1] AS price_region
+               list(region ORDER BY usd_per_hour, region)[1] AS price_region,
+               list(price_flag ORDER BY usd_per_hour, region)[1] AS price_flag
         FROM current_prices
         WHERE usd_per_hour IS NOT NULL
         GROUP BY provider, instance_type
@@ -37,7 +47,46 @@ FROM (
 WHERE i.provider = u.provider AND i.instance_type = u.instance_type
 """
 
+# Per GPU-hour, in the published currency: on-demand = spot, a whole number, shared by 2+ GPU models.
+FLAG_SQL = """
+WITH per_gpu AS (
+    SELECT p.provider, p.instance_type, p.region, p.currency, i.gpu_model,
+           round(p.published_per_hour / i.gpu_count, 6) AS per_gpu_hour
+    FROM prices p JOIN instances i USING (provider, instance_type)
+    WHERE p.valid_to IS NULL AND i.gpu_count IS NOT NULL AND i.gpu_model IS NOT NULL
+      AND p.published_per_hour IS NOT NULL AND p.published_per_hour = p.published_spot_per_hour
+), suspects AS (
+    SELECT provider, currency, per_gpu_hour, string_agg(DISTINCT gpu_model, ', ' ORDER BY gpu_model) AS models
+    FROM per_gpu WHERE per_gpu_hour = round(per_gpu_hour)
+    GROUP BY provider, currency, per_gpu_hour HAVING count(DISTINCT gpu_model) > 1
+)
+UPDATE prices AS p SET price_flag =
+    'looks like a placeholder: on-demand = spot = ' || s.per_gpu_hour || ' ' || s.currency
+    || ' per GPU-hour, the same for ' || s.models || ' (kept as published)'
+FROM per_gpu g JOIN suspects s USING (provider, currency, per_gpu_hour)
+WHERE p.valid_to IS NULL AND p.provider = g.provider AND p.instance_type = g.instance_type
+  AND p.region = g.region
+"""
+
+
+def write_exchange_rates(con: duckdb.DuckDBPyConnection) -> None:
+    """The catalog's exchange rates (normalize/exchange_rates.csv), replacing what the table held."""
+    con.execute("DELETE FROM exchange_rates")
+    con.executemany(
+        "INSERT INTO exchange_rates VALUES (?, ?, ?, ?, ?)",
+        [[r.currency, r.usd_per_unit, r.rate_date, r.source_url, r.note] for r in RATES.values()],
+    )
+
+
+def flag_placeholders(con: duckdb.DuckDBPyConnection) -> None:
+    """Flag every current price that looks like a placeholder (see the module docstring)."""
+    con.execute("UPDATE prices SET price_flag = NULL WHERE valid_to IS NULL")
+    con.execute(FLAG_SQL)
+
 
 def fill_price_columns(con: duckdb.DuckDBPyConnection) -> None:
-    """Set every row's price columns from ``current_prices`` (NULL and 0 where none is published)."""
+    """Rates, flags, then every row's price columns from ``current_prices`` (NULL and 0 where none is
+    published)."""
+    write_exchange_rates(con)
+    flag_placeholders(con)
     con.execute(FILL_SQL)

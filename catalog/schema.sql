@@ -3,45 +3,51 @@
 
 -- The instances block is generated from records/instance_columns.toml (python -m devtools schema).
 CREATE TABLE IF NOT EXISTS instances (
-    provider                 VARCHAR NOT NULL,
-    instance_type            VARCHAR NOT NULL,
-    seller_kind              VARCHAR NOT NULL DEFAULT 'cloud',
-    upstream_provider        VARCHAR,
-    upstream_instance_type   VARCHAR,
-    platform                 VARCHAR,
-    preset                   VARCHAR,
-    gpu_model                VARCHAR,
-    gpu_count                DOUBLE,
-    gpu_memory_gb            DOUBLE,
-    gpu_memory_gbytes_per_s  DOUBLE,
-    gpu_memory_bw_basis      VARCHAR NOT NULL,
-    intra_node_link          VARCHAR NOT NULL,
-    intra_node_gbytes_per_s  DOUBLE,
-    intra_node_basis         VARCHAR NOT NULL,
-    scale_up_domain_gpus     INTEGER,
-    inter_node_fabric        VARCHAR NOT NULL,
-    inter_node_gbits_per_s   DOUBLE,
-    inter_node_gbytes_per_s  DOUBLE,
-    inter_node_basis         VARCHAR NOT NULL,
-    nic_count                INTEGER,
-    frontend_gbits_per_s     DOUBLE,
-    frontend_nic_count       INTEGER,
-    fabric_shares_frontend   BOOLEAN NOT NULL,
-    missing_intra_bw         BOOLEAN NOT NULL,
-    missing_inter_bw         BOOLEAN NOT NULL,
-    unit_suspect             BOOLEAN NOT NULL,
-    conflict                 BOOLEAN NOT NULL,
-    min_usd_per_hour         DOUBLE,
-    usd_per_gpu_hour         DOUBLE,
-    regions                  INTEGER NOT NULL DEFAULT 0,
-    price_region             VARCHAR,
-    notes                    VARCHAR NOT NULL,
-    source_kind              VARCHAR NOT NULL,
-    source_url               VARCHAR NOT NULL,
-    scraped_at               TIMESTAMP NOT NULL,
-    stale                    BOOLEAN NOT NULL,
-    stale_since              TIMESTAMP,
-    stale_cause              VARCHAR,
+    provider                  VARCHAR NOT NULL,
+    instance_type             VARCHAR NOT NULL,
+    seller_kind               VARCHAR NOT NULL DEFAULT 'cloud',
+    upstream_provider         VARCHAR,
+    upstream_instance_type    VARCHAR,
+    platform                  VARCHAR,
+    preset                    VARCHAR,
+    gpu_model                 VARCHAR,
+    gpu_count                 DOUBLE,
+    gpu_memory_gb             DOUBLE,
+    gpu_memory_nominal_gb     DOUBLE,
+    gpu_memory_flag           VARCHAR,
+    gpu_memory_gbytes_per_s   DOUBLE,
+    gpu_memory_bw_basis       VARCHAR NOT NULL,
+    intra_node_link           VARCHAR NOT NULL,
+    intra_node_gbytes_per_s   DOUBLE,
+    intra_node_basis          VARCHAR NOT NULL,
+    gpu_peer_access           VARCHAR NOT NULL DEFAULT 'unknown',
+    gpu_peer_access_basis     VARCHAR NOT NULL DEFAULT 'missing',
+    gpu_peer_access_evidence  VARCHAR,
+    scale_up_domain_gpus      INTEGER,
+    inter_node_fabric         VARCHAR NOT NULL,
+    inter_node_gbits_per_s    DOUBLE,
+    inter_node_gbytes_per_s   DOUBLE,
+    inter_node_basis          VARCHAR NOT NULL,
+    nic_count                 INTEGER,
+    frontend_gbits_per_s      DOUBLE,
+    frontend_nic_count        INTEGER,
+    fabric_shares_frontend    BOOLEAN NOT NULL,
+    missing_intra_bw          BOOLEAN NOT NULL,
+    missing_inter_bw          BOOLEAN NOT NULL,
+    unit_suspect              BOOLEAN NOT NULL,
+    conflict                  BOOLEAN NOT NULL,
+    min_usd_per_hour          DOUBLE,
+    usd_per_gpu_hour          DOUBLE,
+    regions                   INTEGER NOT NULL DEFAULT 0,
+    price_region              VARCHAR,
+    price_flag                VARCHAR,
+    notes                     VARCHAR NOT NULL,
+    source_kind               VARCHAR NOT NULL,
+    source_url                VARCHAR NOT NULL,
+    scraped_at                TIMESTAMP NOT NULL,
+    stale                     BOOLEAN NOT NULL,
+    stale_since               TIMESTAMP,
+    stale_cause               VARCHAR,
     PRIMARY KEY (provider, instance_type),
     CHECK (min_usd_per_hour IS NULL OR min_usd_per_hour > 0),
     CHECK ((regions > 0) = (min_usd_per_hour IS NOT NULL)),
@@ -126,15 +132,30 @@ CREATE TABLE IF NOT EXISTS prices (
     provider           VARCHAR   NOT NULL,  -- who sells it (a marketplace, not its upstream cloud)
     instance_type      VARCHAR   NOT NULL,
     region             VARCHAR   NOT NULL,  -- as the source names it
-    usd_per_hour       DOUBLE,              -- on-demand, whole instance
-    spot_usd_per_hour  DOUBLE,              -- spot / preemptible, whole instance
+    usd_per_hour       DOUBLE,              -- on-demand, whole instance (in USD: published x usd_per_unit)
+    spot_usd_per_hour  DOUBLE,              -- spot / preemptible, whole instance, in USD
     quote              VARCHAR   NOT NULL,  -- the source's line or cell
     context            VARCHAR   NOT NULL,
     notes              VARCHAR   NOT NULL,
     source_url         VARCHAR   NOT NULL,
+    currency           VARCHAR   NOT NULL DEFAULT 'USD',  -- ISO 4217, as the source publishes it
+    published_per_hour       DOUBLE,        -- on-demand, whole instance, in `currency` as published
+    published_spot_per_hour  DOUBLE,        -- spot, in `currency` as published
+    usd_per_unit       DOUBLE    NOT NULL DEFAULT 1,  -- the exchange_rates rate used (1 for USD)
+    price_flag         VARCHAR,             -- why the price looks like a placeholder (kept, flagged)
     fetched_at         TIMESTAMP,
     valid_from         TIMESTAMP NOT NULL,
     valid_to           TIMESTAMP
+);
+
+-- The rate each non-USD price was converted at: one stated, dated rate per currency, with its source
+-- (normalize/exchange_rates.csv), so a USD comparison says what it assumed.
+CREATE TABLE IF NOT EXISTS exchange_rates (
+    currency      VARCHAR PRIMARY KEY,  -- ISO 4217
+    usd_per_unit  DOUBLE  NOT NULL,
+    rate_date     DATE,
+    source_url    VARCHAR,
+    note          VARCHAR NOT NULL
 );
 
 -- What an instance is expected to deliver (a provider's health checks, topology files) and what it

@@ -73,6 +73,10 @@ PRICE_IDENTITY = (
     "context",
     "notes",
     "source_url",
+    "currency",
+    "published_per_hour",
+    "published_spot_per_hour",
+    "usd_per_unit",
 )
 PRICE_COLUMNS = (*PRICE_IDENTITY, "fetched_at", "valid_from", "valid_to")
 MEASUREMENT_COLUMNS = (*(f.name for f in fields(Measurement)), "fetched_at", "stale")
@@ -412,7 +416,8 @@ class CatalogWriter:
             self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM staging.{table}")
             return
         self.con.execute(f"CREATE TEMP VIEW fresh AS SELECT * FROM staging.{table}")
-        same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in identity)
+        old_columns = {row[0] for row in self.con.execute(f"DESCRIBE old.{table}").fetchall()}
+        same = " AND ".join(f"f.{c} IS NOT DISTINCT FROM o.{c}" for c in identity if c in old_columns)
         current = f"FROM old.{table} o WHERE o.valid_to IS NULL AND {same}"
         self.con.execute(
             f"""INSERT INTO {table} BY NAME

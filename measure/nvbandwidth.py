@@ -9,8 +9,11 @@ bidirectional test reports, and the two are never mixed:
 - v0.8 labels it "Total bandwidth" and stacks three matrices in one (direction 1, direction 2,
   total) → the first two as each-way readings, the third as ``gpu_to_gpu_gbytes_per_s`` two-way.
 
-"Waived" test cases did not run (one GPU, or GPUs without peer access) and give no reading; a run
-that failed ("error") gives none either and is refused with the line.
+"Waived" test cases did not run (one GPU, or GPUs without peer access) and give no bandwidth; a run
+of two or more GPUs whose every device-to-device test was waived is evidence of its own: those GPUs
+have no peer-to-peer path (nvbandwidth waives peer copies the driver cannot do), kept as one
+``gpu_p2p_status`` reading "Waived" that quotes the first waived status. A run that failed ("error")
+gives no reading and is refused with the line.
 
 One more trap: in v0.5 output the SM (kernel) bidirectional tests print about twice the CE ones
 (670 vs 365 GB/s on an a3-highgpu-8g, while v0.8 prints 339 per direction for SM): v0.5's SM
@@ -102,12 +105,14 @@ def parse_json(text: str, origin: Origin, version: str | None = None) -> list[Me
         )
     found = run.get("version")
     version = _shaped(found, str, "$.nvbandwidth.version") if found else version
-    matrices, waived = [], 0
+    matrices, waived, peer_waived = [], 0, []
     for i, case in enumerate(_shaped(run.get("testcases") or [], list, "$.nvbandwidth.testcases")):
         where = f"$.nvbandwidth.testcases[{i}]"
         case = _shaped(case, dict, where)
         if case.get("status") != "Passed":
             waived += case.get("status") == "Waived"
+            if case.get("status") == "Waived" and str(case.get("name", "")).startswith("device_to_device"):
+                peer_waived.append((i, str(case.get("name"))))
             continue
         matrix = _shaped(case.get("bandwidth_matrix") or [], list, f"{where}.bandwidth_matrix")
         rows = [
@@ -121,7 +126,40 @@ def parse_json(text: str, origin: Origin, version: str | None = None) -> list[Me
         described = _shaped(case.get("bandwidth_description", ""), str, f"{where}.bandwidth_description")
         matrices.append(Matrix(name, described, rows))
     notes = f"{waived} test cases waived (one GPU, or no peer access)" if waived else ""
-    return _readings(matrices, origin, version, nodes=None, extra=notes)
+    readings = _readings(matrices, origin, version, nodes=None, extra=notes)
+    return readings + _no_peer_access(text, matrices, peer_waived, origin, version)
+
+
+def _no_peer_access(
+    text: str, matrices: list[Matrix], waived: list[tuple[int, str]], origin: Origin, version: str | None
+) -> list[Measurement]:
+    """A "Waived" gpu_p2p_status reading when a run of two or more GPUs waived every device-to-device
+    test and passed none; nothing otherwise (one GPU waives them too, and proves nothing)."""
+    gpus = max(
+        (len(row) for m in matrices if m.test.startswith("host_to_device") for row in m.rows), default=0
+    )
+    passed = any(m.test.startswith("device_to_device") for m in matrices)
+    if gpus < 2 or passed or not waived:
+        return []
+    quote = next((ln.strip() for ln in text.splitlines() if '"Waived"' in ln), '"status" : "Waived"')
+    index, _ = waived[0]
+    names = ", ".join(name for _, name in waived)
+    reading = measurement(
+        origin,
+        "gpu_p2p_status",
+        None,
+        value_text="Waived",
+        locator=f"$.nvbandwidth.testcases[{index}].status",
+        quote=quote,
+        tool="nvbandwidth",
+        tool_version=version,
+        gpus=gpus,
+        notes=(
+            f"every device-to-device test waived on {gpus} GPUs ({names}): no GPU peer-to-peer access; "
+            "GPU-to-GPU traffic is staged through host memory"
+        ),
+    )
+    return [reading]
 
 
 def _json_cell(cell: object, locator: str) -> Cell:

@@ -84,6 +84,7 @@ class Basis(StrEnum):
     INFERRED = "inferred"  # derived from the GPU model's datasheet, a name or a named standard
     EXPECTED = "expected"  # the provider's own health check or topology file expects it (not its pages)
     MEASURED = "measured"  # a tool measured it on a real instance (never stated by the provider)
+    UPSTREAM = "upstream"  # a reseller's row carries the upstream cloud's own row's stated figure
     MISSING = "missing"  # nobody states it; stored as NULL and flagged
     NOT_APPLICABLE = "not-applicable"  # e.g. GPU-to-GPU bandwidth of a single-GPU instance
 
@@ -91,7 +92,7 @@ class Basis(StrEnum):
 #: Bases of a figure the provider itself gives (in its words or in ours).
 PROVIDER_BASES = frozenset({Basis.STATED, Basis.PARAPHRASED})
 #: Bases of a figure the row holds; with any other (missing, not-applicable) the figure is NULL.
-VALUE_BASES = PROVIDER_BASES | {Basis.INFERRED, Basis.EXPECTED, Basis.MEASURED}
+VALUE_BASES = PROVIDER_BASES | {Basis.INFERRED, Basis.EXPECTED, Basis.MEASURED, Basis.UPSTREAM}
 
 
 class Evidence(StrEnum):
@@ -175,3 +176,18 @@ class SellerKind(StrEnum):
     AGGREGATOR = (
         "aggregator"  # resells other clouds' instances under its own names (Shadeform, Prime Intellect)
     )
+
+
+class PeerAccess(StrEnum):
+    """Whether the GPUs of one instance can read and write each other's memory directly (CUDA peer
+    access); without it GPU-to-GPU traffic is staged through host memory."""
+
+    YES = "yes"
+    NO = "no"
+    UNKNOWN = "unknown"
+    NOT_APPLICABLE = "not-applicable"  # one GPU (or a slice of one): no peer
+
+
+#: GeForce consumer cards (RTX 3060 … RTX 5090): NVIDIA's GeForce driver exposes no GPU peer-to-peer
+#: path over PCIe (CUDA's cudaDeviceCanAccessPeer is false), so no PCIe P2P figure is inferred for them.
+GEFORCE_FAMILY = re.compile(r"^RTX-[2-5]0[5-9]0(?:-|$)")

@@ -14,8 +14,12 @@ from datetime import date, datetime
 
 from normalize.errors import InvalidOffer
 from normalize.factors import BITS_PER_BYTE
-from normalize.vocab import VALUE_BASES, Basis, Evidence, Fabric, Link, SellerKind
+from normalize.vocab import VALUE_BASES, Basis, Evidence, Fabric, Link, PeerAccess, SellerKind
 from records.columns import FIELD_UNITS, TEXT_FIELDS
+
+#: Qualifiers of a claim its own source contradicts (AWS's "1 x NVIDIA L4 GPU" beside "2 GiB") start
+#: with this: it is kept, and a claim of the same field that nothing contradicts is shown before it.
+CONTRADICTED = "contradicted by its own source: "
 
 
 @dataclass(frozen=True)
@@ -155,11 +159,19 @@ class InstanceOffer:
     stale_since: datetime | None = None
     stale_cause: str | None = None
     identity: OfferIdentity = OfferIdentity()
+    # GPU memory in one unit (the datasheet's nominal size when the stated figure fits it), and why not.
+    gpu_memory_nominal_gb: float | None = None
+    gpu_memory_flag: str | None = None
+    # Whether the GPUs reach each other's memory directly (catalog.peer_access), its basis and evidence.
+    gpu_peer_access: PeerAccess = PeerAccess.UNKNOWN
+    gpu_peer_access_basis: Basis = Basis.MISSING
+    gpu_peer_access_evidence: str | None = None
     # Filled from the current prices once every provider is written (catalog.pricing): on-demand only.
     min_usd_per_hour: float | None = None
     usd_per_gpu_hour: float | None = None
     regions: int = 0
     price_region: str | None = None
+    price_flag: str | None = None  # the cheapest price's flag: why it looks like a placeholder
     claims: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
 
     @property
@@ -217,6 +229,10 @@ class InstanceOffer:
             yield "missing_intra_bw disagrees with intra_node_basis"
         if self.missing_inter_bw != (self.inter_node_basis == Basis.MISSING):
             yield "missing_inter_bw disagrees with inter_node_basis"
+        if (self.gpu_peer_access_evidence is None) != (
+            self.gpu_peer_access_basis in (Basis.MISSING, Basis.NOT_APPLICABLE)
+        ):
+            yield f"gpu_peer_access_evidence disagrees with its basis {self.gpu_peer_access_basis}"
         if self.source_kind not in ("scraped", "curated"):
             yield f"unknown source_kind {self.source_kind!r}"
         yield from self.identity.problems()

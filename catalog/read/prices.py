@@ -98,7 +98,7 @@ SELECT CASE WHEN {key} IS NOT NULL
        provider, instance_type, gpu_model, gpu_count, intra_node_link, scale_up_domain_gpus,
        inter_node_fabric, inter_node_gbits_per_s, inter_node_basis,
        min_usd_per_hour, usd_per_gpu_hour, price_region, regions, min_spot_usd_per_hour,
-       usd_per_gpu_hour_per_fabric_gbytes_per_s, price_source_url, stale, source_kind,
+       usd_per_gpu_hour_per_fabric_gbytes_per_s, price_source_url, {flag} AS price_flag, stale, source_kind,
        '{currency}' AS currency, CASE WHEN $spot THEN 'spot' ELSE 'on-demand' END AS price_kind
 FROM derived {where}
 ORDER BY {key} NULLS LAST, provider, instance_type
@@ -141,15 +141,21 @@ def cheapest(con: duckdb.DuckDBPyConnection, question: PriceQuestion = PriceQues
     ``price_kind`` say which), ``min_spot_usd_per_hour`` (cheapest current spot price, any region),
     ``usd_per_gpu_hour_per_fabric_gbytes_per_s`` (``usd_per_gpu_hour`` / the fabric's GB/s per GPU,
     i.e. ``min_usd_per_hour`` / ``inter_node_gbytes_per_s``: what one GB/s between nodes costs per
-    hour; NULL without a price or a fabric figure), and ``price_source_url`` (where the cheapest
-    price is published). ValueError for an unknown ``order_by``.
+    hour; NULL without a price or a fabric figure), ``price_source_url`` (where the cheapest
+    price is published) and ``price_flag`` (why that price looks like a placeholder; NULL in a
+    catalog built before flags). ValueError for an unknown ``order_by``.
     """
     if question.order_by not in ORDERS:
         raise ValueError(f"order_by {question.order_by!r}: choose one of {', '.join(ORDERS)}")
     where, params = _where(question)
+    flagged = con.execute(
+        "SELECT count(*) FROM information_schema.columns "
+        "WHERE table_name = 'instances' AND column_name = 'price_flag'"
+    ).fetchone()
     sql = _RANKED.format(
         key=ORDERS[question.order_by],
         where="WHERE " + " AND ".join(where) if where else "",
+        flag="price_flag" if flagged and flagged[0] else "NULL::VARCHAR",
         currency=CURRENCY,
     )
     return con.execute(sql, params).df()

@@ -93,7 +93,8 @@ _TENSOR_SCORE = f"""CASE WHEN intra_node_link = 'single-gpu' THEN 0.0
 _TENSOR_REASON = f"""CASE
     WHEN intra_node_link = 'single-gpu' THEN 'single GPU: no tensor parallelism inside the instance'
     WHEN intra_node_link = 'unknown' THEN 'GPU-to-GPU link unknown: not stated by the provider'
-    WHEN {_BW} IS NULL THEN link_name || ', bandwidth unknown: ' || {_not_stated("intra_node_basis")}
+    {{no_peer}}WHEN {_BW} IS NULL
+        THEN link_name || ', bandwidth unknown: ' || {_not_stated("intra_node_basis")}
     WHEN {_DEGREE} IS NULL
         THEN link_name || ' ' || {fmt_sql(_BW)} || ' GB/s per GPU, but the GPUs per instance are not stated'
     WHEN intra_node_link = 'pcie'
@@ -139,6 +140,18 @@ _EXPERT_REASON = f"""CASE WHEN pipeline_score IS NULL THEN pipeline_reason
 END"""
 
 
+# A row whose GPUs have no peer access (catalog.peer_access) says so, in a catalog that has the column.
+_NO_PEER = """WHEN intra_node_gbytes_per_s IS NULL AND gpu_peer_access = 'no'
+        THEN link_name || ' without GPU peer access (' || gpu_peer_access_basis
+             || '): GPU-to-GPU copies are staged through host memory'
+    """
+
+
+def _tensor_reason(catalog: Shape | None) -> str:
+    peer = catalog is None or "gpu_peer_access" in catalog.instance_columns
+    return _TENSOR_REASON.replace("{no_peer}", _NO_PEER if peer else "")
+
+
 def ranking_sql(filters: Filters, catalog: Shape | None = None) -> tuple[str, dict]:
     """The SQL and parameters of ``ranking``."""
     if filters.workload not in WORKLOADS:
@@ -156,7 +169,7 @@ def ranking_sql(filters: Filters, catalog: Shape | None = None) -> tuple[str, di
     sql = f"""
 WITH shown AS (SELECT *, {LINK_LABEL_SQL} AS link_name, {FABRIC_LABEL_SQL} AS fabric_name FROM ({shown})),
 parts AS (
-    SELECT *, {_TENSOR_SCORE} AS tensor_score, {_TENSOR_REASON} AS tensor_reason,
+    SELECT *, {_TENSOR_SCORE} AS tensor_score, {_tensor_reason(catalog)} AS tensor_reason,
               {_PIPELINE_SCORE} AS pipeline_score, {_PIPELINE_REASON} AS pipeline_reason
     FROM shown
 ), scored AS (

@@ -27,11 +27,11 @@ from normalize.gpus import identify_gpu
 from normalize.units import parse_bandwidth, parse_count, parse_gpu_count, parse_memory_gb
 from normalize.vocab import Fabric
 from records.documents import DocumentSet, copy_url
-from records.offers import RawOffer
+from records.offers import CONTRADICTED, RawOffer
 from records.prices import Price
 from scrapers.base import Scraper
 from scrapers.claims import bandwidth_claim, fact, gpu_model_claim
-from scrapers.documents import aws_karpenter, aws_neuron
+from scrapers.documents import aws_karpenter, aws_neuron, aws_peer
 from scrapers.markdown import markdown_tables
 from scrapers.prices import aws as aws_prices
 from scrapers.prices.tables import fetches_also
@@ -65,7 +65,7 @@ class Aws(Scraper):
         aws_neuron.DOCS,
         aws_prices.URL_PREFIX,
     )
-    copy_paths = (NEWER,)
+    copy_paths = (NEWER, *aws_peer.COPIES)
     expected_layout: ClassVar[dict[str, str]] = {
         AC_URL: "markdown tables headed Instance type | ... | Accelerators | Accelerator memory, and "
         "Instance type | Baseline / Burst bandwidth (Gbps) | EFA | ... | Network cards; "
@@ -79,6 +79,8 @@ class Aws(Scraper):
         await fetcher.get(AC_URL)
         fetcher.get_copy(NEWER)
         await fetcher.get_all(list(aws_neuron.URLS), required=False)
+        for path in aws_peer.COPIES:
+            fetcher.get_copy(path)
         await fetcher.get(aws_karpenter.BANDWIDTH_URL, required=False)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
@@ -88,6 +90,7 @@ class Aws(Scraper):
         if newer is not None:
             offers = merge_revisions(offers, parse_newer_revision(newer))
         offers = aws_neuron.add_to(offers, aws_neuron.neuron_offers(documents))  # Trainium: AWS's Neuron docs
+        offers = aws_peer.with_peer_figures(offers, documents)
         karpenter = documents.optional_text(aws_karpenter.BANDWIDTH_URL)
         if karpenter is None:
             return offers
@@ -158,6 +161,10 @@ def parse_tables(tables: list[Table], url: str) -> list[RawOffer]:
     )
 
 
+#: A stated memory under this share of one GPU's datasheet memory is a slice of that GPU.
+SLICE_SHARE = 0.5
+
+
 def _offer(
     family: str,
     name: str,
@@ -185,20 +192,35 @@ def _offer(
     hint = board.form_factor if board else None
     gpu = identify_gpu(f"{family} {match.group('name')}", memory_gb=memory_gb, form_factor=hint)
     perf_context = "Performance specifications"
+    # "1 x NVIDIA L4 GPU" with "2 GiB": a whole GPU's count its own memory cell contradicts (a slice).
+    sliced = count >= 1 and gpu.spec is not None and memory_gb < SLICE_SHARE * gpu.spec.memory_gb
+    contradicted = f"{CONTRADICTED}{memory_raw} is a slice of one {gpu.id}; " if sliced else ""
     claims = [
         gpu_model_claim(gpu, quote=accel_raw, source_url=url, context=f"{perf_context} › Accelerators"),
-        fact("gpu_count", count, quote=accel_raw, source_url=url, context=f"{perf_context} › Accelerators"),
+        fact(
+            "gpu_count",
+            count,
+            quote=accel_raw,
+            source_url=url,
+            context=f"{perf_context} › Accelerators",
+            qualifiers=contradicted.rstrip("; "),
+        ),
         fact(
             "gpu_memory_gb",
             memory_gb,
             quote=memory_raw,
             source_url=url,
             context=f"{perf_context} › Accelerator memory",
-            qualifiers="per GPU" if count >= 1 else "of the GPU slice",
+            qualifiers=contradicted + ("per GPU" if count >= 1 else "of the GPU slice"),
         ),
     ]
     notes = [board.note(family)] if board and gpu.form_factor_inferred else []
-    if gpu.memory_mismatch:
+    if sliced:
+        notes.append(
+            f"{accel_raw!r} beside {memory_raw!r} is a slice of one {gpu.id}: the whole count is kept as a "
+            "claim its own page contradicts, and a revision that states the fraction leads"
+        )
+    elif gpu.memory_mismatch:
         why = "" if gpu.family.startswith("TRAINIUM") else ": likely a GPU partition; count kept as stated"
         notes.append(f"stated {memory_gb:g} GB per GPU does not match the {gpu.id}{why}")
     if not network_rows:

@@ -89,6 +89,26 @@ def _stated(field: str, value: float | str, raw: str, url: str, context: str, qu
 # Instant Clusters
 
 
+def _model_claim(gpu: GpuMatch, cell: str, context: str) -> Claim:
+    """The cluster GPU: stated when the cell names the part; inferred when it names only the family
+    ("B200") and the GPU table has one part of it (B200-SXM-180GB: form factor and memory unsaid)."""
+    if (
+        gpu.spec is None
+        or clean(cell) == gpu.id
+        or (gpu.spec.form_factor or "").lower() in clean(cell).lower()
+    ):
+        return _stated("gpu_model", gpu.id, cell, CLUSTERS_URL, context)
+    return fact(
+        "gpu_model",
+        gpu.id,
+        quote=cell,
+        source_url=CLUSTERS_URL,
+        context=context,
+        basis=Basis.INFERRED,
+        qualifiers=f"the page names only {clean(cell)!r}; {gpu.id} is the GPU table's one {gpu.family} part",
+    )
+
+
 def gpus_per_node(cell: str) -> int:
     """'2-8 nodes (16-64 GPUs)' → 8; ParseError unless both ends give the same whole number."""
     match = _NODES.match(clean(cell))
@@ -173,8 +193,16 @@ def _cluster_offer(
     count = gpus_per_node(nodes_raw)
     context = "Supported hardware"
     claims = [
-        _stated("gpu_model", gpu.id, gpu_raw, CLUSTERS_URL, f"{context} › GPU"),
-        _stated("gpu_count", count, nodes_raw, CLUSTERS_URL, f"{context} › Nodes", "per node: GPUs / nodes"),
+        _model_claim(gpu, gpu_raw, f"{context} › GPU"),
+        fact(
+            "gpu_count",
+            count,
+            quote=nodes_raw,
+            source_url=CLUSTERS_URL,
+            context=f"{context} › Nodes",
+            basis=Basis.INFERRED,
+            qualifiers="per node, inferred: the GPU range over the node range (no GPUs per node stated)",
+        ),
         bandwidth_claim(
             "inter_node_gbits_per_s",
             parse_bandwidth(clean(speed_raw)),

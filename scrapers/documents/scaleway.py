@@ -50,6 +50,13 @@ class Scaleway(SkyPilotCatalog):
     name = "scaleway"
     title = "Scaleway"
     catalog_url = VMS_URL
+    # SkyPilot's Scaleway fetcher writes the Scaleway Instance API's hourly_price into Price, and
+    # Scaleway's API documents that as an hourly price in euro: the file's figures are EUR.
+    price_currency = "EUR"
+    price_currency_note = (
+        "SkyPilot's Scaleway fetcher writes the Scaleway Instance API's hourly_price, an hourly price "
+        "Scaleway documents in euro (our restatement)"
+    )
     url_prefixes = (VMS_URL, DOCS)
     expected_layout: ClassVar[dict[str, str]] = {
         VMS_URL: CSV_LAYOUT,

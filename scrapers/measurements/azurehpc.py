@@ -128,15 +128,19 @@ def conf_readings(text: str, origin: Origin) -> list[Measurement]:
 
 
 def _ports(origin: Origin, group: nhc.PortGroup) -> Measurement:
+    count = len(group.checks)
+    notes = f"{count} InfiniBand ports must be up at {group.gbits_per_s:g} Gbit/s each"
+    if group.frontend:
+        notes = f"front-end NIC (mlx5_an, accelerated networking), {group.gbits_per_s:g} Gbit/s; no RDMA"
     return measurement(
         origin,
-        "ib_port_gbits_per_s",
+        "nic_gbits_per_s" if group.frontend else "ib_port_gbits_per_s",
         group.gbits_per_s,
         locator=group.locator,
         quote=group.quote,
         tool="AzureHPC NHC check_hw_ib",
-        port_count=len(group.checks),
-        notes=f"{len(group.checks)} InfiniBand ports must be up at {group.gbits_per_s:g} Gbit/s each",
+        port_count=count,
+        notes=notes,
     )
 
 
@@ -163,6 +167,8 @@ def _allreduce(origin: Origin, check: nhc.Check, gpus: int | None) -> list[Measu
         if loopback
         else "all_reduce_perf on one VM, one rank per GPU (its NVLink): the 'Avg bus bandwidth' must reach it"
     )
+    if check.name == "check_rccl_allreduce":  # AMD's NCCL (RCCL): the same test over Infinity Fabric
+        how = "rccl-tests all_reduce_perf on one VM, one rank per GPU (Infinity Fabric): 'Avg bus bandwidth'"
     metric = (
         "nccl_allreduce_ib_loopback_busbw_gbytes_per_s" if loopback else "nccl_allreduce_busbw_gbytes_per_s"
     )
@@ -220,7 +226,7 @@ def _gpu_bw(origin: Origin, check: nhc.Check, gpus: int | None) -> list[Measurem
             ("gpu_to_host_gbytes_per_s", "device_to_host_memcpy_ce"),
         )
     ]
-    if len(check.args) > 1:
+    if len(check.args) > 1 and (gpus is None or gpus >= 2):  # one GPU has no pair to copy between
         readings.append(
             at_check(
                 "gpu_to_gpu_gbytes_per_s",
@@ -232,10 +238,31 @@ def _gpu_bw(origin: Origin, check: nhc.Check, gpus: int | None) -> list[Measurem
     return readings
 
 
+def _nvlink_status(origin: Origin, check: nhc.Check, gpus: int | None) -> list[Measurement]:
+    """``check_nvlink_status`` on a size with two or more GPUs: the check expects their NVLinks up
+    (on one GPU it checks nothing between GPUs, and gives no reading)."""
+    if gpus is None or gpus < 2:
+        return []
+    reading = measurement(
+        origin,
+        "nvlink_status",
+        None,
+        value_text="active",
+        locator=f"line {check.number}",
+        quote=check.text,
+        tool="AzureHPC NHC check_nvlink_status",
+        gpus=gpus,
+        notes="the check fails a node whose GPUs' NVLinks are not all active: the GPUs are NVLink-joined",
+    )
+    return [reading]
+
+
 _READERS = {
     "check_nccl_allreduce": _allreduce,
     "check_nccl_allreduce_ib_loopback": _allreduce,
+    "check_rccl_allreduce": _allreduce,
     "check_ib_bw_gdr": _ib_write,
     "check_ib_bw_non_gdr": _ib_write,
     "check_gpu_bw": _gpu_bw,
+    "check_nvlink_status": _nvlink_status,
 }

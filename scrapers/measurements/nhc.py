@@ -42,6 +42,7 @@ class PortGroup:
     gbits_per_s: float
     checks: tuple[Check, ...]
     quote: str
+    frontend: bool = False  # the general-purpose NIC, not an RDMA fabric port (see ``port_groups``)
 
     @property
     def locator(self) -> str:
@@ -69,9 +70,10 @@ def checks(text: str) -> list[Check]:
 
 def port_groups(found: list[Check], text: str) -> list[PortGroup]:
     """check_hw_ib lines grouped by rate, most ports first, each quoting ``text``: its lines verbatim
-    where they stand together (they do in every real file), else the first. ParseError naming a line
-    whose rate is not a number."""
-    by_rate: dict[float, list[Check]] = defaultdict(list)
+    where they stand together (they do in every real file), else the first. A front-end port (Azure's
+    ``mlx5_an*``, or one port of another rate beside 8+ rails) is a group of its own, marked
+    ``frontend`` and listed last. ParseError naming a line whose rate is not a number."""
+    by_rate: dict[tuple[float, bool], list[Check]] = defaultdict(list)
     for check in found:
         if check.name != "check_hw_ib":
             continue
@@ -85,9 +87,25 @@ def port_groups(found: list[Check], text: str) -> list[PortGroup]:
             ) from None
         if rate <= 0:
             raise ParseError(f"line {check.number}: check_hw_ib rate {rate:g} is not a rate")
-        by_rate[rate].append(check)
-    groups = [PortGroup(rate, tuple(found), _quote(found, text)) for rate, found in by_rate.items()]
-    return sorted(groups, key=lambda g: (-len(g.checks), -g.gbits_per_s))
+        by_rate[(rate, _named_frontend(check))].append(check)
+    rails = max((len(c) for (_, named), c in by_rate.items() if not named), default=0)
+    groups = [
+        PortGroup(
+            rate, tuple(checks), _quote(checks, text), named or (len(checks) == 1 and rails >= MIN_RAILS)
+        )
+        for (rate, named), checks in by_rate.items()
+    ]
+    return sorted(groups, key=lambda g: (g.frontend, -len(g.checks), -g.gbits_per_s))
+
+
+#: A lone port of another rate beside this many RDMA rails is the front-end NIC (OCI's 50 Gbit/s
+#: mlx5_4 beside BM.GPU4.8's sixteen 100 Gbit/s rails), not a fabric port.
+MIN_RAILS = 8
+
+
+def _named_frontend(check: Check) -> bool:
+    """Azure names its accelerated-networking (front-end Ethernet) device mlx5_an0."""
+    return len(check.args) > 1 and check.args[1].startswith("mlx5_an")
 
 
 def _quote(found: list[Check], text: str) -> str:

@@ -59,7 +59,7 @@ def template_readings(text: str, url: str, source: str) -> list[Measurement]:
             readings.append(
                 measurement(
                     origin,
-                    "ib_port_gbits_per_s",
+                    "nic_gbits_per_s" if group.frontend else "ib_port_gbits_per_s",
                     group.gbits_per_s,
                     locator=group.locator,
                     quote=group.quote,
@@ -75,4 +75,8 @@ def template_readings(text: str, url: str, source: str) -> list[Measurement]:
 
 def _ports(group: nhc.PortGroup) -> str:
     devices = ", ".join(c.args[1] for c in group.checks if len(c.args) > 1)
+    if group.frontend:
+        return (
+            f"front-end NIC ({devices}), {group.gbits_per_s:g} Gbit/s: the one port apart from the RDMA rails"
+        )
     return f"{len(group.checks)} RDMA ports must be up at {group.gbits_per_s:g} Gbit/s each ({devices})"

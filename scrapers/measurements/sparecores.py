@@ -5,7 +5,8 @@
 output; ``stdout`` is ``nvbandwidth -j``'s JSON. Readings come from ``measure.nvbandwidth`` with the
 run's version (v0.5 per-direction vs v0.8 totals are never mixed) and start time; a run that failed
 (no output, or nvbandwidth's own "error") is skipped with a warning and the others stand. Vendor ids
-are Spare Cores' (aws, gcp, azure match the catalog's; alicloud, ovh, upcloud, vultr stay unmatched).
+are Spare Cores' (aws, gcp, azure match the catalog's; ``ovh`` is the catalog's ``ovhcloud``, mapped in
+``CATALOG_PROVIDER``; alicloud, upcloud, vultr stay unmatched).
 
 Licence: the data is CC BY-SA 4.0 (Spare Cores). Every row cites its Spare Cores URL and says so in
 its notes; data derived from it (these measurement rows, and anything built on them) is shared under
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 
 DATA = "https://raw.githubusercontent.com/SpareCores/sc-inspector-data/main/data/"
 LICENCE = "Spare Cores sc-inspector-data, CC BY-SA 4.0"
+#: Spare Cores vendor id → the catalog's provider id, where the two spell it differently.
+CATALOG_PROVIDER = {"ovh": "ovhcloud"}
 
 
 def known_runs() -> tuple[str, ...]:
@@ -92,7 +95,7 @@ def run_readings(run: str, stdout: str, meta: dict, source: str) -> list[Measure
         source,
         stdout_url(run),
         "measured",
-        vendor.lower(),
+        CATALOG_PROVIDER.get(vendor.lower(), vendor.lower()),
         instance,
         datetime.fromisoformat(started) if isinstance(started, str) else None,
     )

@@ -10,8 +10,9 @@ The file looks stale in places (Paperspace V100, Lambda A100 at 1.99): it is wha
 
 from __future__ import annotations
 
+from normalize.gpus import GpuMatch
 from normalize.vocab import SellerKind
-from records.offers import OfferIdentity
+from records.offers import Claim, OfferIdentity
 from scrapers.offer_lists.skypilot import CATALOGS, Row
 from scrapers.offer_lists.skypilot_catalog import MemoryReading, SkyPilotCatalog
 from scrapers.resale import upstream_provider
@@ -31,3 +32,13 @@ class Shadeform(SkyPilotCatalog):
         return OfferIdentity(
             seller_kind=self.seller_kind, upstream_provider=upstream_provider(cloud) if sep else None
         )
+
+    def extra(self, name: str, rows: list[Row], gpu: GpuMatch) -> tuple[list[Claim], list[str]]:
+        """Say that the upstream machine is not named: Shadeform gives the cloud, never its type."""
+        cloud, sep, _ = name.partition("_")
+        if not sep:
+            return [], ["Shadeform names no upstream cloud for this offer"]
+        return [], [
+            f"Shadeform names the upstream cloud ({cloud}) but not its instance type: "
+            "upstream_instance_type is missing, and no upstream row's facts are carried"
+        ]

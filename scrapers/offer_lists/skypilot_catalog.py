@@ -15,17 +15,19 @@ import functools
 import logging
 import math
 import re
+from dataclasses import replace
 from enum import StrEnum
 from typing import Any, ClassVar
 
 from fetch.http import ProviderFetcher
+from normalize.currency import USD
 from normalize.errors import ParseError
 from normalize.gpus import GPUS, GpuMatch, family_of, identify_gpu, memory_fits
 from normalize.units import memory_gb, parse_gpu_count, to_number
 from normalize.vocab import Basis, SellerKind
 from records.documents import DocumentSet
 from records.offers import Claim, OfferIdentity, RawOffer
-from records.prices import Price
+from records.prices import Price, in_currency
 from scrapers.base import Scraper
 from scrapers.claims import fact
 from scrapers.offer_lists.skypilot import (
@@ -187,6 +189,9 @@ class SkyPilotCatalog(Scraper):
     memory_reading: ClassVar[MemoryReading] = MemoryReading.PER_GPU_MIB
     seller_kind: ClassVar[SellerKind] = SellerKind.CLOUD
     row_notes: ClassVar[tuple[str, ...]] = ()
+    # The currency the file's Price and SpotPrice are in (SkyPilot's columns say no unit), and why.
+    price_currency: ClassVar[str] = USD
+    price_currency_note: ClassVar[str] = ""
     # The columns ``name_hint`` reads, named in the context of a model it decides.
     name_columns: ClassVar[str] = "InstanceType"
 
@@ -261,13 +266,22 @@ class SkyPilotCatalog(Scraper):
         for name, rows in grouped.items():
             for row in rows if name in built else ():
                 try:
-                    price = row_price(self.name, name, row, url)
+                    price = self._priced(row_price(self.name, name, row, url))
                 except ParseError as exc:
                     log.warning("Skipping %s price on line %d: %s", self.name, row.number, exc)
                     continue
                 if price is not None:
                     prices.append(price)
         return offers, prices
+
+    def _priced(self, price: Price | None) -> Price | None:
+        """A price in the currency the file's figures are in (converted to USD at the catalog's rate)."""
+        if price is None or self.price_currency == USD:
+            return price
+        converted = in_currency(price, self.price_currency)
+        return replace(
+            converted, notes="; ".join(n for n in (self.price_currency_note, converted.notes) if n)
+        )
 
     def gpu_text(self, rows: list[Row]) -> str:
         """The GPU as the columns name it: AcceleratorName and, where it has one, GpuInfo's name."""

@@ -462,7 +462,9 @@ def test_prices_appear_when_the_catalog_has_them(small_catalog_file, tmp_path, m
     with duckdb.connect(str(db)) as con:
         for instance_type, usd in (("p5.48xlarge", 55.04), ("g5.12xlarge", 5.672)):
             con.execute(
-                "INSERT INTO prices VALUES ('aws', ?, 'us-east-1', ?, NULL, ?, 'test', '', "
+                "INSERT INTO prices (provider, instance_type, region, usd_per_hour, spot_usd_per_hour, "
+                "quote, context, notes, source_url, fetched_at, valid_from, valid_to) "
+                "VALUES ('aws', ?, 'us-east-1', ?, NULL, ?, 'test', '', "
                 "'https://example.test/prices', now(), now(), NULL)",
                 [instance_type, usd, f"${usd}"],
             )

@@ -42,7 +42,9 @@ PRICING_URL = (
 def insert_price(db, instance_type, region, usd_per_hour, quote=P5_QUOTE):
     with duckdb.connect(str(db)) as con:
         con.execute(
-            "INSERT INTO prices VALUES "
+            "INSERT INTO prices (provider, instance_type, region, usd_per_hour, spot_usd_per_hour, "
+            "quote, context, "
+            "notes, source_url, fetched_at, valid_from, valid_to) VALUES "
             "('aws', ?, ?, ?, NULL, ?, 'InitialOnDemandPricesAWS', '', ?, NULL, ?, NULL)",
             [instance_type, region, usd_per_hour, quote, PRICING_URL, datetime(2026, 12, 1)],
         )

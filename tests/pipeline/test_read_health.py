@@ -62,9 +62,10 @@ def test_real_missing_items_say_why(real):
         missing.FORM_FACTOR,
         "the sources name H100-80GB without its form factor (SXM or PCIe), so the link cannot be inferred",
     )
-    assert why["Standard_NC80adis_H100_v5", "GPU-to-GPU link and bandwidth"] == (
+    # (Azure's NC80adis H100 v5 has its bridge from the health check now: tests/pipeline/test_row_facts.py)
+    assert why["gpu_2x_a100", "GPU-to-GPU link and bandwidth"] == (
         missing.BRIDGE,
-        "H100-NVL-94GB cards may be joined by an NVLink bridge or by PCIe only; the source states neither",
+        "A100-PCIE-40GB cards may be joined by an NVLink bridge or by PCIe only; the source states neither",
     )
     assert why["g4ad.16xlarge", "GPU-to-GPU bandwidth"] == (
         missing.NOT_STATED,

@@ -135,7 +135,8 @@ def test_real_page_single_gpu_and_burst(real):
 def test_real_page_partitioned_l4_is_flagged(real):
     _, offers = real
     assert offers["g6f.large"].gpu_model == "L4-24GB"
-    assert "GPU partition" in offers["g6f.large"].notes
+    # "1 x NVIDIA L4 GPU" beside "2 GiB": a slice, so the page's whole count is a claim it contradicts
+    assert "is a slice of one L4-24GB" in offers["g6f.large"].notes
 
 
 def test_real_page_every_quote_is_verbatim(real):

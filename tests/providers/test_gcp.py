@@ -51,8 +51,10 @@ def test_tcpx_total_goes_to_the_largest_machine_type_only():
     assert (high.inter_node_fabric, high.inter_node_gbits_per_s) == (Fabric.GPUDIRECT_TCPX, 1000)
     claim = next(c for c in high.claims if c.field == "inter_node_gbits_per_s")
     assert "includes the general-purpose NIC" in claim.qualifiers
-    # The one total covers the front end too: kept as one shared allowance, and the row says so.
-    assert (high.frontend_gbits_per_s, high.fabric_shares_frontend) == (1000, True)
+    # The one total covers the front end too: one shared allowance, and the front end's own share is
+    # missing (issue 20: the total is not the Ethernet share), with the reason.
+    assert (high.frontend_gbits_per_s, high.fabric_shares_frontend) == (None, True)
+    assert "frontend_gbits_per_s missing: Google gives only the series total (1,000 Gbps)" in high.notes
     assert "not comparable per GPU with A3 Ultra, A4 or A4X" in high.notes
     ultra = offers["a3-ultragpu-8g"]  # the prose splits GPU NICs from the front end
     assert (ultra.inter_node_gbits_per_s, ultra.frontend_gbits_per_s, ultra.fabric_shares_frontend) == (
@@ -127,9 +129,9 @@ def real():
 @pytest.mark.parametrize(
     ("machine", "model", "count", "fabric", "gbits", "nics", "frontend"),
     [
-        ("a3-highgpu-8g", "H100-SXM-80GB", 8, Fabric.GPUDIRECT_TCPX, 1000, None, 1000),
-        ("a3-megagpu-8g", "H100-SXM-80GB", 8, Fabric.GPUDIRECT_TCPXO, 1800, None, 1800),
-        ("a3-edgegpu-8g", "H100-SXM-80GB", 8, Fabric.GPUDIRECT_TCPX, 600, None, 600),
+        ("a3-highgpu-8g", "H100-SXM-80GB", 8, Fabric.GPUDIRECT_TCPX, 1000, None, None),
+        ("a3-megagpu-8g", "H100-SXM-80GB", 8, Fabric.GPUDIRECT_TCPXO, 1800, None, None),
+        ("a3-edgegpu-8g", "H100-SXM-80GB", 8, Fabric.GPUDIRECT_TCPX, 600, None, None),
         ("a3-ultragpu-8g", "H200-SXM-141GB", 8, Fabric.ROCE, 3200, 8, 400),
         ("a4-highgpu-8g", "B200-SXM-180GB", 8, Fabric.ROCE, 3200, 8, 400),
         ("a4x-highgpu-4g", "GB200-186GB", 4, Fabric.ROCE, 1600, 4, 400),
@@ -167,10 +169,11 @@ def test_real_curated_smaller_types_have_no_network(real):
 
 def test_real_curated_gpu_nic_and_front_end_shares(real):
     """A3 Mega/High/Edge totals include the general-purpose NIC (no split stated): one shared allowance,
-    marked; A3 Ultra, A4, A4X and A4X Max keep the GPU-NIC share and the front-end share apart."""
+    marked, the front end's share missing; A3 Ultra, A4, A4X and A4X Max keep both shares apart."""
     for name in ("a3-megagpu-8g", "a3-highgpu-8g", "a3-edgegpu-8g"):
         row = real[name]
-        assert row.fabric_shares_frontend and row.frontend_gbits_per_s == row.inter_node_gbits_per_s
+        assert row.fabric_shares_frontend and row.frontend_gbits_per_s is None
+        assert "frontend_gbits_per_s missing" in row.notes
         assert "not comparable per GPU with A3 Ultra, A4 or A4X" in row.notes
     for name in ("a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g", "a4x-maxgpu-4g-metal"):
         row = real[name]

@@ -27,11 +27,14 @@ def test_real_every_type_of_the_catalog_and_the_overview(real):
 def test_real_catalog_rows_priced_per_zone(real):
     prices = real[2]
     assert sorted(
-        (p.instance_type, p.region, p.usd_per_hour) for p in prices if p.instance_type.startswith("H100")
+        (p.instance_type, p.region, p.currency, p.published_per_hour)
+        for p in prices
+        if p.instance_type.startswith("H100")
     ) == [
-        ("H100-1-80G", "fr-par", 2.52),
-        ("H100-2-80G", "fr-par", 5.04),
+        ("H100-1-80G", "fr-par", "EUR", 2.52),  # euro as published; USD at the catalog's stated rate
+        ("H100-2-80G", "fr-par", "EUR", 5.04),
     ]
+    assert all(p.usd_per_hour == pytest.approx(p.published_per_hour * p.usd_per_unit) for p in prices)
     render = [p.context for p in prices if p.instance_type == "RENDER-S"]
     assert [c.rsplit("› ", 1)[1] for c in render] == [
         "AvailabilityZone fr-par-1",

@@ -37,7 +37,8 @@ def test_real_request_size_is_the_same_on_every_line(real):
         ("8x-H100_SXM-32-65536", "H100-SXM-80GB", 8, 85.520809984, Link.NVSWITCH, Basis.INFERRED),
         ("2x-H100_NVL-32-65536", "H100-NVL-94GB", 2, 100.48507904, Link.UNKNOWN, Basis.STATED),  # 94 GB: NVL
         ("1x-A100_PCIE-32-65536", "A100-PCIE-80GB", 1, 85.89934592, Link.SINGLE_GPU, Basis.INFERRED),
-        ("2x-A100_SXM4-32-65536", "A100-SXM-40GB", 2, 42.94967296, Link.NVSWITCH, Basis.INFERRED),
+        # 2 of an 8-GPU SXM board, resold: not NVSwitch by assumption (issue 20)
+        ("2x-A100_SXM4-32-65536", "A100-SXM-40GB", 2, 42.94967296, Link.UNKNOWN, Basis.INFERRED),
         ("2x-RTX_4070S_Ti-32-65536", "RTX-4070-TI-SUPER-16GB", 2, 17.171480576, Link.PCIE, Basis.INFERRED),
         ("2x-RTX_3060_Ti-32-65536", "RTX-3060-TI-8GB", 2, 8.589934592, Link.PCIE, Basis.INFERRED),
         ("8x-RTX_4090-32-65536", "RTX-4090-24GB", 8, 25.757220864, Link.PCIE, Basis.STATED),

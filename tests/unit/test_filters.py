@@ -85,7 +85,9 @@ def _reprice(db, *prices: tuple[str, float]) -> None:
         con.execute("DELETE FROM prices")
         for region, usd in prices:
             con.execute(
-                "INSERT INTO prices VALUES ('aws', 'p5.48xlarge', ?, ?, NULL, ?, 'test', '', "
+                "INSERT INTO prices (provider, instance_type, region, usd_per_hour, spot_usd_per_hour, "
+                "quote, context, notes, source_url, fetched_at, valid_from, valid_to) "
+                "VALUES ('aws', 'p5.48xlarge', ?, ?, NULL, ?, 'test', '', "
                 "'https://example.test/prices', ?, ?, NULL)",
                 [region, usd, f"${usd}", when, when],
             )

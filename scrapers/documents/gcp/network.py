@@ -47,7 +47,12 @@ FABRIC_BY_TECHNOLOGY = {
     "N/A": Fabric.ETHERNET,
 }
 TCPX_TOTAL = "max total of the series; includes the general-purpose NIC (split not stated)"
-TCPX_SHARED = "max total of the series, shared with the GPU NICs (split not stated)"
+#: A3 High/Mega/Edge: Google gives the series total only, so the front end's share is missing (a row
+#: never takes the total as its front-end figure) and the row says why.
+FRONTEND_NOT_STATED = (
+    "frontend_gbits_per_s missing: Google gives only the series total ({total}), GPU NICs and the "
+    "general-purpose NIC together, and no front-end share"
+)
 TCPX_NOTE = (
     "the series total includes the general-purpose NIC and the page gives no split: its fabric figure is "
     "not comparable per GPU with A3 Ultra, A4 or A4X, whose figures count the GPU NICs only"
@@ -143,6 +148,8 @@ def _overview_row(row: tuple[str, ...], url: str) -> list[SeriesFacts]:
         item.claims += _total_claims(
             series, fabric, parse_bandwidth(total), total, url, "Overview › Max total bandwidth"
         )
+        if fabric in (Fabric.GPUDIRECT_TCPX, Fabric.GPUDIRECT_TCPXO):
+            item.notes.append(FRONTEND_NOT_STATED.format(total=total))
         facts.append(item)
     return facts
 
@@ -172,7 +179,7 @@ def _total_claims(
             claim("frontend_gbits_per_s", "max total of the series"),
         ]
     if fabric in (Fabric.GPUDIRECT_TCPX, Fabric.GPUDIRECT_TCPXO):
-        return [claim("inter_node_gbits_per_s", TCPX_TOTAL), claim("frontend_gbits_per_s", TCPX_SHARED)]
+        return [claim("inter_node_gbits_per_s", TCPX_TOTAL)]
     return []
 
 
