@@ -127,8 +127,13 @@ def first_row(name: str, **values):
             "exceeds 30000 Gbit/s per node",
         ),
         (first_row("instances.jsonl", intra_node_link="warp-drive"), "'warp-drive' is not a valid Link"),
-        (first_row("prices.jsonl", usd_per_hour=-5.0), "usd_per_hour -5.0 is not a plausible hourly price"),
-        (first_row("prices.jsonl", usd_per_hour=9000.0), "USD per GPU-hour"),
+        # the published price and its USD figure changed together, so the bound is what refuses them
+        (
+            first_row("prices.jsonl", usd_per_hour=-5.0, published_per_hour=-5.0),
+            "usd_per_hour -5.0 is not a plausible hourly price",
+        ),
+        (first_row("prices.jsonl", usd_per_hour=9000.0, published_per_hour=9000.0), "USD per GPU-hour"),
+        (first_row("prices.jsonl", usd_per_hour=60.0), "60.0 USD is not 55.04 USD x 1.0"),  # USD ≠ published
         (("meta.json", lambda lines: ["{}"]), "has no readable 'built_at'"),
     ],
 )

@@ -24,8 +24,8 @@ def test_refresh_shows_progress_and_a_summary(tmp_path, capsys):
     assert "aws      200" in err and "ec2/latest/instancetypes/ac.md" in err
     assert "azure    404" in err  # a known series page absent from this mirror
     assert (
-        "aws            7       0      3       0       0      0  ok" in err
-    )  # page, copy, Karpenter, prices, the three Neuron pages
+        "aws            9       0      3       0       0      0  ok" in err
+    )  # page, copy, Karpenter, prices, the three Neuron pages, the two peer-to-peer copies
 
 
 def test_missing_mirror_dir_is_a_usage_error(tmp_path, capsys):
@@ -90,7 +90,7 @@ def test_provider_failure_exits_1_and_names_the_cause(small, capsys):
     assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(db), "--quiet"]) == 1
     err = capsys.readouterr().err
     assert (
-        "aws            7       3      3       0       0      0  stale    LayoutError: no table with columns"
+        "aws            9       3      3       0       0      0  stale    LayoutError: no table with columns"
         in err
     )
 

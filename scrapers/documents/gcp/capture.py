@@ -299,16 +299,20 @@ def _offer(row: MachineRow, url: str, prose: list[Prose], named: dict[str, tuple
         raise ParseError("no GPU count or GPU memory cell")
     count = parse_gpu_count(count_text)
     context = f"{row.instance_type} › "
-    per_gpu = float(Fraction(str(to_number(memory_text))) / count)
+    stated = Fraction(str(to_number(memory_text)))
+    per_gpu = float(stated / count)  # a whole GPU's memory: what identifies the part
+    # A fractional GPU's memory is its slice's, as the page states it (the catalog's rule for slices,
+    # docs/schema.md); a whole GPU count shares the machine's memory out per GPU.
+    memory, per = (float(stated), "the slice") if count < 1 else (round(per_gpu, 3), "per GPU")
     claims = [
         fact("gpu_count", float(count), quote=count_text, source_url=url, context=context + "GPU count"),
         fact(
             "gpu_memory_gb",
-            round(per_gpu, 3),
+            memory,
             quote=memory_text,
             source_url=url,
             context=context + "GPU memory",
-            qualifiers=f"{memory_text} GB for {count_text} GPU(s), per GPU",
+            qualifiers=f"{memory_text} GB for {count_text} GPU(s), {per}",
         ),
         _gpu(row, series, per_gpu, url, named),
     ]
