@@ -135,6 +135,16 @@ def first_row(name: str, **values):
         (first_row("prices.jsonl", usd_per_hour=9000.0, published_per_hour=9000.0), "USD per GPU-hour"),
         (first_row("prices.jsonl", usd_per_hour=60.0), "60.0 USD is not 55.04 USD x 1.0"),  # USD ≠ published
         (("meta.json", lambda lines: ["{}"]), "has no readable 'built_at'"),
+        # measurements: held to what a refresh or an import stores (once loaded with no gate)
+        (first_row("measurements.jsonl", value=-100.0), "needs a positive finite value, got -100.0"),
+        (first_row("measurements.jsonl", value=1e12), "1e+12 is beyond any real link"),
+        (first_row("measurements.jsonl", metric="warp_gbits_per_s"), "unknown metric 'warp_gbits_per_s'"),
+        (first_row("measurements.jsonl", kind="rumoured"), "kind must be one of"),
+        (first_row("measurements.jsonl", quote=" "), "a measurement needs the source text"),
+        (
+            first_row("measurements.jsonl", source="user", value=9_000.0),
+            "outside physical bounds: ib_port_gbits_per_s 9000 exceeds 800 Gbit/s per port",
+        ),
     ],
 )
 def test_seed_refuses_a_tampered_snapshot_in_one_line(tampered, tmp_path, capsys, damage, why):
@@ -150,6 +160,15 @@ def test_seed_refuses_a_tampered_snapshot_in_one_line(tampered, tmp_path, capsys
 
 def test_seed_from_the_shipped_snapshot_passes_the_gates(tmp_path):
     assert main(["seed", "--db", str(tmp_path / "seeded.duckdb")]) == 0
+
+
+def test_seed_keeps_a_scraped_reading_outside_the_bounds_as_a_refresh_does(tampered, tmp_path):
+    """A refresh stores a source's reading outside the physical bounds (never a claim or a fill), so a
+    snapshot dumped from it seeds; an imported one is refused (above), as the import refuses it."""
+    rewrite(tampered / "measurements.jsonl", first_row("measurements.jsonl", value=9_000.0)[1])
+    db = tmp_path / "seeded.duckdb"
+    assert main(["seed", "--from", str(tampered), "--db", str(db)]) == 0
+    assert query(db, "SELECT count(*) FROM measurements WHERE value = 9000") == [(1,)]
 
 
 # -- cheapest --limit, export of a partly corrupt catalog -------------------------------------------
