@@ -205,3 +205,33 @@ def test_export_of_a_partly_corrupt_catalog_is_one_line_and_no_half_file(
             assert not out.exists()
             refused += 1
     assert refused > 0
+
+
+# -- model files for plan --------------------------------------------------------------------------
+
+TINY_MODEL = (
+    'name = "x"\nsource_url = "u"\nsource_note = "n"\nlayers = 16\nhidden_size = 2048\nattention_heads = 16\n'
+    "kv_heads = 4\nhead_dim = 128\nffn_hidden_size = 8192\nvocab_size = 32000\nparams_total = 1000000000\n"
+    "params_active = 1000000000\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "why"),
+    [
+        # once accepted as one layer (a bool is an int to Python)
+        ("true.toml", TINY_MODEL.replace("layers = 16", "layers = true"), "layers must be a positive whole"),
+        ("bool.toml", TINY_MODEL.replace("params_total = 1000000000", "params_total = true"), "params_total"),
+        # once a ValueError and a RecursionError traceback
+        ("digits.json", '{"layers": 1' + "0" * 5000 + "}", "not a model file: Exceeds the limit"),
+        ("deep.json", '{"a":' * 100_000 + "1" + "}" * 100_000, "not a model file: maximum recursion depth"),
+        ("nested.json", "[" * 100_000 + "]" * 100_000, "not TOML or JSON"),
+    ],
+)
+def test_a_hostile_model_file_is_refused_in_one_line(small_catalog_file, tmp_path, capsys, name, text, why):
+    model = tmp_path / name
+    model.write_text(text)
+    code = main(["plan", "--model", str(model), "--workload", "serve", "--db", str(small_catalog_file)])
+    assert code == 2
+    error = one_line(capsys)
+    assert error.startswith(f"error: {model}: ") and why in error, error
