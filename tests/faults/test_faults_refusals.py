@@ -235,3 +235,64 @@ def test_a_hostile_model_file_is_refused_in_one_line(small_catalog_file, tmp_pat
     assert code == 2
     error = one_line(capsys)
     assert error.startswith(f"error: {model}: ") and why in error, error
+
+
+@pytest.mark.parametrize(
+    ("flags", "why"),
+    [
+        (["--nodes", "1000000000"], "--nodes must be a whole number from 1 to 1,024, got '1000000000'"),
+        (["--nodes", "-1"], "--nodes must be a whole number from 1 to 1,024"),
+        (["--batch", "1000000000000"], "--batch must be a whole number from 1 to 10,000,000"),
+        (["--context", "1000000000000"], "--context must be a whole number from 1 to 10,000,000"),
+        (["--output", "nan"], "--output must be a whole number from 1 to 10,000,000, got 'nan'"),
+        (["--tokens-per-s", "inf"], "--tokens-per-s must be a positive number up to 1e+09, got 'inf'"),
+        (["--tpot-ms", "-5"], "--tpot-ms must be a positive number up to 1e+09, got '-5'"),
+        (["--efficiency", "7"], "--efficiency must be in (0, 1], got 7"),
+        (["--layout", "TP99999999xPP1xEP1xDP1"], "--layout must look like TP4xPP2xEP1xDP1"),
+        (["--model", "m" * 100_000], "--model is 100,000 characters long; at most 4,096"),
+    ],
+)
+def test_every_plan_number_and_string_is_capped_in_one_line(small_catalog_file, capsys, flags, why):
+    """``--nodes 1000000000`` once ran for minutes and a 1 MB model name cost 3.3 GB."""
+    args = [
+        "plan",
+        "--model",
+        "llama-3.1-70b",
+        "--workload",
+        "serve",
+        *flags,
+        "--db",
+        str(small_catalog_file),
+    ]
+    assert main(args) == 2
+    assert why in one_line(capsys)
+
+
+def test_a_model_file_over_its_cap_is_refused_unread(small_catalog_file, tmp_path, capsys):
+    model = tmp_path / "big.toml"
+    with open(model, "wb") as handle:
+        handle.truncate(50_000_000)  # sparse: 50 MB of zeros
+    args = ["plan", "--model", str(model), "--workload", "serve", "--db", str(small_catalog_file)]
+    assert main(args) == 2
+    assert f"--model: {model} is larger than 1,000,000 bytes" in one_line(capsys)
+
+
+@pytest.mark.parametrize("top", ["-1", "ten"])
+def test_plan_top_must_be_a_whole_number_of_rows(small_catalog_file, capsys, top):
+    """``--top -1`` once printed every row, as ``0`` does, without a word."""
+    with pytest.raises(SystemExit) as stopped:
+        main(
+            [
+                "plan",
+                "--model",
+                "llama-3.1-70b",
+                "--workload",
+                "serve",
+                "--top",
+                top,
+                "--db",
+                str(small_catalog_file),
+            ]
+        )
+    assert stopped.value.code == 2
+    assert f"--top: expected a whole number of rows (0: all), got '{top}'" in capsys.readouterr().err
