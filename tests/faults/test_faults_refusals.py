@@ -127,6 +127,13 @@ def first_row(name: str, **values):
             "exceeds 30000 Gbit/s per node",
         ),
         (first_row("instances.jsonl", intra_node_link="warp-drive"), "'warp-drive' is not a valid Link"),
+        (first_row("instances.jsonl", intra_node_basis="rumoured"), "'rumoured' is not a valid Basis"),
+        (first_row("instances.jsonl", gpu_count=-8.0), "gpu_count must be positive, got -8.0"),
+        (
+            first_row("prices.jsonl", usd_per_hour=None, published_per_hour=None),
+            "a price row with neither an on-demand nor a spot price",
+        ),
+        (first_row("measurements.jsonl", direction="sideways"), "direction must be one of"),
         # the published price and its USD figure changed together, so the bound is what refuses them
         (
             first_row("prices.jsonl", usd_per_hour=-5.0, published_per_hour=-5.0),
@@ -226,6 +233,26 @@ TINY_MODEL = (
         ("digits.json", '{"layers": 1' + "0" * 5000 + "}", "not a model file: Exceeds the limit"),
         ("deep.json", '{"a":' * 100_000 + "1" + "}" * 100_000, "not a model file: maximum recursion depth"),
         ("nested.json", "[" * 100_000 + "]" * 100_000, "not TOML or JSON"),
+        (
+            "inf.toml",
+            TINY_MODEL.replace("layers = 16", "layers = inf"),
+            "layers must be a positive whole number, got inf",
+        ),
+        (
+            "nan.toml",
+            TINY_MODEL.replace("layers = 16", "layers = nan"),
+            "layers must be a positive whole number, got nan",
+        ),
+        (
+            "minus.toml",
+            TINY_MODEL.replace("layers = 16", "layers = -16"),
+            "layers must be a positive whole number, got -16",
+        ),
+        (
+            "nan-params.toml",
+            TINY_MODEL.replace("params_total = 1000000000", "params_total = nan"),
+            "params_total must be a positive number, got nan",
+        ),
     ],
 )
 def test_a_hostile_model_file_is_refused_in_one_line(small_catalog_file, tmp_path, capsys, name, text, why):
@@ -250,6 +277,18 @@ def test_a_hostile_model_file_is_refused_in_one_line(small_catalog_file, tmp_pat
         (["--efficiency", "7"], "--efficiency must be in (0, 1], got 7"),
         (["--layout", "TP99999999xPP1xEP1xDP1"], "--layout must look like TP4xPP2xEP1xDP1"),
         (["--model", "m" * 100_000], "--model is 100,000 characters long; at most 4,096"),
+        (
+            ["--workload", "train", "--tokens", "1e12", "--days", "0"],
+            "--days must be a positive number up to 10000",
+        ),
+        (["--workload", "train", "--tokens", "1e12", "--days", "1e400"], "--days must be a positive number"),
+        (
+            ["--workload", "train", "--tokens", "-1"],
+            "--tokens must be a positive number up to 1e+16, got '-1'",
+        ),
+        (["--ttft-ms", "nan"], "--ttft-ms must be a positive number up to 1e+09, got 'nan'"),
+        (["--tokens-per-s", "1e30"], "--tokens-per-s must be a positive number up to 1e+09, got '1e30'"),
+        (["--precision", "fp3"], "--precision for serving is bf16, fp8 or fp4, got 'fp3'"),
     ],
 )
 def test_every_plan_number_and_string_is_capped_in_one_line(small_catalog_file, capsys, flags, why):
