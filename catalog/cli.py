@@ -142,9 +142,11 @@ def cmd_query(args: argparse.Namespace) -> int:
     import duckdb
 
     from catalog.read.connect import (
+        QUERY_MAX_GROWTH_BYTES,
         connect_sandboxed,
         corrupt,
         execute_limited,
+        growth_capped,
         is_corrupt,
         time_limit_problem,
     )
@@ -154,8 +156,16 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"error: --timeout {args.timeout:g}: {problem}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        with connect_sandboxed(args.db) as con:
+        with connect_sandboxed(args.db) as con, growth_capped():
             columns, rows, cut = execute_limited(con, args.sql, args.timeout)
+    except (duckdb.OutOfMemoryException, MemoryError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(
+            f"error: {first}: the query needs more than the {QUERY_MAX_GROWTH_BYTES:,} bytes one query may "
+            "take; narrow it (WHERE, LIMIT, shorter values)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     except duckdb.Error as exc:
         if is_corrupt(exc):
             raise corrupt(args.db, exc) from None

@@ -385,6 +385,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rows_to_show(text: str) -> int:
+    """``--top``: a whole number of rows, 0 for all (``-1`` once meant all too, without a word)."""
+    if not re.fullmatch(r"\d{1,9}", text.strip()):
+        raise argparse.ArgumentTypeError(f"expected a whole number of rows (0: all), got {text[:20]!r}")
+    return int(text)
+
+
 def register_plan(
     sub: argparse._SubParsersAction,
     with_db: Callable[[argparse.ArgumentParser], argparse.ArgumentParser],
@@ -423,7 +430,7 @@ def register_plan(
     )
     which = planning.add_mutually_exclusive_group()
     which.add_argument("--instance", help="show this instance type's plan in full")
-    which.add_argument("--top", type=int, default=10, help="rows to show (0: all; default 10)")
+    which.add_argument("--top", type=_rows_to_show, default=10, help="rows to show (0: all; default 10)")
     planning.add_argument(
         "--layout",
         help="plan exactly this layout, e.g. TP4xPP2xEP1xDP1 (and say why it does or does not fit)",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TypedDict, Unpack
 
 from catalog import expectations
+from catalog.read.connect import check_catalog
 from catalog.store import CatalogWriter
 from catalog.validate import reading_problem
 from fetch.files import FileRefused, read_capped_file
@@ -119,16 +120,19 @@ def _gate(readings: list[Measurement]) -> None:
 
 
 def known_instances(db_path: Path) -> set[tuple[str, str]]:
-    """The catalog's (provider, instance type) pairs."""
+    """The catalog's (provider, instance type) pairs. CorruptCatalog, before any file is read, for a
+    catalog that cannot be read in full: an import has nothing to rebuild it from, so it is left as it
+    is (a refresh moves it aside and rebuilds it, keeping the readings imported into it)."""
     import duckdb
 
+    check_catalog(db_path)
     with duckdb.connect(str(db_path), read_only=True) as con:
         return set(con.execute("SELECT provider, instance_type FROM instances").fetchall())
 
 
 def write(db_path: Path, readings: list[Measurement], now: datetime) -> tuple[int, int]:
     """Add the readings to the catalog at ``db_path``; (added, already there)."""
-    with CatalogWriter.open(db_path) as writer:
+    with CatalogWriter.open(db_path, rebuild_corrupt=False) as writer:  # a corrupt one: CorruptCatalog
         writer.refuse_a_clock_behind(now)
         writer.keep_untouched([])
         writer.con.execute("INSERT INTO source_layouts SELECT * FROM old.source_layouts")

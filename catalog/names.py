@@ -3,7 +3,8 @@
 A document can name an instance ``p5.48xlarge\x00`` or ``gpu\x1b[2J``: a NUL or a terminal escape
 that would reach ``query`` and ``plan`` output, CSV files and the app. The row is kept (its figures
 are still the document's), its name stored with each such character written as its escape
-(``gpu\\x1b[2J``), and a note says so; its prices take the same name, so they still join.
+(``gpu\\x1b[2J``), flagged (the ``name_escaped`` column) and noted; its prices take the same name, so
+they still join.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ def checked_offer(offer: RawOffer) -> RawOffer:
         f"the source names this instance with {len(found)} control or invisible characters "
         f"({', '.join(dict.fromkeys(found))}): stored escaped, as the text it is"
     )
-    return replace(offer, instance_type=escaped(offer.instance_type), notes=(*offer.notes, note))
+    return replace(
+        offer, instance_type=escaped(offer.instance_type), notes=(*offer.notes, note), name_escaped=True
+    )
 
 
 def checked_price(price: Price) -> Price:

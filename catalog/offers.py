@@ -270,6 +270,7 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         source_url=raw.source_url,
         scraped_at=scraped_at,
         identity=raw.identity,
+        name_escaped=raw.name_escaped,
         claims=(*raw.claims, *extra_claims),
         **_copied_fields(grouped),
     )

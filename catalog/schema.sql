@@ -5,6 +5,7 @@
 CREATE TABLE IF NOT EXISTS instances (
     provider                  VARCHAR NOT NULL,
     instance_type             VARCHAR NOT NULL,
+    name_escaped              BOOLEAN NOT NULL DEFAULT false,
     seller_kind               VARCHAR NOT NULL DEFAULT 'cloud',
     upstream_provider         VARCHAR,
     upstream_instance_type    VARCHAR,

@@ -22,6 +22,7 @@ import duckdb
 from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, MEASUREMENT_COLUMNS, PRICE_COLUMNS, CatalogWriter
 from normalize.errors import EnvironmentProblem, InvalidOffer
 from records.clock import utcnow
+from records.measurements import USER_SOURCE, Measurement
 from records.prices import Price
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "snapshot"
@@ -98,7 +99,8 @@ def _built_at(source_dir: Path) -> datetime:
 
 def _gate(con: duckdb.DuckDBPyConnection, source_dir: Path) -> None:
     """BadSnapshot naming the rows and prices the refresh's own gates would refuse (values outside
-    physical bounds, inconsistent rows, implausible prices): a seeded catalog is held to them too."""
+    physical bounds, inconsistent rows, implausible prices, readings no refresh or import stores): a
+    seeded catalog is held to them too."""
     from catalog.previous import row_offer
     from catalog.price_gate import implausible
     from catalog.validate import problems
@@ -126,10 +128,35 @@ def _gate(con: duckdb.DuckDBPyConnection, source_dir: Path) -> None:
             why = str(exc)
         if why:
             found.append(f"{PRICES_FILE} {where}: {why}")
+    found += _measurement_problems(con)
     if found:
         shown = "; ".join(found[:MAX_SNAPSHOT_PROBLEMS])
         more = f" (+{len(found) - MAX_SNAPSHOT_PROBLEMS} more)" if len(found) > MAX_SNAPSHOT_PROBLEMS else ""
         raise BadSnapshot(f"snapshot {source_dir} refused, nothing seeded: {shown}{more}")
+
+
+def _measurement_problems(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The snapshot's measurements a refresh or an import would not have stored: not a valid reading
+    (NaN, negative, beyond any real link, an unknown metric or kind, no quote), or an imported reading
+    outside the physical bounds an import is refused at. A scraped reading outside them is kept, as a
+    refresh keeps it: stored, never a claim or a fill (catalog.expectations)."""
+    from catalog.validate import reading_problem
+
+    found = []
+    columns = [f.name for f in fields(Measurement)]
+    for values in con.execute(f"SELECT {', '.join(columns)} FROM measurements").fetchall():
+        row = dict(zip(columns, values, strict=True))
+        where = f"{MEASUREMENTS_FILE} {row['source']} {row['locator']}"
+        try:
+            reading = Measurement(**row)
+        except (InvalidOffer, TypeError) as exc:  # InvalidOffer names the source and locator itself
+            found.append(f"{MEASUREMENTS_FILE} {exc}" if isinstance(exc, InvalidOffer) else f"{where}: {exc}")
+            continue
+        if reading.source == USER_SOURCE:
+            problem = reading_problem(reading.metric, reading.value, reading.port_count)
+            if problem:
+                found.append(f"{where}: outside physical bounds: {problem}")
+    return found
 
 
 def load(source_dir: Path, db_path: Path) -> int:

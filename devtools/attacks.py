@@ -39,11 +39,13 @@ def gzip_bomb(unpacked_bytes: int) -> bytes:
 
 
 def measured(args: list[str], env: dict[str, str] | None = None) -> dict:
-    """``python -m catalog ARGS`` in a child process: wall seconds, its own peak RSS, exit code, and
-    its summary line for aws (a refresh) or its first error line (else its last line) on stderr."""
+    """``python -m catalog ARGS`` (``python -c CODE`` for ``-c CODE``) in a child process: wall seconds,
+    its own peak RSS, exit code, and its summary line for aws (a refresh) or its first error line (else
+    its last line) on stderr."""
     started = time.monotonic()
+    command = [sys.executable, *args] if args[0] == "-c" else [sys.executable, "-m", "catalog", *args]
     child = subprocess.Popen(
-        [sys.executable, "-m", "catalog", *args],
+        command,
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -173,7 +175,9 @@ def main(argv: list[str]) -> int:
     page = (shared / "mirror" / AWS).read_bytes()
     print("| case | wall time | peak memory | exit | outcome and cause |")
     print("| --- | ---: | ---: | ---: | --- |")
-    for name, setup in cases(page, shared).items():
+    from devtools import attacks_gates
+
+    for name, setup in {**cases(page, shared), **attacks_gates.cases(shared)}.items():
         if argv and not any(word in name for word in argv):
             continue
         with tempfile.TemporaryDirectory() as scratch, contextlib.ExitStack() as stack:

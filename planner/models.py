@@ -102,7 +102,9 @@ def _check_model(m: ModelSpec) -> None:
     where = f"model {m.name!r}"
     for name in ("params_total", "params_active"):
         value = getattr(m, name)
-        if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+        if isinstance(value, bool) or not (
+            isinstance(value, int | float) and math.isfinite(value) and value > 0
+        ):
             raise ParseError(f"{where}: {name} must be a positive number, got {value!r}")
     for name in (
         "layers",
@@ -113,8 +115,7 @@ def _check_model(m: ModelSpec) -> None:
         "ffn_hidden_size",
         "vocab_size",
     ):
-        if not (isinstance(getattr(m, name), int) and getattr(m, name) > 0):
-            raise ParseError(f"{where}: {name} must be a positive whole number, got {getattr(m, name)!r}")
+        _positive_int(where, name, getattr(m, name))  # `layers = true` is no count (bool is an int)
     for name in ("weight_dtype", "kv_cache_dtype"):
         if getattr(m, name) not in BYTES_PER_ELEMENT:
             raise ParseError(
@@ -274,6 +275,8 @@ def model_from_text(text: str, origin: str) -> ModelSpec:
         data = json.loads(text) if text.lstrip().startswith("{") else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ParseError(f"{origin}: not TOML or JSON: {exc}") from exc
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, 100,000 nested arrays
+        raise ParseError(f"{origin}: not a model file: {str(exc).splitlines()[0][:200]}") from None
     return model_from_mapping(data, origin)
 
 

@@ -122,6 +122,7 @@ class RawOffer:
     fabric_shares_frontend: bool = False
     source_kind: str = "scraped"
     identity: OfferIdentity = OfferIdentity()
+    name_escaped: bool = False  # catalog.names wrote the name's control characters as escapes
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ class InstanceOffer:
     stale_since: datetime | None = None
     stale_cause: str | None = None
     identity: OfferIdentity = OfferIdentity()
+    name_escaped: bool = False  # the source's name held control characters, stored as escapes
     # GPU memory in one unit (the datasheet's nominal size when the stated figure fits it), and why not.
     gpu_memory_nominal_gb: float | None = None
     gpu_memory_flag: str | None = None

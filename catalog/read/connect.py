@@ -16,6 +16,8 @@ import select
 import signal
 import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -45,7 +47,13 @@ QUERY_TIME_LIMIT_MAX_S = 86_400.0  # --timeout accepts 0 (no limit) up to a day,
 # table; 3 GB once came back from one SELECT within the time limit).
 QUERY_MAX_ROWS = 100_000
 QUERY_MAX_TEXT_BYTES = 64_000_000  # the rows' values as text, roughly what printing them takes
-_FETCH_ROWS = 2_048
+# Rows per fetch: a batch is converted to Python whole before it can be counted, so a small one (64 x
+# the largest value) keeps the fetch near the byte cap; 2,048 rows of 1 MB once made 2 GB here.
+_FETCH_ROWS = 64
+# What running one query may add to the ``query`` command's process (its data segment, RLIMIT_DATA):
+# DuckDB builds each chunk of up to 2,048 values in full before Python sees a row, outside its own
+# memory_limit (1,000 values of 1 MB once peaked at 1,982 MB); past this its allocation fails, cleanly.
+QUERY_MAX_GROWTH_BYTES = 1_000_000_000
 
 
 def _exists(path: Path) -> Path:
@@ -114,6 +122,40 @@ def fetch_capped(
                 return rows, f"cut at {len(rows):,} rows: past {max_bytes:,} bytes of values (the cap)"
             rows.append(row)
     return rows, None
+
+
+def _data_segment_bytes() -> int | None:
+    """This process's data segment now (``VmData``, what RLIMIT_DATA counts), or None off Linux."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmData:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
+@contextmanager
+def growth_capped(max_bytes: int = QUERY_MAX_GROWTH_BYTES) -> Iterator[None]:
+    """Let the process's data segment grow by at most ``max_bytes`` inside the block (RLIMIT_DATA's
+    soft limit, restored after: the hard limit is left as it is). For a process of its own running one
+    query (``catalog query``), not for a server whose other threads would share the cap. Does nothing
+    where the data segment cannot be read or the hard limit is lower."""
+    import resource
+
+    now = _data_segment_bytes()
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    cap = None if now is None else now + max_bytes
+    tighter = [limit for limit in (soft, hard) if limit != resource.RLIM_INFINITY and cap and limit <= cap]
+    if cap is None or tighter:  # nothing to read, or a cap already as tight
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
 def execute_limited(

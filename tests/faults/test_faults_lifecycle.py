@@ -113,3 +113,29 @@ def test_a_hard_link_to_the_catalog_cannot_run_a_second_refresh(small_catalog, t
     assert "under another name (a hard link)" in capsys.readouterr().err
     with contextlib.suppress(FileNotFoundError):
         assert main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(alias), "--quiet"]) == 0
+
+
+@pytest.mark.parametrize("damage", ["a damaged block", "no catalog at all"])
+def test_an_import_into_a_corrupt_catalog_is_one_line_and_moves_nothing(
+    small_catalog, tmp_path, capsys, damage
+):
+    """An import has nothing to rebuild a corrupt catalog from (once it moved the file aside, started an
+    empty one and died with a CatalogException traceback, leaving no catalog at --db): exit 4, one line,
+    the catalog byte-identical where it was and the file to import untouched."""
+    _, db = small_catalog
+    imported(db, tmp_path)
+    if damage == "no catalog at all":
+        db.write_bytes(b"not a database" * 1000)
+    else:
+        shutil.copyfile(next(bad for bad, _ in damaged_copies(db)), db)
+    before = db.read_bytes()
+    capsys.readouterr()
+    reading = tmp_path / "more.txt"
+    reading.write_text(P2P.replace("800.00", "700.00"))
+    args = ["measurements", "import", str(reading), "--provider", "aws", "--instance", "p5.48xlarge"]
+    assert main([*args, "--db", str(db)]) == 4
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: catalog {db} is unreadable: "), lines
+    assert db.read_bytes() == before
+    assert not list(db.parent.glob(f"{db.name}.corrupt-*")) and not list(db.parent.glob(f"{db.name}.tmp-*"))
+    assert reading.read_text() == P2P.replace("800.00", "700.00")

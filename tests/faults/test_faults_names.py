@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import shutil
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import duckdb
@@ -17,6 +18,9 @@ import pytest
 
 from catalog.cli import main
 from catalog.names import checked_offer
+from catalog.offers import build_offer
+from catalog.previous import row_offer
+from catalog.store import INSTANCE_COLUMNS, offer_row, schema_sql
 from normalize.safe_text import csv_safe_frame, escaped, formula_safe
 from records.offers import Claim, RawOffer
 from tests.helpers import AWS_PAGE, Clock, query, run
@@ -31,7 +35,9 @@ def test_a_control_character_in_a_name_is_stored_escaped_and_the_row_kept_with_a
     offer = checked_offer(raw)
     assert offer.instance_type == "box\\x00-8\\x1b[31m" and offer.claims == raw.claims
     assert offer.notes[-1].startswith("the source names this instance with 2 control or invisible characters")
-    assert checked_offer(RawOffer("t", "p5.48xlarge", url, ())).instance_type == "p5.48xlarge"
+    assert offer.name_escaped and not raw.name_escaped
+    plain = checked_offer(RawOffer("t", "p5.48xlarge", url, ()))
+    assert plain.instance_type == "p5.48xlarge" and not plain.name_escaped
 
 
 def test_a_page_naming_an_instance_with_an_escape_sequence_loses_nothing(small_catalog, tmp_path):
@@ -44,6 +50,33 @@ def test_a_page_naming_an_instance_with_an_escape_sequence_loses_nothing(small_c
     assert (report.exit_code, report.outcomes[0].rows_carried) == (1, 1)  # the last good row stays
     names = [n for (n,) in query(db, "SELECT instance_type FROM instances")]
     assert "g5.12xlarge" in names and not [n for n in names if "\x1b" in n]
+
+
+def test_an_escaped_name_is_a_stored_flag_that_a_carried_row_keeps(tmp_path):
+    """``name_escaped`` (not only the note) is written to ``instances`` and read back with the row, so a
+    carried row keeps it; a plain name is not flagged."""
+    url = "https://t.test/page"
+    claims = (Claim("gpu_model", "H100-SXM-80GB", "H100", url), Claim("gpu_count", 8.0, "8", url))
+    raw = RawOffer("t", "box\x00-8", url, claims)
+    built = [
+        build_offer(checked_offer(r), scraped_at=datetime(2026, 12, 1))
+        for r in (raw, replace(raw, instance_type="box-8"))
+    ]
+    with duckdb.connect(str(tmp_path / "c.duckdb")) as con:
+        con.execute(schema_sql())
+        marks, columns = ", ".join("?" * len(INSTANCE_COLUMNS)), ", ".join(INSTANCE_COLUMNS)
+        con.executemany(
+            f"INSERT INTO instances BY NAME SELECT * FROM (VALUES ({marks})) AS v({columns})",
+            [list(offer_row(o).values()) for o in built],
+        )
+        cursor = con.execute("SELECT * FROM instances ORDER BY instance_type")
+        names = [d[0] for d in cursor.description]
+        stored = [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+    assert [(r["instance_type"], r["name_escaped"]) for r in stored] == [
+        ("box-8", False),
+        ("box\\x00-8", True),
+    ]
+    assert [row_offer(r, ()).name_escaped for r in stored] == [False, True]
 
 
 @pytest.fixture

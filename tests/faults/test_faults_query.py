@@ -55,3 +55,36 @@ def test_fetching_stops_at_the_cap_rather_than_reading_everything():
     result = Endless()
     rows, cut = connect.fetch_capped(result, max_rows=10_000)  # type: ignore[arg-type]
     assert len(rows) == 10_000 and cut is not None and result.fetched < 20_000
+
+
+def test_duckdb_own_memory_for_huge_values_is_capped_in_one_line(small_catalog_file, capsys):
+    """DuckDB builds a chunk of up to 2,048 values in full before Python reads a row, outside its own
+    memory_limit (1,000 values of 1 MB once peaked at 1,982 MB): the command's growth is capped, the
+    allocation fails cleanly, one line says so, and the cap is lifted again afterwards."""
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    sql = "SELECT repeat('x', 1000000) AS big FROM range(2000)"  # 2 GB in one chunk
+    assert main(["query", sql, "--db", str(small_catalog_file), "--format", "csv"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    [line] = err.strip().splitlines()
+    assert line.startswith("error: Out of Memory Error: ") and line.endswith(
+        ": the query needs more than the 1,000,000,000 bytes one query may take; narrow it (WHERE, LIMIT, "
+        "shorter values)"
+    ), line
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before
+    assert main(["query", "SELECT 1 AS one", "--db", str(small_catalog_file)]) == 0
+
+
+def test_the_growth_cap_leaves_a_tighter_limit_alone():
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    with connect.growth_capped(100_000_000):
+        now, capped = connect._data_segment_bytes(), resource.getrlimit(resource.RLIMIT_DATA)
+        assert now is not None and now < capped[0] <= now + 100_000_000
+        with connect.growth_capped(10**15):  # looser than the cap in force: nothing set
+            assert resource.getrlimit(resource.RLIMIT_DATA) == capped
+        assert resource.getrlimit(resource.RLIMIT_DATA) == capped
+    assert resource.getrlimit(resource.RLIMIT_DATA) == (soft, hard)

@@ -127,6 +127,13 @@ def first_row(name: str, **values):
             "exceeds 30000 Gbit/s per node",
         ),
         (first_row("instances.jsonl", intra_node_link="warp-drive"), "'warp-drive' is not a valid Link"),
+        (first_row("instances.jsonl", intra_node_basis="rumoured"), "'rumoured' is not a valid Basis"),
+        (first_row("instances.jsonl", gpu_count=-8.0), "gpu_count must be positive, got -8.0"),
+        (
+            first_row("prices.jsonl", usd_per_hour=None, published_per_hour=None),
+            "a price row with neither an on-demand nor a spot price",
+        ),
+        (first_row("measurements.jsonl", direction="sideways"), "direction must be one of"),
         # the published price and its USD figure changed together, so the bound is what refuses them
         (
             first_row("prices.jsonl", usd_per_hour=-5.0, published_per_hour=-5.0),
@@ -135,6 +142,16 @@ def first_row(name: str, **values):
         (first_row("prices.jsonl", usd_per_hour=9000.0, published_per_hour=9000.0), "USD per GPU-hour"),
         (first_row("prices.jsonl", usd_per_hour=60.0), "60.0 USD is not 55.04 USD x 1.0"),  # USD ≠ published
         (("meta.json", lambda lines: ["{}"]), "has no readable 'built_at'"),
+        # measurements: held to what a refresh or an import stores (once loaded with no gate)
+        (first_row("measurements.jsonl", value=-100.0), "needs a positive finite value, got -100.0"),
+        (first_row("measurements.jsonl", value=1e12), "1e+12 is beyond any real link"),
+        (first_row("measurements.jsonl", metric="warp_gbits_per_s"), "unknown metric 'warp_gbits_per_s'"),
+        (first_row("measurements.jsonl", kind="rumoured"), "kind must be one of"),
+        (first_row("measurements.jsonl", quote=" "), "a measurement needs the source text"),
+        (
+            first_row("measurements.jsonl", source="user", value=9_000.0),
+            "outside physical bounds: ib_port_gbits_per_s 9000 exceeds 800 Gbit/s per port",
+        ),
     ],
 )
 def test_seed_refuses_a_tampered_snapshot_in_one_line(tampered, tmp_path, capsys, damage, why):
@@ -150,6 +167,15 @@ def test_seed_refuses_a_tampered_snapshot_in_one_line(tampered, tmp_path, capsys
 
 def test_seed_from_the_shipped_snapshot_passes_the_gates(tmp_path):
     assert main(["seed", "--db", str(tmp_path / "seeded.duckdb")]) == 0
+
+
+def test_seed_keeps_a_scraped_reading_outside_the_bounds_as_a_refresh_does(tampered, tmp_path):
+    """A refresh stores a source's reading outside the physical bounds (never a claim or a fill), so a
+    snapshot dumped from it seeds; an imported one is refused (above), as the import refuses it."""
+    rewrite(tampered / "measurements.jsonl", first_row("measurements.jsonl", value=9_000.0)[1])
+    db = tmp_path / "seeded.duckdb"
+    assert main(["seed", "--from", str(tampered), "--db", str(db)]) == 0
+    assert query(db, "SELECT count(*) FROM measurements WHERE value = 9000") == [(1,)]
 
 
 # -- cheapest --limit, export of a partly corrupt catalog -------------------------------------------
@@ -186,3 +212,126 @@ def test_export_of_a_partly_corrupt_catalog_is_one_line_and_no_half_file(
             assert not out.exists()
             refused += 1
     assert refused > 0
+
+
+# -- model files for plan --------------------------------------------------------------------------
+
+TINY_MODEL = (
+    'name = "x"\nsource_url = "u"\nsource_note = "n"\nlayers = 16\nhidden_size = 2048\nattention_heads = 16\n'
+    "kv_heads = 4\nhead_dim = 128\nffn_hidden_size = 8192\nvocab_size = 32000\nparams_total = 1000000000\n"
+    "params_active = 1000000000\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "why"),
+    [
+        # once accepted as one layer (a bool is an int to Python)
+        ("true.toml", TINY_MODEL.replace("layers = 16", "layers = true"), "layers must be a positive whole"),
+        ("bool.toml", TINY_MODEL.replace("params_total = 1000000000", "params_total = true"), "params_total"),
+        # once a ValueError and a RecursionError traceback
+        ("digits.json", '{"layers": 1' + "0" * 5000 + "}", "not a model file: Exceeds the limit"),
+        ("deep.json", '{"a":' * 100_000 + "1" + "}" * 100_000, "not a model file: maximum recursion depth"),
+        ("nested.json", "[" * 100_000 + "]" * 100_000, "not TOML or JSON"),
+        (
+            "inf.toml",
+            TINY_MODEL.replace("layers = 16", "layers = inf"),
+            "layers must be a positive whole number, got inf",
+        ),
+        (
+            "nan.toml",
+            TINY_MODEL.replace("layers = 16", "layers = nan"),
+            "layers must be a positive whole number, got nan",
+        ),
+        (
+            "minus.toml",
+            TINY_MODEL.replace("layers = 16", "layers = -16"),
+            "layers must be a positive whole number, got -16",
+        ),
+        (
+            "nan-params.toml",
+            TINY_MODEL.replace("params_total = 1000000000", "params_total = nan"),
+            "params_total must be a positive number, got nan",
+        ),
+    ],
+)
+def test_a_hostile_model_file_is_refused_in_one_line(small_catalog_file, tmp_path, capsys, name, text, why):
+    model = tmp_path / name
+    model.write_text(text)
+    code = main(["plan", "--model", str(model), "--workload", "serve", "--db", str(small_catalog_file)])
+    assert code == 2
+    error = one_line(capsys)
+    assert error.startswith(f"error: {model}: ") and why in error, error
+
+
+@pytest.mark.parametrize(
+    ("flags", "why"),
+    [
+        (["--nodes", "1000000000"], "--nodes must be a whole number from 1 to 1,024, got '1000000000'"),
+        (["--nodes", "-1"], "--nodes must be a whole number from 1 to 1,024"),
+        (["--batch", "1000000000000"], "--batch must be a whole number from 1 to 10,000,000"),
+        (["--context", "1000000000000"], "--context must be a whole number from 1 to 10,000,000"),
+        (["--output", "nan"], "--output must be a whole number from 1 to 10,000,000, got 'nan'"),
+        (["--tokens-per-s", "inf"], "--tokens-per-s must be a positive number up to 1e+09, got 'inf'"),
+        (["--tpot-ms", "-5"], "--tpot-ms must be a positive number up to 1e+09, got '-5'"),
+        (["--efficiency", "7"], "--efficiency must be in (0, 1], got 7"),
+        (["--layout", "TP99999999xPP1xEP1xDP1"], "--layout must look like TP4xPP2xEP1xDP1"),
+        (["--model", "m" * 100_000], "--model is 100,000 characters long; at most 4,096"),
+        (
+            ["--workload", "train", "--tokens", "1e12", "--days", "0"],
+            "--days must be a positive number up to 10000",
+        ),
+        (["--workload", "train", "--tokens", "1e12", "--days", "1e400"], "--days must be a positive number"),
+        (
+            ["--workload", "train", "--tokens", "-1"],
+            "--tokens must be a positive number up to 1e+16, got '-1'",
+        ),
+        (["--ttft-ms", "nan"], "--ttft-ms must be a positive number up to 1e+09, got 'nan'"),
+        (["--tokens-per-s", "1e30"], "--tokens-per-s must be a positive number up to 1e+09, got '1e30'"),
+        (["--precision", "fp3"], "--precision for serving is bf16, fp8 or fp4, got 'fp3'"),
+    ],
+)
+def test_every_plan_number_and_string_is_capped_in_one_line(small_catalog_file, capsys, flags, why):
+    """``--nodes 1000000000`` once ran for minutes and a 1 MB model name cost 3.3 GB."""
+    args = [
+        "plan",
+        "--model",
+        "llama-3.1-70b",
+        "--workload",
+        "serve",
+        *flags,
+        "--db",
+        str(small_catalog_file),
+    ]
+    assert main(args) == 2
+    assert why in one_line(capsys)
+
+
+def test_a_model_file_over_its_cap_is_refused_unread(small_catalog_file, tmp_path, capsys):
+    model = tmp_path / "big.toml"
+    with open(model, "wb") as handle:
+        handle.truncate(50_000_000)  # sparse: 50 MB of zeros
+    args = ["plan", "--model", str(model), "--workload", "serve", "--db", str(small_catalog_file)]
+    assert main(args) == 2
+    assert f"--model: {model} is larger than 1,000,000 bytes" in one_line(capsys)
+
+
+@pytest.mark.parametrize("top", ["-1", "ten"])
+def test_plan_top_must_be_a_whole_number_of_rows(small_catalog_file, capsys, top):
+    """``--top -1`` once printed every row, as ``0`` does, without a word."""
+    with pytest.raises(SystemExit) as stopped:
+        main(
+            [
+                "plan",
+                "--model",
+                "llama-3.1-70b",
+                "--workload",
+                "serve",
+                "--top",
+                top,
+                "--db",
+                str(small_catalog_file),
+            ]
+        )
+    assert stopped.value.code == 2
+    assert f"--top: expected a whole number of rows (0: all), got '{top}'" in capsys.readouterr().err
