@@ -22,7 +22,7 @@ from catalog.cli_measurements import cmd_import, cmd_probe
 from catalog.cli_release import add_release_parser
 from catalog.paths import default_db
 from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped, Unpublishable
-from normalize.safe_text import FORMULA_PREFIXES, csv_safe_frame
+from normalize.safe_text import FORMULA_PREFIXES, LIST_SEPARATOR, csv_safe_frame
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -226,15 +226,17 @@ def _export(db: Path, table: str, fmt: str, out: str) -> None:
 
 def _export_columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
     """The select list of a CSV export: every text column with a ' before a value a spreadsheet
-    would run as a formula (normalize.safe_text.FORMULA_PREFIXES), the others as they are."""
+    would run as a formula (normalize.safe_text.FORMULA_PREFIXES), a list of texts (a row's notes)
+    joined by LIST_SEPARATOR first, the others as they are."""
     prefixes = "".join(FORMULA_PREFIXES)
     columns = []
     for name, kind, *_ in con.execute(f"DESCRIBE {table}").fetchall():
         quoted = '"' + name.replace('"', '""') + '"'
-        if kind == "VARCHAR":
+        text = f"array_to_string({quoted}, '{LIST_SEPARATOR}')" if kind == "VARCHAR[]" else quoted
+        if kind in ("VARCHAR", "VARCHAR[]"):
             columns.append(
-                f"CASE WHEN {quoted} <> '' AND contains('{prefixes}', left({quoted}, 1)) "
-                f"THEN '''' || {quoted} ELSE {quoted} END AS {quoted}"
+                f"CASE WHEN {text} <> '' AND contains('{prefixes}', left({text}, 1)) "
+                f"THEN '''' || {text} ELSE {text} END AS {quoted}"
             )
         else:
             columns.append(quoted)

@@ -283,8 +283,8 @@ def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
         con.execute(
             """UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',
                    missing_intra_bw = true,
-                   notes = CASE WHEN contains(notes, $note) THEN notes
-                                ELSE concat_ws('; ', nullif(notes, ''), $note) END
+                   notes = CASE WHEN list_contains(notes, $note) THEN notes
+                                ELSE list_append(notes, $note) END
                WHERE provider = $p AND instance_type = $i AND intra_node_basis = 'inferred'""",
             {"note": note, "p": provider, "i": instance_type},
         )
@@ -292,8 +292,8 @@ def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
         con.execute(
             """UPDATE instances SET intra_node_link = 'nvlink-bridge', intra_node_gbytes_per_s = $g,
                    intra_node_basis = 'inferred', missing_intra_bw = false, scale_up_domain_gpus = $d,
-                   notes = CASE WHEN contains(notes, $note) THEN notes
-                                ELSE concat_ws('; ', nullif(notes, ''), $note) END
+                   notes = CASE WHEN list_contains(notes, $note) THEN notes
+                                ELSE list_append(notes, $note) END
                WHERE provider = $p AND instance_type = $i""",
             {"g": gbytes, "d": domain, "note": note, "p": provider, "i": instance_type},
         )
@@ -314,8 +314,8 @@ def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
     for (provider, instance_type), note in derivation.conflicts.items():
         con.execute(
             """UPDATE instances SET conflict = true,
-                   notes = CASE WHEN contains(notes, $note) THEN notes
-                                ELSE concat_ws('; ', nullif(notes, ''), $note) END
+                   notes = CASE WHEN list_contains(notes, $note) THEN notes
+                                ELSE list_append(notes, $note) END
                WHERE provider = $p AND instance_type = $i""",
             {"note": note, "p": provider, "i": instance_type},
         )
@@ -358,7 +358,7 @@ def _carry(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str, cl
     shown = claim.value if isinstance(claim.value, str) else f"{claim.value:g}"
     note = f"{NOTE}{claim.field} {shown} {claim.qualifiers}"
     params = {"p": provider, "i": instance_type, "note": note, "v": claim.value}
-    notes = "concat_ws('; ', nullif(notes, ''), $note)"
+    notes = "list_append(notes, $note)"
     where = "WHERE provider = $p AND instance_type = $i"
     if claim.field == "inter_node_fabric":
         con.execute(f"UPDATE instances SET inter_node_fabric = $v, notes = {notes} {where}", params)
@@ -375,15 +375,14 @@ def _carry(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str, cl
 
 def _undo_fills(con: duckdb.DuckDBPyConnection) -> None:
     """Rows filled by an earlier derivation go back to missing before this one fills them again."""
-    kept = f"list_filter(string_split(notes, '; '), lambda x: NOT starts_with(x, '{NOTE}'))"
-    notes = f"array_to_string({kept}, '; ')"
+    notes = f"list_filter(notes, lambda x: NOT starts_with(x, '{NOTE}'))"
     con.execute(
         f"""UPDATE instances SET inter_node_fabric = 'unknown', notes = {notes}
-            WHERE contains(notes, '{NOTE}inter_node_fabric ') AND seller_kind <> 'cloud'"""
+            WHERE {_has_note(NOTE + "inter_node_fabric ")} AND seller_kind <> 'cloud'"""
     )
     con.execute(
         f"""UPDATE instances SET nic_count = NULL, notes = {notes}
-            WHERE contains(notes, '{NOTE}nic_count ') AND seller_kind <> 'cloud'"""
+            WHERE {_has_note(NOTE + "nic_count ")} AND seller_kind <> 'cloud'"""
     )
     con.execute(
         f"""UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',
@@ -397,10 +396,15 @@ def _undo_fills(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def _has_note(prefix: str) -> str:
+    """SQL that is true for a row with a note starting with ``prefix``."""
+    return f"len(list_filter(notes, lambda x: starts_with(x, '{prefix}'))) > 0"
+
+
 def _fill(con: duckdb.DuckDBPyConnection, fill: Fill) -> None:
     value, basis = float(fill.claim.value), fill.claim.basis.value
     params = {"v": value, "b": basis, "note": fill.note, "p": fill.provider, "i": fill.instance_type}
-    notes = "concat_ws('; ', nullif(notes, ''), $note)"
+    notes = "list_append(notes, $note)"
     if fill.claim.field == "intra_node_gbytes_per_s":
         con.execute(
             f"""UPDATE instances SET intra_node_gbytes_per_s = $v, intra_node_basis = $b,

@@ -265,7 +265,7 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         missing_inter_bw=inter_basis == Basis.MISSING,
         unit_suspect=any(c.unit_suspect for c in raw.claims),
         conflict=bool(conflicts),  # from the claims themselves, not from a note's wording
-        notes="; ".join(notes),
+        notes=tuple(dict.fromkeys(notes)),
         source_kind=raw.source_kind,
         source_url=raw.source_url,
         scraped_at=scraped_at,

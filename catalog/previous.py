@@ -45,11 +45,21 @@ def row_offer(row: Mapping, claims: tuple[Claim, ...]) -> InstanceOffer:
     for name, enum in _ENUM_COLUMNS.items():
         if name in values:
             values[name] = enum(values[name])
+    if "notes" in values:
+        values["notes"] = _notes(values["notes"])
     identity = OfferIdentity(
         seller_kind=SellerKind(row["seller_kind"]),
         **{name: row[name] for name in ("upstream_provider", "upstream_instance_type", "platform", "preset")},
     )
     return InstanceOffer(**values, identity=identity, claims=claims)
+
+
+def _notes(stored: object) -> tuple[str, ...]:
+    """A row's notes as a tuple: a list since the notes column became one, a '; '-joined string in
+    catalogs written before."""
+    if isinstance(stored, str):
+        return tuple(note for note in stored.split("; ") if note)
+    return tuple(str(note) for note in stored) if isinstance(stored, list | tuple) else ()
 
 
 def _claim(row: dict) -> Claim:

@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS instances (
     regions                   INTEGER NOT NULL DEFAULT 0,
     price_region              VARCHAR,
     price_flag                VARCHAR,
-    notes                     VARCHAR NOT NULL,
+    notes                     VARCHAR[] NOT NULL,
     source_kind               VARCHAR NOT NULL,
     source_url                VARCHAR NOT NULL,
     scraped_at                TIMESTAMP NOT NULL,

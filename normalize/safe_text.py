@@ -44,13 +44,26 @@ def formula_safe(value: Any) -> Any:
     return value
 
 
+#: How a CSV cell writes a list of texts (a row's notes): its items joined, in order.
+LIST_SEPARATOR = "; "
+
+
+def csv_cell(value: Any) -> Any:
+    """One CSV cell: a list (or tuple, or array) as its items joined by ``LIST_SEPARATOR``, then
+    ``formula_safe``; anything else as ``formula_safe`` leaves it."""
+    if hasattr(value, "__len__") and not isinstance(value, (str, bytes, dict)):
+        value = LIST_SEPARATOR.join(str(item) for item in value)
+    return formula_safe(value)
+
+
 def csv_safe_frame(frame: Any) -> Any:
-    """A pandas DataFrame with every text cell ``formula_safe`` (numbers untouched), for a CSV."""
+    """A pandas DataFrame with every text cell ``formula_safe`` and every list joined (``csv_cell``;
+    numbers untouched), for a CSV."""
     from pandas.api.types import is_object_dtype, is_string_dtype
 
     columns = [c for c in frame.columns if is_object_dtype(frame[c]) or is_string_dtype(frame[c])]
     safe = frame.copy()
     for column in columns:
-        safe[column] = safe[column].map(formula_safe)
+        safe[column] = safe[column].map(csv_cell)
     safe.columns = [formula_safe(c) for c in safe.columns]
     return safe

@@ -152,7 +152,7 @@ class InstanceOffer:
     missing_inter_bw: bool
     unit_suspect: bool
     conflict: bool
-    notes: str
+    notes: tuple[str, ...]  # each a sentence a reader should know, in the order they were found
     source_kind: str
     source_url: str
     scraped_at: datetime
@@ -175,6 +175,11 @@ class InstanceOffer:
     price_region: str | None = None
     price_flag: str | None = None  # the cheapest price's flag: why it looks like a placeholder
     claims: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def notes_text(self) -> str:
+        """The notes as one line, joined as a CSV cell writes them (normalize.safe_text.LIST_SEPARATOR)."""
+        return "; ".join(self.notes)
 
     @property
     def seller_kind(self) -> SellerKind:

@@ -352,8 +352,9 @@ def show_instance(
     levels = levels_frame(cliffs, units)
     config = _link_columns(levels) | {"basis": st.column_config.TextColumn(help=BASIS_HELP)}
     st.dataframe(levels, hide_index=True, column_config=config, placeholder=tables.MISSING)
-    if row["notes"]:
-        show(f"Notes: {row['notes']}")
+    notes = [str(note) for note in row["notes"]]
+    if notes:
+        show("Notes: " + "; ".join(notes))
     prices.show_prices(load, provider, instance_type)
     measures.show_readings(load, provider, instance_type)
     show_claims(load, provider, instance_type)

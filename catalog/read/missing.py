@@ -125,7 +125,7 @@ def missing_items(
 
     Columns: ``provider, instance_type, gpu_model, missing`` (what: GPU count, GPU-to-GPU link and/or
     bandwidth, fabric type and/or bandwidth, on-demand price), ``why`` (``NOT_STATED``, ``NOT_FETCHED``,
-    ``FORM_FACTOR`` or ``BRIDGE``), ``detail`` (a sentence), ``notes`` (the row's own notes),
+    ``FORM_FACTOR`` or ``BRIDGE``), ``detail`` (a sentence), ``notes`` (the row's own notes, joined by '; '),
     ``source_kind`` and ``source_url``.
     """
     found = catalog or shape(con)
@@ -141,10 +141,11 @@ def missing_items(
     )
     sql = f"""
 WITH gaps AS (
-    SELECT *, nullif(regexp_extract(notes, 'missing includes: ([^;]+)', 1), '') AS not_fetched
+    SELECT *, nullif(regexp_extract(array_to_string(notes, '; '), 'missing includes: ([^;]+)', 1), '')
+        AS not_fetched
     FROM ({shown})
 ), items AS ({items})
 SELECT provider, instance_type, gpu_model, missing, {_WHY_SQL} AS why, {_DETAIL_SQL} AS detail,
-       notes, source_kind, source_url
+       array_to_string(notes, '; ') AS notes, source_kind, source_url
 FROM items ORDER BY provider, instance_type, item_order"""
     return con.execute(sql, params).df()

@@ -10,7 +10,7 @@ from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any, TextIO
 
-from normalize.safe_text import escaped, formula_safe
+from normalize.safe_text import csv_cell, escaped
 
 
 def _plain(value: Any) -> Any:
@@ -45,7 +45,7 @@ def write_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, 
     elif fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([["" if v is None else formula_safe(_plain(v)) for v in row] for row in rows])
+        writer.writerows([["" if v is None else csv_cell(_plain(v)) for v in row] for row in rows])
     elif not rows:
         out.write("(no rows)\n")
     else:

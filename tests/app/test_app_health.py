@@ -147,7 +147,7 @@ def test_provider_text_is_shown_as_text_never_as_markdown(small_catalog_file, tm
         con.execute(
             "UPDATE instances SET notes = ?, stale = true, stale_cause = ?, stale_since = now() "
             "WHERE instance_type = 'p5.48xlarge'",
-            [f"note {HOSTILE}", f"cause {HOSTILE}"],
+            [[f"note {HOSTILE}"], f"cause {HOSTILE}"],
         )
         for table in ("instances", "claims"):
             con.execute(

@@ -344,7 +344,7 @@ def hostile_app(small_catalog_file, tmp_path_factory, pixel_server):
         con.execute(
             "UPDATE instances SET notes = ?, stale = true, stale_cause = ?, stale_since = now() "
             "WHERE instance_type = 'p5.48xlarge'",
-            [f"note {hostile}", f"cause {hostile}"],
+            [[f"note {hostile}"], f"cause {hostile}"],
         )
         for table in ("instances", "claims"):
             con.execute(f"UPDATE {table} SET instance_type = ? WHERE instance_type = 'g5.xlarge'", [hostile])

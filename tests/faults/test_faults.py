@@ -128,7 +128,8 @@ def test_404_for_an_include_on_a_first_refresh_leaves_its_figures_missing(tmp_pa
     assert report.exit_code == 0 and outcomes(report)["azure"].outcome == "ok"
     with duckdb.connect(str(db), read_only=True) as con:
         notes, gbits, basis, stale = con.execute(
-            "SELECT notes, inter_node_gbits_per_s, inter_node_basis, stale FROM instances "
+            "SELECT array_to_string(notes, '; '), inter_node_gbits_per_s, inter_node_basis, stale "
+            "FROM instances "
             "WHERE instance_type = 'Standard_ND96isr_H100_v5'"
         ).fetchone()
     assert "missing includes: ndh100v5-series-summary.md" in notes

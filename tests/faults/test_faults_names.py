@@ -162,5 +162,5 @@ def test_the_refresh_stores_a_name_with_control_characters_escaped_prices_joined
     parsed = pipeline.parse_documents(Hostile(), [document], when)
     (offer,) = parsed.offers
     assert offer.instance_type == "gpu_8x_h100\\x1b[2J\\x00"
-    assert "control or invisible characters (\\x1b, \\x00)" in offer.notes
+    assert "control or invisible characters (\\x1b, \\x00)" in offer.notes_text
     assert [p.instance_type for p in parsed.prices] == [offer.instance_type]

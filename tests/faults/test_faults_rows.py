@@ -37,6 +37,9 @@ def aws_page() -> str:
     return (MIRROR / AWS_PATH.lstrip("/")).read_text()
 
 
+NOTES = "array_to_string(notes, '; ')"  # a row's notes as one text, for `in` tests
+
+
 def one_row(db, instance_type: str, columns: str) -> tuple:
     return query(db, f"SELECT {columns} FROM instances WHERE instance_type = '{instance_type}'")[0]
 
@@ -180,7 +183,9 @@ def test_a_duplicated_network_row_with_another_figure_is_a_conflict(fault_db, mi
     )
     report = fault_refresh(fault_db, mirror_server.base_url, providers=["aws"])
     assert (report.exit_code, outcomes(report)["aws"].outcome) == (0, "ok")
-    conflict, gbits, notes = one_row(fault_db, "p5.48xlarge", "conflict, inter_node_gbits_per_s, notes")
+    conflict, gbits, notes = one_row(
+        fault_db, "p5.48xlarge", "conflict, inter_node_gbits_per_s, array_to_string(notes, '; ')"
+    )
     assert conflict and gbits == 3200.0  # the first row's figure is shown; both are claims
     assert "conflicting claims for inter_node_gbits_per_s: 3200 vs 6400" in notes
     values = query(
@@ -198,7 +203,9 @@ def test_a_duplicated_size_row_with_another_gpu_count_is_a_conflict(fault_db, mi
     serve_aws(mirror_server, page.replace(line, line + "\n" + line.replace("8 x NVIDIA", "16 x NVIDIA"), 1))
     report = fault_refresh(fault_db, mirror_server.base_url, providers=["aws"])
     assert (report.exit_code, outcomes(report)["aws"].outcome) == (0, "ok")
-    conflict, count, notes = one_row(fault_db, "p5.48xlarge", "conflict, gpu_count, notes")
+    conflict, count, notes = one_row(
+        fault_db, "p5.48xlarge", "conflict, gpu_count, array_to_string(notes, '; ')"
+    )
     assert conflict and count == 8.0
     assert "conflicting claims for gpu_count: 8 vs 16" in notes and "listed more than once" in notes
 

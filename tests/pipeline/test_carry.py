@@ -110,3 +110,15 @@ def test_a_gpu_count_that_quadrupled_is_held_at_the_count_factor():
     assert result.held == ["box-8 gpu_count 8 → 32 GPUs (4x)"]
     assert result.row_causes["box-8"].startswith("held back as suspect (moved 8x, a count 2x or more)")
     assert claim("gpu_count", 8.0) in result.offers[0].claims
+
+
+def test_a_row_read_back_from_an_older_catalog_splits_its_joined_notes():
+    """Issue 18: catalogs written before notes became a list stored them '; '-joined; a refresh that
+    carries such a row reads them back as the list they were joined from."""
+    from catalog.previous import _notes
+
+    assert _notes("form factor inferred; missing includes: a.md") == (
+        "form factor inferred",
+        "missing includes: a.md",
+    )
+    assert _notes("") == () and _notes(["one; with a semicolon"]) == ("one; with a semicolon",)

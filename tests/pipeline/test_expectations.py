@@ -123,7 +123,7 @@ def test_an_expected_fabric_that_contradicts_the_page_is_a_conflict_and_history_
         "SELECT inter_node_gbits_per_s, inter_node_basis, conflict FROM instances "
         "WHERE instance_type='box-a'",
     ) == [(1600.0, "stated", True)]
-    (notes,) = query(db, "SELECT notes FROM instances WHERE instance_type='box-a'")[0]
+    (notes,) = query(db, "SELECT array_to_string(notes, '; ') FROM instances WHERE instance_type='box-a'")[0]
     assert (
         "conflicting claims for inter_node_gbits_per_s: 1600 (stated) vs 800 (expected: 8 x 100 Gbit/s"
         in notes
@@ -202,7 +202,7 @@ def test_a_fill_whose_measurement_is_gone_goes_back_to_missing(tmp_path):
                    conflict, notes, source_kind, source_url, scraped_at, stale)
                VALUES ('x', 'y', 'missing', 'unknown', 'missing', 'infiniband', 3200, 400, 'expected',
                        false, true, false, false, false,
-                       'kept; from measurements: inter_node_gbits_per_s 3200 expected',
+                       ['kept', 'from measurements: inter_node_gbits_per_s 3200 expected'],
                        'scraped', 'https://x', '2026-12-01', true)"""
         )
         con.execute(
@@ -214,7 +214,7 @@ def test_a_fill_whose_measurement_is_gone_goes_back_to_missing(tmp_path):
         assert derivation is not None and derivation.claims == []
         assert con.execute(
             "SELECT inter_node_gbits_per_s, inter_node_basis, missing_inter_bw, notes FROM instances"
-        ).fetchall() == [(None, "missing", True, "kept")]
+        ).fetchall() == [(None, "missing", True, ["kept"])]
         assert con.execute("SELECT count(*) FROM current_claims").fetchall() == [(0,)]
 
 

@@ -63,3 +63,32 @@ def test_parquet_without_out_goes_down_a_pipe(small_catalog, tmp_path):
     piped = tmp_path / "piped.parquet"
     piped.write_bytes(done.stdout)
     assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{piped}')").fetchall() == [(5,)]
+
+
+def test_notes_are_a_list_in_the_catalog_and_json_and_one_joined_cell_in_csv(
+    small_catalog, tmp_path, capsys, monkeypatch
+):
+    """Issue 18: a row's notes are a list (one sentence per item), never a '; '-joined string that SQL
+    edits by prefix; a CSV cell joins them in order, and a note a spreadsheet would run is text."""
+    _, db = small_catalog
+    with duckdb.connect(str(db)) as con:
+        [(kind,)] = con.execute(
+            "SELECT data_type FROM information_schema.columns "
+            "WHERE table_name = 'instances' AND column_name = 'notes'"
+        ).fetchall()
+        con.execute(
+            "UPDATE instances SET notes = ['=cmd|x', 'second; with its own semicolon'] "
+            "WHERE instance_type = 'p5.48xlarge'"
+        )
+    assert kind == "VARCHAR[]"
+    monkeypatch.chdir(tmp_path)
+    assert main(["export", "--format", "json", "--db", str(db)]) == 0
+    rows = {r["instance_type"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["p5.48xlarge"]["notes"] == ["=cmd|x", "second; with its own semicolon"]
+    assert all(isinstance(r["notes"], list) for r in rows.values())
+    assert main(["export", "--format", "csv", "--db", str(db)]) == 0
+    [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("aws,p5.48xlarge,")]
+    assert "'=cmd|x; second; with its own semicolon" in line
+    query = "SELECT instance_type, notes FROM instances WHERE instance_type = 'p5.48xlarge'"
+    assert main(["query", "--db", str(db), "--format", "csv", query]) == 0
+    assert "p5.48xlarge,'=cmd|x; second; with its own semicolon" in capsys.readouterr().out

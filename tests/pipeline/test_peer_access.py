@@ -91,7 +91,7 @@ def test_a_resold_slice_of_an_sxm_board_is_not_nvswitch_by_assumption():
         "missing",
         "unknown",
     )
-    assert "does not say" in sliced.notes
+    assert "does not say" in sliced.notes_text
     whole = build_offer(_raw("H100-SXM-80GB", 8, "marketplace"), scraped_at=utcnow())
     assert (whole.intra_node_link, whole.intra_node_gbytes_per_s, whole.gpu_peer_access) == (
         "nvswitch",

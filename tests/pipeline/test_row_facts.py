@@ -7,6 +7,8 @@ import pytest
 
 from tests.helpers import query
 
+NOTES = "array_to_string(notes, '; ')"  # a row's notes as one text, for `in` tests
+
 
 def _row(db, provider: str, instance_type: str, columns: str) -> tuple:
     where = f"provider = '{provider}' AND instance_type = '{instance_type}'"
@@ -68,7 +70,10 @@ def test_scaleway_prices_keep_their_euros_and_convert_at_the_stated_rate(real_ca
 def test_gcp_a3_tcpx_rows_do_not_take_the_series_total_as_their_front_end(real_catalog_file):
     for name, total in (("a3-highgpu-8g", 1000.0), ("a3-megagpu-8g", 1800.0), ("a3-edgegpu-8g", 600.0)):
         frontend, fabric, notes = _row(
-            real_catalog_file, "gcp", name, "frontend_gbits_per_s, inter_node_gbits_per_s, notes"
+            real_catalog_file,
+            "gcp",
+            name,
+            f"frontend_gbits_per_s, inter_node_gbits_per_s, {NOTES}",
         )
         assert frontend is None and fabric == total, name
         assert "frontend_gbits_per_s missing: Google gives only the series total" in notes
@@ -185,7 +190,7 @@ def test_resold_rows_carry_their_upstream_rows_facts_or_say_none_is_named(real_c
     }
     shadeform = query(
         real_catalog_file,
-        "SELECT count(*), count(*) FILTER (contains(notes, 'but not its instance type')) FROM instances "
+        f"SELECT count(*), count(*) FILTER (contains({NOTES}, 'but not its instance type')) FROM instances "
         "WHERE provider = 'shadeform' AND upstream_instance_type IS NULL",
     )
     assert shadeform[0][0] > 0 and shadeform[0][0] == shadeform[0][1]

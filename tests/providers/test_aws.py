@@ -46,7 +46,7 @@ def test_fractional_gpu_stays_a_fraction(fixture_text):
     slice_ = rows(fixture_text("aws/ac-fractional.md"))["g6f.large"]
     assert slice_.gpu_count == 0.125 and slice_.gpu_model == "L4-24GB"
     assert slice_.gpu_memory_gb == pytest.approx(2.995739, abs=1e-6)  # 2.79 GiB of the slice, not 8x it
-    assert slice_.intra_node_link == Link.SINGLE_GPU and "GPU partition" in slice_.notes
+    assert slice_.intra_node_link == Link.SINGLE_GPU and "GPU partition" in slice_.notes_text
 
 
 def test_missing_table_is_a_layout_error(fixture_text):
@@ -136,7 +136,7 @@ def test_real_page_partitioned_l4_is_flagged(real):
     _, offers = real
     assert offers["g6f.large"].gpu_model == "L4-24GB"
     # "1 x NVIDIA L4 GPU" beside "2 GiB": a slice, so the page's whole count is a claim it contradicts
-    assert "is a slice of one L4-24GB" in offers["g6f.large"].notes
+    assert "is a slice of one L4-24GB" in offers["g6f.large"].notes_text
 
 
 def test_real_page_every_quote_is_verbatim(real):
@@ -168,7 +168,7 @@ def test_real_newer_revision_adds_both_flagships_cited_as_the_copy_it_is(revisio
         6400,
         17,
     )
-    assert b300.source_url == f"copy:{NEWER}" and NEWER_NOTE in b300.notes
+    assert b300.source_url == f"copy:{NEWER}" and NEWER_NOTE in b300.notes_text
     from_copy = [c for c in b300.claims if c.source_url == f"copy:{NEWER}"]
     assert {c.original_url for c in from_copy} == {NEWER_ORIGINAL}
     assert next(c for c in from_copy if c.field == "inter_node_gbits_per_s").quote == "6400 Gigabit"
@@ -188,7 +188,7 @@ def test_real_revisions_that_disagree_are_a_conflict_never_a_silent_pick(revisio
     dl1 = revisions["dl1.24xlarge"]
     fabric = {(c.value, c.quote, c.source_url) for c in dl1.claims if c.field == "inter_node_fabric"}
     assert fabric == {("efa", "✓ Yes", AC_URL), ("ethernet", "✗ No", f"copy:{NEWER}")}
-    assert dl1.conflict and "conflicting claims for inter_node_fabric: efa vs ethernet" in dl1.notes
+    assert dl1.conflict and "conflicting claims for inter_node_fabric: efa vs ethernet" in dl1.notes_text
     assert dl1.inter_node_fabric == Fabric.EFA  # AWS's own page leads; the copy's claim stands beside it
     agreeing = revisions["p5.48xlarge"]  # both revisions say 3200: two claims, no conflict
     assert not agreeing.conflict
@@ -214,7 +214,7 @@ def test_a_karpenter_figure_that_disagrees_is_a_conflict(fixture_text):
     )
     p5 = build_offer(next(o for o in offers if o.instance_type == "p5.48xlarge"), scraped_at=NOW)
     assert p5.conflict and p5.inter_node_gbits_per_s == 3200  # the page leads, Karpenter's 1600 beside it
-    assert "conflicting claims for inter_node_gbits_per_s: 3200 vs 1600" in p5.notes
+    assert "conflicting claims for inter_node_gbits_per_s: 3200 vs 1600" in p5.notes_text
     assert (
         "not in Karpenter's bandwidth table"
         in next(o for o in offers if o.instance_type == "g5.xlarge").notes

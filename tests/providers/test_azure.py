@@ -98,7 +98,7 @@ def test_fixture_size_without_r_uses_front_end_ethernet():
 def test_fixture_missing_include_is_recorded_not_fatal():
     offers = build(fixture_documents(with_summary=False))
     rdma = offers["Standard_ND96isr_T9_v9"]
-    assert "missing includes: nd-test-v9-series-summary.md" in rdma.notes
+    assert "missing includes: nd-test-v9-series-summary.md" in rdma.notes_text
     assert rdma.missing_inter_bw  # no summary, no InfiniBand page: the fabric figure is unknown
 
 
@@ -146,8 +146,8 @@ def test_real_specs_table_without_its_series_page_still_yields_a_row(real):
     t4 = offers["NCasT4_v3-series"]
     assert (t4.gpu_model, t4.gpu_count, t4.intra_node_link) == ("T4-16GB", None, Link.PCIE)
     assert t4.source_url == SIZES + "includes/ncast4v3-series-specs.md"
-    assert "series page ncast4v3-series.md unavailable (HTTP 404: not in mirror)" in t4.notes
-    assert "1 - 4 GPUs; network 8,000 - 32,000 Mbps across its sizes" in t4.notes
+    assert "series page ncast4v3-series.md unavailable (HTTP 404: not in mirror)" in t4.notes_text
+    assert "1 - 4 GPUs; network 8,000 - 32,000 Mbps across its sizes" in t4.notes_text
     model = next(c for c in t4.claims if c.field == "gpu_model")
     assert (model.quote, model.source_url) == ("Nvidia Tesla T4 GPU (16GB)", t4.source_url)
     assert offers["NVads-A10 v5-series"].gpu_model == "A10-24GB"  # the same rule, another family page
@@ -343,8 +343,8 @@ def test_real_old_rdma_sizes_get_the_fdr_rate_as_inferred(real):
         ), size
         fabric = next(c for c in row.claims if c.field == "inter_node_fabric")
         assert fabric.basis == Basis.INFERRED and "RDMA-capable by Azure's naming" in fabric.qualifiers
-    assert "the series summary, which may state its own, was not read" in offers["Standard_ND24rs"].notes
-    assert "was not read" not in offers["Standard_NC24rs_v3"].notes
+    assert "the series summary, which may state its own, was not read" in offers["Standard_ND24rs"].notes_text
+    assert "was not read" not in offers["Standard_NC24rs_v3"].notes_text
     assert offers["Standard_NC24s_v3"].missing_inter_bw  # no bandwidth column on the NCv3 page
     ethernet = next(c for c in offers["Standard_NC24s_v3"].claims if c.field == "inter_node_fabric")
     assert (ethernet.value, ethernet.basis) == ("ethernet", Basis.INFERRED)  # read from a name, not stated

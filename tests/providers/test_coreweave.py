@@ -56,7 +56,7 @@ def test_real_rows_are_named_by_instance_id_and_note_their_pricing_label(real):
         "gd-8xl40-i128",
         "rtxp6000-8x",  # the docs index titles it "(High Memory)"
     }
-    assert "pricing-page label 'NVIDIA HGX H100'" in real["gd-8xh100ib-i128"].notes
+    assert "pricing-page label 'NVIDIA HGX H100'" in real["gd-8xh100ib-i128"].notes_text
     fabric = next(c for c in real["gd-8xa100-i128"].claims if c.field == "inter_node_fabric")
     assert (fabric.basis, fabric.evidence, fabric.source_url) == (
         Basis.PARAPHRASED,

@@ -41,7 +41,7 @@ def test_small_file_goes_through_normalize():
     row = build_offer(offer, scraped_at=datetime(2026, 12, 2))
     assert (row.gpu_model, row.gpu_count, row.inter_node_gbits_per_s) == ("H100-SXM-80GB", 8, 3200)
     assert row.inter_node_fabric == "infiniband" and row.source_kind == "curated"
-    assert row.notes.startswith("a note")
+    assert row.notes[0].startswith("a note")
     bandwidth = next(c for c in offer.claims if c.field == "inter_node_gbits_per_s")
     assert bandwidth.read_on == date(2026, 12, 1)
     assert bandwidth.qualifiers == "8 x 400 Gbit/s; per node"

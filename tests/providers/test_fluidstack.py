@@ -27,7 +27,7 @@ def test_real_rows_and_prices(real):
 def test_real_nvlink_from_the_name_without_a_form_factor(real):
     row = real[1]["H100_NVLINK_80GB::8"]
     assert (row.gpu_model, row.gpu_count, row.intra_node_link) == ("H100-80GB", 8, Link.NVLINK)
-    assert row.missing_intra_bw and row.scale_up_domain_gpus is None and NVLINK_NOTE in row.notes
+    assert row.missing_intra_bw and row.scale_up_domain_gpus is None and NVLINK_NOTE in row.notes_text
     (link,) = [c for c in row.claims if c.field == "intra_node_link"]
     assert link.basis == Basis.INFERRED and link.quote.startswith(
         "H100_NVLINK_80GB::8,H100,8,252,1440.0,23.92,FINLAND,"
@@ -37,5 +37,5 @@ def test_real_nvlink_from_the_name_without_a_form_factor(real):
 def test_real_pcie_from_the_name(real):
     row = real[1]["H100_PCIE_80GB::4"]
     assert row.gpu_model == "H100-PCIE-80GB" and row.intra_node_link == Link.UNKNOWN  # bridged or not
-    assert "pairs may use an NVLink bridge (600 GB/s) or PCIe Gen5 (128 GB/s)" in row.notes
+    assert "pairs may use an NVLink bridge (600 GB/s) or PCIe Gen5 (128 GB/s)" in row.notes_text
     assert real[1]["L40_48GB::8"].intra_node_link == Link.PCIE  # L40 has no NVLink at all

@@ -54,8 +54,8 @@ def test_tcpx_total_goes_to_the_largest_machine_type_only():
     # The one total covers the front end too: one shared allowance, and the front end's own share is
     # missing (issue 20: the total is not the Ethernet share), with the reason.
     assert (high.frontend_gbits_per_s, high.fabric_shares_frontend) == (None, True)
-    assert "frontend_gbits_per_s missing: Google gives only the series total (1,000 Gbps)" in high.notes
-    assert "not comparable per GPU with A3 Ultra, A4 or A4X" in high.notes
+    assert "frontend_gbits_per_s missing: Google gives only the series total (1,000 Gbps)" in high.notes_text
+    assert "not comparable per GPU with A3 Ultra, A4 or A4X" in high.notes_text
     ultra = offers["a3-ultragpu-8g"]  # the prose splits GPU NICs from the front end
     assert (ultra.inter_node_gbits_per_s, ultra.frontend_gbits_per_s, ultra.fabric_shares_frontend) == (
         3200,
@@ -64,7 +64,7 @@ def test_tcpx_total_goes_to_the_largest_machine_type_only():
     )
     small = offers["a3-highgpu-2g"]  # TCPX and its figure are stated for the series' largest type only
     assert small.inter_node_fabric == Fabric.UNKNOWN and small.missing_inter_bw
-    assert "only for the largest A3 High machine type" in small.notes
+    assert "only for the largest A3 High machine type" in small.notes_text
     assert offers["g2-standard-48"].inter_node_fabric == Fabric.ETHERNET  # "N/A" holds for the series
 
 
@@ -173,8 +173,8 @@ def test_real_curated_gpu_nic_and_front_end_shares(real):
     for name in ("a3-megagpu-8g", "a3-highgpu-8g", "a3-edgegpu-8g"):
         row = real[name]
         assert row.fabric_shares_frontend and row.frontend_gbits_per_s is None
-        assert "frontend_gbits_per_s missing" in row.notes
-        assert "not comparable per GPU with A3 Ultra, A4 or A4X" in row.notes
+        assert "frontend_gbits_per_s missing" in row.notes_text
+        assert "not comparable per GPU with A3 Ultra, A4 or A4X" in row.notes_text
     for name in ("a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g", "a4x-maxgpu-4g-metal"):
         row = real[name]
         assert not row.fabric_shares_frontend and row.inter_node_gbits_per_s > row.frontend_gbits_per_s == 400
@@ -215,7 +215,7 @@ def test_real_curated_g2_g4_counts_and_the_sizes_below_the_largest(real):
     )
     smaller = real["g2-standard-48"]  # the series' fabric holds; its figure is the largest type's only
     assert smaller.inter_node_fabric == Fabric.ETHERNET and smaller.missing_inter_bw
-    assert "only for the largest G2 machine type" in smaller.notes
+    assert "only for the largest G2 machine type" in smaller.notes_text
     assert real["g2-standard-32"].intra_node_link == Link.SINGLE_GPU
 
 

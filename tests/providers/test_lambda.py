@@ -53,7 +53,7 @@ def test_real_rows(real, name, model, count, link, intra):
     assert (row.gpu_model, row.gpu_count) == (model, count)  # the catalog writes counts as "8.0"
     assert (row.intra_node_link, row.intra_node_gbytes_per_s) == (link, intra)
     assert row.inter_node_fabric == Fabric.UNKNOWN and row.missing_inter_bw  # the catalog states no network
-    assert "'up to 200 Gbps' in us-west-3 and us-south-1), not per instance type" in row.notes
+    assert "'up to 200 Gbps' in us-west-3 and us-south-1), not per instance type" in row.notes_text
 
 
 def test_real_form_factor_from_the_name_is_inferred_from_the_name(real):
@@ -67,7 +67,7 @@ def test_real_form_factor_from_the_name_is_inferred_from_the_name(real):
 def test_real_total_gpu_memory_trap_is_one_gpu_not_the_total(real):
     row = real[1]["gpu_8x_h100_sxm5"]
     assert row.gpu_memory_gb == pytest.approx(85.89934592)  # MemoryInfo.SizeInMiB 81920, per GPU
-    assert "GpuInfo TotalGpuMemoryInMiB 81920 is not the 8 GPUs' 655360: not used" in row.notes
+    assert "GpuInfo TotalGpuMemoryInMiB 81920 is not the 8 GPUs' 655360: not used" in row.notes_text
 
 
 def test_real_docs_table_tells_the_a100_shapes_apart(real):
@@ -106,7 +106,10 @@ def test_real_one_click_cluster_from_the_proof_of_concept(real):
     assert node.frontend_gbits_per_s == 200 and node.source_url == CLUSTERS_URL  # "2x100Gb/s Ethernet"
     fabric = claim(node, "inter_node_gbits_per_s")
     assert "up to 3200Gb/s" in fabric.quote and fabric.qualifiers.startswith("up to")
-    assert "is this catalog's stable slug" in node.notes and "not Lambda's live documentation" in node.notes
+    assert (
+        "is this catalog's stable slug" in node.notes_text
+        and "not Lambda's live documentation" in node.notes_text
+    )
 
 
 def test_real_curated_b200_cluster_keeps_its_slug(real):

@@ -62,13 +62,16 @@ def test_fixture_host_ram_trap_is_not_gpu_memory(small):
     offer = build(small)["gpu-h100-sxm_8gpu-128vcpu-1600gb"]
     assert (offer.gpu_model, offer.gpu_count, offer.gpu_memory_gb) == ("H100-SXM-80GB", 8, None)
     assert claims(offer, "gpu_memory_gb") == []
-    assert "GpuInfo MemoryInfo.SizeInMiB 204800 (one GPU's memory in MiB: 204800 MiB per GPU)" in offer.notes
-    assert "is the host RAM per GPU (MemoryGiB 1600 / 8 GPUs), not GPU memory" in offer.notes
+    assert (
+        "GpuInfo MemoryInfo.SizeInMiB 204800 (one GPU's memory in MiB: 204800 MiB per GPU)"
+        in offer.notes_text
+    )
+    assert "is the host RAM per GPU (MemoryGiB 1600 / 8 GPUs), not GPU memory" in offer.notes_text
     assert (offer.intra_node_link, offer.intra_node_gbytes_per_s) == (Link.NVSWITCH, 900)
     assert offer.intra_node_basis == Basis.INFERRED
     l40s = build(small)["gpu-l40s-d_2gpu-64vcpu-384gb"]  # 196608 MiB = 384 GiB / 2: host RAM again
     assert (l40s.gpu_model, l40s.gpu_count, l40s.gpu_memory_gb) == ("L40S-48GB", 2, None)
-    assert "is the host RAM per GPU" in l40s.notes
+    assert "is the host RAM per GPU" in l40s.notes_text
 
 
 def test_fixture_memory_that_fits_the_gpu_is_stated_and_a_misfit_is_dropped(small):
@@ -78,7 +81,7 @@ def test_fixture_memory_that_fits_the_gpu_is_stated_and_a_misfit_is_dropped(smal
     assert claim.quote.startswith("gpu-b200-sxm_8gpu-160vcpu-1792gb,B200,8,") and claim.quote in small
     h200 = build(small)["gpu-h200-sxm_1gpu-16vcpu-200gb"]  # 1024 MiB is neither host RAM nor 141 GB
     assert (h200.gpu_model, h200.gpu_memory_gb) == ("H200-SXM-141GB", None)
-    assert "1024 MiB per GPU) fits no H200 part (141 GB): not used" in h200.notes
+    assert "1024 MiB per GPU) fits no H200 part (141 GB): not used" in h200.notes_text
 
 
 def test_fixture_prices_one_per_line(small):
@@ -95,7 +98,7 @@ def test_fixture_prices_one_per_line(small):
 def test_regions_that_disagree_are_noted(small):
     text = small.replace("8,128,1600,21.00,us-central1", "8,96,1600,21.00,us-central1")
     offer = build(text)["gpu-h100-sxm_8gpu-128vcpu-1600gb"]
-    assert "regions disagree on vCPUs (128, 96); the first line's is used" in offer.notes
+    assert "regions disagree on vCPUs (128, 96); the first line's is used" in offer.notes_text
 
 
 def test_platform_and_accelerator_must_name_one_family(small, caplog):
@@ -152,7 +155,7 @@ def test_real_v8_gpu_memory_is_one_gpus(real):
     assert offers["gpu-h100-sxm_8gpu-128vcpu-1600gb"].gpu_memory_gb == pytest.approx(85.89934592)
     assert offers["gpu-h200-sxm_8gpu-128vcpu-1600gb"].gpu_memory_gb == pytest.approx(151.397597184)
     assert offers["gpu-l40s-d_4gpu-192vcpu-1152gb"].gpu_memory_gb == pytest.approx(51.539607552)
-    assert not any("TRAP" in o.notes for o in offers.values())
+    assert not any("TRAP" in o.notes_text for o in offers.values())
 
 
 def test_real_the_catalog_states_no_network_and_the_curated_infiniband_facts_join(real):

@@ -112,7 +112,7 @@ def test_l40s_rdma_figure_is_a_node_total_with_no_nic_count(offers):
     assert (rdma.value, rdma.quote) == (800, "800 Gbps RDMA")
     assert "NIC count not stated" in rdma.qualifiers
     assert not any(c.field == "nic_count" for c in l40s.claims)
-    assert "GPU count 4 taken from the shape name's trailing '.4'" in l40s.notes
+    assert "GPU count 4 taken from the shape name's trailing '.4'" in l40s.notes_text
     assert claim(l40s, "gpu_count").quote == "BM.GPU.L40S.4"
 
 
@@ -121,7 +121,7 @@ def test_gb200_shape_name_wins_over_the_b200_in_parentheses(offers):
     assert gb200.gpu_model == "GB200-186GB"
     assert gb200.scale_up_domain_gpus == 72  # rack-scale NVLink domain, inferred from the GPU
     assert gb200.intra_node_link == Link.NVSWITCH and gb200.intra_node_basis == Basis.INFERRED
-    assert "the shape name says GB200 while the GPU text says B200" in gb200.notes
+    assert "the shape name says GB200 while the GPU text says B200" in gb200.notes_text
 
 
 def test_hgx_shapes_get_their_form_factor_by_the_one_rule_and_others_stay_family_level(offers):
@@ -131,12 +131,12 @@ def test_hgx_shapes_get_their_form_factor_by_the_one_rule_and_others_stay_family
         Link.NVSWITCH,
         900,
     )
-    assert "form factor SXM inferred: BM.GPU.H100.8 is sold only as HGX (SXM) boards" in h100.notes
+    assert "form factor SXM inferred: BM.GPU.H100.8 is sold only as HGX (SXM) boards" in h100.notes_text
     model = claim(h100, "gpu_model")
     assert (model.basis, model.quote) == (Basis.INFERRED, "BM.GPU.H100.8 (8xH100)")  # Oracle never says SXM
     p100 = offers["BM.GPU2.2"]  # not in the table: its form factor is not guessed
     assert p100.intra_node_link == Link.UNKNOWN and p100.intra_node_basis == Basis.MISSING
-    assert "OCI states no P100 form factor (SXM or PCIe)" in p100.notes
+    assert "OCI states no P100 form factor (SXM or PCIe)" in p100.notes_text
     a10 = offers["BM.GPU.A10.4"]
     assert (a10.intra_node_link, a10.intra_node_gbytes_per_s, a10.intra_node_basis) == (
         Link.PCIE,
@@ -149,7 +149,7 @@ def test_shape_without_rdma_uses_its_only_network_as_fabric(offers):
     p100 = offers["BM.GPU2.2"]
     fabric = claim(p100, "inter_node_fabric")
     assert (fabric.value, fabric.quote) == ("ethernet", "2 x 25 Gbps")
-    assert "no RDMA cluster network stated" in p100.notes
+    assert "no RDMA cluster network stated" in p100.notes_text
 
 
 def test_single_and_double_counted_rdma_spellings(html_text):
@@ -273,7 +273,7 @@ def test_page_and_excerpt_together_keep_both_claims_and_flag_a_disagreement(html
         (c.value, c.source_url, c.original_url) for c in h100.claims if c.field == "inter_node_gbits_per_s"
     }
     assert figures == {(1600, SHAPES_URL, None), (3200, f"copy:{EXCERPT_PATH}", SHAPES_URL)}
-    assert "conflicting claims for inter_node_gbits_per_s: 1600 vs 3200" in h100.notes
+    assert "conflicting claims for inter_node_gbits_per_s: 1600 vs 3200" in h100.notes_text
 
 
 @shared_fixture(scope="module")

@@ -47,14 +47,14 @@ def test_real_spot_lines_join_their_instance_type(real):
         p for p in prices if p.instance_type == "datacrunch__8xH200_141GB__176__1450" and p.spot_usd_per_hour
     )
     assert spot.quote.startswith("datacrunch__8xH200_141GB__176__1450__SPOT,8H200.141S.176V_SPOT,")
-    assert "also sold as spot" in rows["datacrunch__8xH200_141GB__176__1450"].notes
+    assert "also sold as spot" in rows["datacrunch__8xH200_141GB__176__1450"].notes_text
     assert rows["datacrunch__8xH200_141GB__176__1450"].upstream_instance_type == "8H200.141S.176V"
 
 
 def test_real_memory_is_the_total_and_the_total_is_counted_twice(real):
     row = real[1]["lambdalabs__8xA100_80GB__240__1800"]  # SizeInMiB 655360 = 8 x 80 GiB
     assert row.gpu_memory_gb == pytest.approx(85.89934592)
-    assert "GpuInfo TotalGpuMemoryInMiB 5242880 is not the 8 GPUs' 655360: not used" in row.notes
+    assert "GpuInfo TotalGpuMemoryInMiB 5242880 is not the 8 GPUs' 655360: not used" in row.notes_text
 
 
 @pytest.mark.parametrize(

@@ -65,13 +65,13 @@ def test_fixture_cluster_rows(caplog):
     assert (b200.gpu_model, b200.gpu_count, b200.nic_count) == ("B200-SXM-180GB", 8, 4)  # `ens1`-`ens4`
     assert (b200.inter_node_fabric, b200.inter_node_gbits_per_s) == (Fabric.UNKNOWN, 3200)
     assert (b200.intra_node_link, b200.intra_node_basis) == (Link.NVSWITCH, Basis.INFERRED)
-    assert "'InfiniBand / RoCE'" in b200.notes and b200.gpu_memory_gb is None
+    assert "'InfiniBand / RoCE'" in b200.notes_text and b200.gpu_memory_gb is None
     assert claim(b200, "gpu_count").quote == "2-4 nodes (16-32 GPUs)"
-    assert "'instant-cluster-b200-8gpu' is this catalog's stable slug" in b200.notes
+    assert "'instant-cluster-b200-8gpu' is this catalog's stable slug" in b200.notes_text
     assert offers["instant-cluster-a100-8gpu"].inter_node_gbits_per_s == 1600  # "1.6 Tbps"
     h100 = offers["instant-cluster-h100-8gpu"]
     assert (h100.gpu_model, h100.intra_node_link, h100.missing_intra_bw) == ("H100", Link.UNKNOWN, True)
-    assert "RunPod lists NVIDIA H100 80GB HBM3, NVIDIA H100 PCIe" in h100.notes
+    assert "RunPod lists NVIDIA H100 80GB HBM3, NVIDIA H100 PCIe" in h100.notes_text
 
 
 def test_fixture_pod_rows(caplog):
@@ -81,7 +81,7 @@ def test_fixture_pod_rows(caplog):
     assert "Skipping runpod row NVIDIA Quantum Q1" in caplog.text
     h100 = offers["NVIDIA H100 80GB HBM3"]
     assert (h100.gpu_model, h100.gpu_count, h100.gpu_memory_gb) == ("H100-SXM-80GB", None, 80)
-    assert COUNT_NOTE in h100.notes and not h100.conflict  # Flash's "80GB" agrees
+    assert COUNT_NOTE in h100.notes_text and not h100.conflict  # Flash's "80GB" agrees
     assert h100.inter_node_basis == Basis.MISSING and h100.inter_node_fabric == Fabric.UNKNOWN
     a100 = offers["NVIDIA A100 80GB PCIe"]  # Flash's "TBD" VRAM is ignored, the row stands
     assert a100.gpu_model == "A100-PCIE-80GB"
@@ -89,17 +89,17 @@ def test_fixture_pod_rows(caplog):
     assert "Ignoring runpod Flash VRAM of NVIDIA A100 80GB PCIe" in caplog.text
     mig = offers["NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 1g.24gb"]
     assert (mig.gpu_model, mig.gpu_memory_gb) == ("RTX-PRO-6000-SERVER-96GB", 24)
-    assert "MIG slice 1g.24gb" in mig.notes and claim(mig, "gpu_memory_gb").qualifiers == "per MIG slice"
+    assert "MIG slice 1g.24gb" in mig.notes_text and claim(mig, "gpu_memory_gb").qualifiers == "per MIG slice"
     ada = offers["NVIDIA RTX 4000 Ada Generation"]
     assert ada.conflict and ada.gpu_memory_gb == 20  # the reference's 20 first, Flash's 16GB kept
     assert claim(ada, "gpu_memory_gb", FLASH_GPU_TYPES_URL).value == 16
-    assert "datasheet figure is 141 GB" in offers["NVIDIA H200 NVL"].notes
+    assert "datasheet figure is 141 GB" in offers["NVIDIA H200 NVL"].notes_text
 
 
 def test_optional_documents_may_be_absent():
     offers = build(fixture_documents(absent=(FLASH_GPU_TYPES_URL, OBSERVABILITY_URL)))
     assert not offers["NVIDIA RTX 4000 Ada Generation"].conflict
-    assert "no RunPod document states" in offers["instant-cluster-b200-8gpu"].notes
+    assert "no RunPod document states" in offers["instant-cluster-b200-8gpu"].notes_text
 
 
 def test_missing_required_document_is_a_layout_error():
@@ -169,7 +169,7 @@ def test_real_instant_clusters(real, name, model, link, gbits):
     )
     assert claim(offer, "gpu_count").quote == "2-8 nodes (16-64 GPUs)"
     assert "`ens1`-`ens8`" in claim(offer, "nic_count").quote
-    assert "'InfiniBand / RoCE'" in offer.notes
+    assert "'InfiniBand / RoCE'" in offer.notes_text
     assert offer.frontend_gbits_per_s is None and offer.gpu_memory_gb is None
 
 
@@ -192,7 +192,7 @@ def test_real_gpu_types(real, gpu_id, model, memory_gb, link):
     _, offers = real
     offer = offers[gpu_id]
     assert (offer.gpu_model, offer.gpu_memory_gb, offer.intra_node_link) == (model, memory_gb, link)
-    assert offer.gpu_count is None and COUNT_NOTE in offer.notes
+    assert offer.gpu_count is None and COUNT_NOTE in offer.notes_text
     assert offer.inter_node_gbits_per_s is None and offer.inter_node_fabric == Fabric.UNKNOWN
 
 
@@ -209,7 +209,7 @@ def test_real_mig_slices_are_their_parent_gpu(real):
     ):
         offer = offers[gpu_id]
         assert (offer.gpu_model, offer.gpu_memory_gb) == ("RTX-PRO-6000-SERVER-96GB", memory_gb)
-        assert "a partition of one GPU" in offer.notes
+        assert "a partition of one GPU" in offer.notes_text
         # A slice of one GPU has no GPU peer: no PCIe GPU-to-GPU figure is inferred for it.
         assert (offer.intra_node_link, offer.intra_node_gbytes_per_s, offer.intra_node_basis) == (
             Link.SINGLE_GPU,

@@ -19,7 +19,7 @@ def test_one_gpu_or_a_slice_of_one_has_no_gpu_to_gpu_figure(rows):
         r
         for r in rows
         if (r["gpu_count"] == r["gpu_count"] and r["gpu_count"] <= 1 and r["scale_up_domain_gpus"] != 72)
-        or "partition of one GPU" in r["notes"]
+        or "partition of one GPU" in "; ".join(r["notes"])
     ]
     assert len(single) > 40
     for r in single:
@@ -74,7 +74,9 @@ def test_one_inference_policy_for_families_sold_only_as_hgx_boards(rows, real_ca
     for key, family in flagships.items():
         row = found[key]
         assert (row["gpu_model"], row["intra_node_link"]) == ("H100-SXM-80GB", "nvswitch"), key
-        assert f"form factor SXM inferred: {family} is sold only as HGX (SXM) boards" in row["notes"], key
+        assert f"form factor SXM inferred: {family} is sold only as HGX (SXM) boards" in "; ".join(
+            row["notes"]
+        ), key
     with duckdb.connect(str(real_catalog_file), read_only=True) as con:
         bases = dict(
             ((provider, name), basis)
@@ -82,6 +84,6 @@ def test_one_inference_policy_for_families_sold_only_as_hgx_boards(rows, real_ca
                 "SELECT provider, instance_type, basis FROM current_claims WHERE field = 'gpu_model'"
             ).fetchall()
         )
-    noted = [(r["provider"], r["instance_type"]) for r in rows if "is sold only as" in r["notes"]]
+    noted = [(r["provider"], r["instance_type"]) for r in rows if "is sold only as" in "; ".join(r["notes"])]
     assert len(noted) > 30
     assert {bases[key] for key in noted} == {"inferred"}

@@ -126,7 +126,7 @@ def test_bridge_or_pcie_card_is_not_guessed():
     assert offer.intra_node_link == Link.UNKNOWN
     assert offer.intra_node_gbytes_per_s is None
     assert offer.missing_intra_bw
-    assert "NVLink bridge (600 GB/s) or PCIe Gen5 (128 GB/s)" in offer.notes
+    assert "NVLink bridge (600 GB/s) or PCIe Gen5 (128 GB/s)" in offer.notes_text
 
 
 def test_pcie_only_gpu_is_inferred_pcie():
@@ -169,7 +169,7 @@ def test_disagreeing_claims_are_both_kept_and_flagged():
         scraped_at=NOW,
     )
     assert offer.conflict
-    assert "conflicting claims for inter_node_gbits_per_s: 1800 vs 1600" in offer.notes
+    assert "conflicting claims for inter_node_gbits_per_s: 1800 vs 1600" in offer.notes_text
     assert [c.value for c in offer.claims if c.field == "inter_node_gbits_per_s"] == [1800.0, 1600.0]
 
 
