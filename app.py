@@ -64,6 +64,7 @@ def allowed_values(facets: dict, shown, priced: bool, regions: list[str]) -> dic
         "link": [str(label) for label in LINK_LABELS.values()],
         "fabric": [str(label) for label in FABRIC_LABELS.values()],
         "domain": ["any", *(str(d) for d in facets["domain_gpus"] if d > 1)],
+        "peer": list(sidebar.PEER_ACCESS),
         "region": [sidebar.ANY_REGION, *regions],
         "price_kind": list(sidebar.PRICE_KINDS),
         "instance": names.__contains__,

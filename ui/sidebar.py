@@ -62,13 +62,30 @@ def _lists(facets: dict[str, list]) -> dict[str, Any]:
         bind=BIND,
         help="GPUs that share one NVLink/NVSwitch/Infinity Fabric domain (72 on an NVL72 rack).",
     )
+    peer = sb.multiselect(
+        "GPU peer access",
+        [a for a in PEER_ACCESS if a in facets.get("peer_access", PEER_ACCESS)],
+        placeholder="any",
+        key="peer",
+        bind=BIND,
+        help=PEER_HELP,
+    )
     return {
         "providers": tuple(providers),
+        "peer_access": tuple(peer),
         "gpu_counts": tuple(counts[g] for g in gpus),
         "intra_links": tuple(LINK_BY_LABEL[label] for label in links),
         "fabrics": tuple(FABRIC_BY_LABEL[label] for label in fabrics),
         "min_scale_up_domain_gpus": 0 if domain == "any" else int(domain),
     }
+
+
+#: What the peer-access filter offers (``gpu_peer_access``; a one-GPU row is ``not-applicable``).
+PEER_ACCESS = ("yes", "no", "unknown", "not-applicable")
+PEER_HELP = (
+    "Whether the instance's GPUs read and write each other's memory directly (CUDA peer access over "
+    "NVLink or PCIe): yes, no (traffic is staged through host memory), unknown; not-applicable is one GPU."
+)
 
 
 def _known(labels: dict, values: list) -> list:
@@ -188,8 +205,8 @@ READY: dict[str, dict[str, object]] = {
 
 #: What a ready question starts from: no filter, GB/s per GPU.
 UNFILTERED: dict[str, object] = {
-    "q": "", "provider": [], "gpus": [], "link": [], "fabric": [], "domain": "any", "min_fabric": 0.0,
-    "max_price": 0.0, "unit": "GB/s", "per": "GPU", "min_mem": 0.0, "min_total_mem": 0.0,
+    "q": "", "provider": [], "gpus": [], "link": [], "fabric": [], "peer": [], "domain": "any",
+    "min_fabric": 0.0, "max_price": 0.0, "unit": "GB/s", "per": "GPU", "min_mem": 0.0, "min_total_mem": 0.0,
     "region": ANY_REGION, "price_kind": "on-demand",
 }  # fmt: skip
 
