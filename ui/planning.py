@@ -332,6 +332,8 @@ def column_config(kind: str) -> dict:
     }
 
 
+#: The URL parameter that holds the plan table's hidden columns.
+HIDE_KEY = "plan_hide"
 #: Where a header click on the plan's table keeps the column it orders by.
 SORT_KEY = "plan_sort"
 #: Plan columns where more is better (ordered most first); every other column is ordered least first.
@@ -450,10 +452,15 @@ def show(planned: pd.DataFrame, question: PlanQuestion, filters=None) -> None:
         frame = sort_by_column(frame, by)
         most = "most" if by in MORE_IS_BETTER else "least"
         st.caption(f"Ordered by {by} ({most} first); the rank is the planner's.")
-    tables.grid(
-        frame, key=f"plan_grid:{by}", on_header=_sort_by_header, column_config=column_config(kind), height=460
+    visible = tables.grid(
+        frame,
+        key=f"plan_grid:{by}",
+        on_header=_sort_by_header,
+        column_config=column_config(kind),
+        height=460,
+        hide_key=HIDE_KEY,
     )
-    tables.downloads(frame, f"plan-{question.model}-{kind}", "plan")
+    tables.downloads(visible, f"plan-{question.model}-{kind}", "plan")
     head = frame.head(VERDICT_ROWS)
     with st.expander(f"Verdicts in full (the first {len(head)} rows; the downloads hold all)"):
         show_text("\n".join(f"{i} — {v}" for i, v in zip(head["instance"], head["verdict"], strict=True)))
