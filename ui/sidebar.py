@@ -182,6 +182,10 @@ def _numbers(units: Units, priced: bool) -> dict[str, Any]:
     return found
 
 
+#: Llama 3.1 405B's pre-training budget, billions of tokens ("over 15 trillion tokens", Meta's Llama 3
+#: paper, arXiv 2407.21783, section 3.1: 15.6T): the train question plans it on a token budget.
+LLAMA_405B_TOKENS_B = 15_600.0
+
 #: Questions asked often, each one pick away: label → the sidebar values that ask it.
 READY: dict[str, dict[str, object]] = {
     "Serve Llama 3.1 70B: what to rent, what it costs": {
@@ -189,6 +193,7 @@ READY: dict[str, dict[str, object]] = {
     },
     "Train Llama 3.1 405B: what to rent, what it costs": {
         "mode": PLAN, "model": "llama-3.1-405b", "task": "Train", "by": "cost",
+        "train_tokens": LLAMA_405B_TOKENS_B,
     },
     "8-GPU NVSwitch boxes, fastest fabric first": {
         "mode": LINKS, "q": "8-GPU NVSwitch", "sort": "fabric, fastest first",
@@ -207,7 +212,8 @@ READY: dict[str, dict[str, object]] = {
 UNFILTERED: dict[str, object] = {
     "q": "", "provider": [], "gpus": [], "link": [], "fabric": [], "peer": [], "domain": "any",
     "min_fabric": 0.0, "max_price": 0.0, "unit": "GB/s", "per": "GPU", "min_mem": 0.0, "min_total_mem": 0.0,
-    "region": ANY_REGION, "price_kind": "on-demand",
+    "region": ANY_REGION, "price_kind": "on-demand", "train_tokens": 0.0, "days": 0.0, "tpot": 0.0,
+    "ttft": 0.0,
 }  # fmt: skip
 
 
