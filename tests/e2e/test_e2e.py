@@ -453,6 +453,8 @@ def test_hidden_columns_and_the_sort_survive_a_shared_link(browser, page, small_
     """Issue 21: the share link reproduced the filters but not the hidden columns."""
     open_app(page, small_app, "?mode=Links+only&sort=GPU%2C+A+to+Z")
     page.get_by_text("Columns: hide some", exact=False).click()
+    page.locator(".st-key-hide [role=combobox]").wait_for()
+    wait_idle(page)
     step(page, lambda: choose(page, "hide", "provider"))
     step(page, lambda: choose(page, "hide", "fabric"))
     assert "hide=provider" in page.url and "hide=fabric" in page.url and "sort=GPU" in page.url
