@@ -72,10 +72,10 @@ e2e-deps: install
 e2e: e2e-deps
 	$(PY) -m pytest -m e2e $(PYTEST_ARGS)
 
-# Retake the README's screenshots (docs/screenshots/*.png: the questions, the measurements view, the dark
-# theme) with the end-to-end tests.
+# Retake the README's screenshots (docs/screenshots/*.png: the questions, the nine tasks, the
+# measurements view, the dark theme) with the end-to-end tests.
 screenshots: e2e-deps
-	INTERCONNECT_SCREENSHOTS=docs/screenshots $(PY) -m pytest -m e2e -k "question or dark or measurements" $(PYTEST_ARGS)
+	INTERCONNECT_SCREENSHOTS=docs/screenshots $(PY) -m pytest -m e2e -k "question or dark or measurements or task" $(PYTEST_ARGS)
 
 # The fast tier: tests/unit and tests/providers (parsers on real documents, records, units, the planner;
 # no refresh, no app, no properties). docs/contributing.md lists the tiers.

@@ -20,12 +20,16 @@ TABS = ["Ranking", "Compare", "Instance", "Measurements", "What's missing", "Con
 # beside the sidebar at 1280x800 and the table starts above the fold. The grid's own "Download as
 # CSV" is hidden: the app's buttons below each table write the same rows with what they are; so is
 # the sorting in a column's menu (items 2-4): the browser's order would not reach the downloads or the
-# URL, while a header click orders the table on the server (``ui.tables.grid``).
+# URL, while a header click orders the table on the server (``ui.tables.grid``); and so is hiding a
+# column from the grid's menu (its last item) or toolbar: the "Hide columns" box above the table puts
+# them in the URL and the downloads (``ui.tables.hidden_columns``).
 COMPACT = """
 [data-testid="stMainBlockContainer"] {padding: 4rem 1.5rem 2rem 1.5rem;}
 [data-testid="stMainBlockContainer"] h1 {font-size: 1.9rem; padding: 0 0 0.5rem 0;}
 [data-testid="stSidebarUserContent"] {padding-top: 0.5rem;}
 [data-testid="stElementToolbarButton"]:has(button[aria-label="Download as CSV"]) {display: none;}
+[data-testid="stElementToolbarButton"]:has(button[aria-label="Show/hide columns"]) {display: none;}
+[data-testid="stDataFrameColumnMenu"] [role="menu"] > :last-child {display: none;}
 [data-testid="stDataFrameColumnMenu"] [role="menu"] > :is(:nth-child(2), :nth-child(3), :nth-child(4)) {
   display: none;
 }
@@ -64,10 +68,13 @@ def allowed_values(facets: dict, shown, priced: bool, regions: list[str]) -> dic
         "link": [str(label) for label in LINK_LABELS.values()],
         "fabric": [str(label) for label in FABRIC_LABELS.values()],
         "domain": ["any", *(str(d) for d in facets["domain_gpus"] if d > 1)],
+        "peer": list(sidebar.PEER_ACCESS),
         "region": [sidebar.ANY_REGION, *regions],
         "price_kind": list(sidebar.PRICE_KINDS),
         "instance": names.__contains__,
         "compare": names.__contains__,
+        "hide": list(shown.columns),
+        "plan_hide": list(shown.columns),
     }
 
 

@@ -116,7 +116,9 @@ class Catalog:
         """Every instance ranked for ``model`` (a preset name or a TOML/JSON file) and ``workload``
         (``serve`` or ``train``), as ``python -m catalog plan`` ranks them; ``top`` > 0 keeps that many
         rows. ``options`` are the CLI's ``plan`` options by name (``batch``, ``context``, ``output``,
-        ``tokens_per_s``, ``nodes``, ``by``, ``provider``, ``efficiency``, ...), passed through as given.
+        ``tokens_per_s``, ``nodes``, ``by``, ``provider``, ``region``, ``spot``, ``efficiency``, ...),
+        passed through as given: ``region="us-east-1", spot=True`` costs every row at its spot price
+        there (``price_region``, ``price_kind`` and ``currency`` say which price).
         """
         from catalog.cli import build_parser
         from catalog.cli_plan import plan_ranking

@@ -287,32 +287,12 @@ def cmd_changes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _names_problem(
-    con: duckdb.DuckDBPyConnection,
-    providers: list[str] | None,
-    instance: str | None,
-    regions: list[str] | None = None,
-) -> str | None:
-    """The error for a provider, instance type or region the catalog does not have, with a "did you
-    mean"; None when all are known."""
-    from catalog.cli_names import unknown
-    from catalog.read.prices import regions as price_regions
-    from catalog.read.queries import providers as catalog_providers
-
-    problem = unknown("provider", providers or (), catalog_providers(con))
-    if problem is None and instance:
-        types = [t for (t,) in con.execute("SELECT DISTINCT instance_type FROM instances").fetchall()]
-        problem = unknown("instance type", [instance], types)
-    if problem is None and regions:
-        problem = unknown("region", regions, price_regions(con))
-    return problem
-
-
 def cmd_cheapest(args: argparse.Namespace) -> int:
     """cheapest: rows matching a filter, ranked by on-demand price (or price per GPU, or per fabric GB/s)."""
+    from catalog.cli_names import names_problem
     from catalog.read.connect import connect_readonly
     from catalog.read.output import write_rows
-    from catalog.read.prices import PriceQuestion, cheapest
+    from catalog.read.prices import PriceQuestion, cautions, cheapest
 
     question = PriceQuestion(
         gpu_counts=tuple(args.gpus or ()),
@@ -328,7 +308,7 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
     )
     try:
         with connect_readonly(args.db) as con:
-            problem = _names_problem(con, args.provider, None, [args.region] if args.region else [])
+            problem = names_problem(con, args.provider, None, [args.region] if args.region else [])
             if problem:
                 print(f"error: {problem}", file=sys.stderr)
                 return EXIT_USAGE
@@ -347,6 +327,8 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         # NaN and pandas' NA (a nullable rank, an unpriced row) print as NULL; NA has no truth value
         rows = [[None if pd.isna(v) else v for v in row] for row in shown.itertuples(index=False)]
         write_rows(list(shown.columns), rows, "table", sys.stdout)
+        for caution in cautions(frame):  # a placeholder price does not lead an answer unsaid
+            sys.stdout.write(f"caution: {caution}\n")
     return 0
 
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
@@ -23,3 +27,23 @@ def unknown(kind: str, names: Iterable[str], known: Iterable[str]) -> str | None
         if name not in pool and not (kind == "region" and name.lower() in lowered):
             return f"unknown {kind} {name}{did_you_mean(name, pool)}"
     return None
+
+
+def names_problem(
+    con: duckdb.DuckDBPyConnection,
+    providers: list[str] | None,
+    instance: str | None,
+    regions: list[str] | None = None,
+) -> str | None:
+    """The error for a provider, instance type or region the catalog does not have, with a "did you
+    mean"; None when all are known."""
+    from catalog.read.prices import regions as price_regions
+    from catalog.read.queries import providers as catalog_providers
+
+    problem = unknown("provider", providers or (), catalog_providers(con))
+    if problem is None and instance:
+        types = [t for (t,) in con.execute("SELECT DISTINCT instance_type FROM instances").fetchall()]
+        problem = unknown("instance type", [instance], types)
+    if problem is None and regions:
+        problem = unknown("region", regions, price_regions(con))
+    return problem

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
+    from catalog.read.filters import Filters
     from planner.layouts import Layout
     from planner.models import ModelSpec
     from planner.result import Workload
@@ -286,17 +287,26 @@ def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]
     )
 
 
-def _names_problem(con: duckdb.DuckDBPyConnection, providers: list[str], instance: str | None) -> str | None:
-    """A provider or instance type the catalog does not have, with a "did you mean" (as the other
-    commands check them); None when all are known."""
-    from catalog.cli_names import unknown
-    from catalog.read.queries import providers as catalog_providers
+def _names_problem(
+    con: duckdb.DuckDBPyConnection, args: argparse.Namespace, instance: str | None
+) -> str | None:
+    """A provider, instance type or region the catalog does not have, with a "did you mean" (the
+    check ``cheapest`` makes); None when all are known."""
+    from catalog.cli_names import names_problem
 
-    problem = unknown("provider", providers, catalog_providers(con))
-    if problem is None and instance:
-        types = [t for (t,) in con.execute("SELECT DISTINCT instance_type FROM instances").fetchall()]
-        problem = unknown("instance type", [instance], types)
-    return problem
+    return names_problem(con, _providers(args), instance, [args.region[:100]] if args.region else [])
+
+
+def _providers(args: argparse.Namespace) -> list[str]:
+    return [p[:100] for p in args.provider or ()]
+
+
+def plan_filters(args: argparse.Namespace) -> Filters:
+    """The rows ``plan`` asks about and the price it costs them at: ``--provider``, ``--region`` (only
+    rows priced there, priced there) and ``--spot``, read as ``cheapest`` reads them."""
+    from catalog.read.filters import Filters
+
+    return Filters(providers=tuple(_providers(args)), region=(args.region or "")[:100], spot=args.spot)
 
 
 def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, Workload, Layout | None]:
@@ -306,14 +316,12 @@ def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, Workload, Layo
     added to ``plan`` reaches both."""
     from catalog.read.connect import connect_readonly
     from catalog.read.plan import rank
-    from catalog.read.queries import Filters
 
     model, workload, options = plan_inputs(args)
     nodes = _bounded_int("--nodes", args.nodes, 1, MAX_PLAN_NODES)
     layout = parse_layout(args.layout)
-    providers = [p[:100] for p in args.provider or ()]
     with connect_readonly(args.db) as con:
-        problem = _names_problem(con, providers, None)
+        problem = _names_problem(con, args, None)
         if problem:
             raise ParseError(problem)
         frame = rank(
@@ -321,7 +329,7 @@ def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, Workload, Layo
             model,
             workload,
             nodes=nodes,
-            filters=Filters(providers=tuple(providers)),
+            filters=plan_filters(args),
             options=options,
             by=args.by,
             layout=layout,
@@ -338,11 +346,19 @@ def _one_instance(args: argparse.Namespace, plan_output: Any) -> int:
     nodes = _bounded_int("--nodes", args.nodes, 1, MAX_PLAN_NODES)
     layout = parse_layout(args.layout)
     instance = args.instance[:200]
+    asked = plan_filters(args)
     with connect_readonly(args.db) as con:
-        problem = _names_problem(con, [p[:100] for p in args.provider or ()], instance)
+        problem = _names_problem(con, args, instance)
         if problem:
             raise ParseError(problem)
-        plans = instance_plans(con, instance, model, workload, nodes=nodes, options=options, layout=layout)
+        plans = instance_plans(
+            con, instance, model, workload, nodes=nodes, options=options, layout=layout,
+            region=asked.region, spot=asked.spot,
+        )  # fmt: skip
+    if not plans and asked.region:
+        raise ParseError(
+            f"--region: {instance!r} has no {'spot' if asked.spot else 'on-demand'} price in {asked.region}"
+        )
     if not plans:
         raise ParseError(f"--instance: no instance type {instance!r} in the catalog")
     reasons = [p.reason for _, p in plans if not isinstance(p, str) and p.best is None and p.reason]
@@ -380,7 +396,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    report = plan_output.ranking_report(frame, workload.kind, args.top, args.format)
+    from catalog.read.plan_inputs import price_words
+    from catalog.read.prices import CURRENCY
+
+    asked = plan_filters(args)
+    prices = f"{CURRENCY}, {price_words(asked.region, asked.spot)}"
+    report = plan_output.ranking_report(frame, workload.kind, args.top, args.format, prices)
     sys.stdout.write(escaped(report, keep="\n"))  # a name's escape sequence is printed, never obeyed
     return 0
 
@@ -439,5 +460,9 @@ def register_plan(
         "--by", choices=("time", "cost"), default="time", help="rank by tokens/s or by cost"
     )
     planning.add_argument("--provider", action="append", help="only this provider (repeatable)")
+    planning.add_argument(
+        "--region", help="cost in this region only, as the price source names it (rows priced there)"
+    )
+    planning.add_argument("--spot", action="store_true", help="cost at the spot price, not on-demand")
     planning.add_argument("--format", choices=("table", "csv", "json"), default="table")
     planning.set_defaults(func=cmd_plan)

@@ -13,6 +13,8 @@ from typing import Final
 import pandas as pd
 import streamlit as st
 
+from catalog.cli_plan import MAX_DAYS, MAX_TARGET, MAX_TOKEN_BUDGET
+from catalog.read.prices import placeholder_caution
 from planner.models import ServeWorkload, TrainWorkload, preset_names
 from ui import tables
 from ui.text import BOUND_HELP, LAYOUT_HELP
@@ -118,16 +120,37 @@ def _whole(box, label: str, default: int, key: str, help_text: str, low: int = 1
     )
 
 
+def _optional(box, label: str, key: str, help_text: str, high: float, step: float) -> float | None:
+    """A number box where 0 means "none" (bounded as the ``plan`` option it stands for)."""
+    value = box.number_input(
+        label, min_value=0.0, max_value=float(high), value=0.0, step=step, key=key, bind=BIND, help=help_text
+    )
+    return float(value) if value else None
+
+
 def _serve(box) -> ServeWorkload:
-    target = box.number_input(
-        "Target output tokens/s (0: none)", min_value=0.0, value=0.0, step=100.0, key="target", bind=BIND,
-        help="Output tokens per second the whole cluster must reach; the verdict says whether it does.",
+    target = _optional(
+        box, "Target output tokens/s (0: none)", "target",
+        "Output tokens per second the whole cluster must reach (plan --tokens-per-s); the verdict says "
+        "whether it does.", MAX_TARGET, 100.0,
+    )  # fmt: skip
+    tpot = _optional(
+        box, "Time per output token at most (ms, 0: none)", "tpot",
+        "The latency target (plan --tpot-ms): each conversation's next token within this; the batch "
+        "is the largest that meets it.", MAX_TARGET, 10.0,
+    )  # fmt: skip
+    ttft = _optional(
+        box, "Time to first token at most (ms, 0: none)", "ttft",
+        "The latency target (plan --ttft-ms): the prompt read and the first token within this.",
+        MAX_TARGET, 100.0,
     )  # fmt: skip
     return ServeWorkload(
         batch_sequences=_whole(box, "Batch (sequences per replica)", 32, "batch", "Conversations at once."),
         prompt_tokens=_whole(box, "Context (prompt tokens)", 2048, "context", "Tokens of each prompt."),
         output_tokens=_whole(box, "Output tokens", 512, "output", "Tokens written per sequence."),
-        target_tokens_per_s=target or None,
+        target_tokens_per_s=target,
+        tpot_ms=tpot,
+        ttft_ms=ttft,
     )
 
 
@@ -137,8 +160,28 @@ def _train(box) -> TrainWorkload:
     precision = box.segmented_control(
         "Matmul format", ["bf16", "fp8"], default="bf16", required=True, key="precision", bind=BIND
     )
+    billions = _optional(
+        box, "Tokens to train (billions, 0: none)", "train_tokens",
+        "The token budget (plan --tokens): every plan gets the days and dollars it takes.",
+        MAX_TOKEN_BUDGET / 1e9, 100.0,
+    )  # fmt: skip
+    days = _optional(
+        box, "Deadline (days, 0: none)", "days",
+        "Train the budget within this many days (plan --days): each instance gets the fewest nodes that "
+        "make it. Needs a token budget.", MAX_DAYS, 1.0,
+    )  # fmt: skip
+    if days and not billions:
+        show_text(
+            "A deadline needs a token budget (the tokens to train by then): the deadline is ignored.",
+            "warning",
+        )
+        days = None
     return TrainWorkload(
-        global_batch_tokens=batch * sequence, sequence_tokens=sequence, precision=precision or "bf16"
+        global_batch_tokens=batch * sequence,
+        sequence_tokens=sequence,
+        precision=precision or "bf16",
+        token_budget=billions * 1e9 if billions else None,
+        deadline_days=days,
     )
 
 
@@ -203,6 +246,7 @@ def plan_frame(planned: pd.DataFrame, kind: str) -> pd.DataFrame:
         "layout (TP×PP×EP×DP)": planned["layout"],
         tokens: _rounded(planned["tokens_per_s"]),
         **{header: planned[column].round(2) for column, header in cost_columns(kind).items()},
+        **_beside_tokens(planned, kind),
         step: _rounded(step_values, 3),
         "comm share (%)": (planned["comm_share"] * PERCENT).round(1),
         "bottleneck link": planned["bottleneck_link"],
@@ -211,11 +255,48 @@ def plan_frame(planned: pd.DataFrame, kind: str) -> pd.DataFrame:
         "model fits": planned["fits"],
         "bound by": planned["bound"],
         "cluster USD/hour": planned["usd_per_hour"].round(2),
+        "price region": planned["price_region"],
         "bandwidths used (one way per GPU)": planned["bandwidth_basis"],
         "verdict": planned["verdict"],
-        "flags": planned["flags"],
+        "flags": _flags(planned),
     }
     return pd.DataFrame(columns).reset_index(drop=True)
+
+
+def _flags(planned: pd.DataFrame) -> pd.Series:
+    """The row's flags, and "placeholder price" where the price it is costed at looks like one."""
+    placeholder = planned["price_flag"].notna() & planned["usd_per_hour"].notna()
+    joined = [
+        ", ".join(part for part in (str(flag or ""), "placeholder price" if ph else "") if part)
+        for flag, ph in zip(planned["flags"].fillna(""), placeholder, strict=True)
+    ]
+    return pd.Series(joined, index=planned.index)
+
+
+#: Serving's figures beside tokens/s: the concurrency, each conversation's speed and its latencies.
+SERVE_BESIDE = {
+    "conversations at once": "concurrency",
+    "tokens/s per user": "tokens_per_s_per_user",
+    "TTFT (ms)": "ttft_s",
+    "TPOT (ms)": "tpot_s",
+}
+#: Training's figures beside tokens/s when a token budget is asked.
+TRAIN_BESIDE = {"days to train": "days_to_train", "USD to train": "usd_to_train"}
+
+
+def _beside_tokens(planned: pd.DataFrame, kind: str) -> dict[str, pd.Series]:
+    """What reads beside tokens/s: serving's concurrency, per-user speed, TTFT and TPOT; training's
+    days and dollars to train (when a budget is asked)."""
+    if kind == "serve":
+        return {
+            header: _rounded(
+                planned[column] / SECONDS_PER_MS if column.endswith("_s") else planned[column], 3
+            )
+            for header, column in SERVE_BESIDE.items()
+        }
+    if planned["days_to_train"].notna().any():
+        return {header: _rounded(planned[column], 4) for header, column in TRAIN_BESIDE.items()}
+    return {}
 
 
 def column_config(kind: str) -> dict:
@@ -234,6 +315,16 @@ def column_config(kind: str) -> dict:
             help="Where the model's weights and state fit: one GPU, one NVLink domain, or more"
         ),
         tokens: number(width=110, format="localized"),
+        "conversations at once": number(
+            width=90, format="localized", help="Concurrency: sequences decoded together on the cluster"
+        ),
+        "tokens/s per user": number(
+            width=90, help="Output tokens per second each conversation sees (1 / TPOT)"
+        ),
+        "TTFT (ms)": number(width=80, help="Time to first token: the prompt read and the first token"),
+        "TPOT (ms)": number(width=80, help="Time per output token: one decode step"),
+        "days to train": number(width=90, format="localized"),
+        "USD to train": number(width=110, format="dollar"),
         **{h: number(width=100, format="dollar") for h in cost_columns(kind).values()},
         "cluster USD/hour": number(format="dollar"),
         "verdict": text(width="large"),
@@ -241,10 +332,14 @@ def column_config(kind: str) -> dict:
     }
 
 
+#: The URL parameter that holds the plan table's hidden columns.
+HIDE_KEY = "plan_hide"
 #: Where a header click on the plan's table keeps the column it orders by.
 SORT_KEY = "plan_sort"
 #: Plan columns where more is better (ordered most first); every other column is ordered least first.
-MORE_IS_BETTER = frozenset({"output tokens/s", "trained tokens/s"})
+MORE_IS_BETTER = frozenset(
+    {"output tokens/s", "trained tokens/s", "conversations at once", "tokens/s per user"}
+)
 
 
 def sort_by_column(frame: pd.DataFrame, header: str) -> pd.DataFrame:
@@ -281,7 +376,8 @@ def _because(row: dict, cheap: bool) -> str:
             f"{share:.0%} of the step crosses {row['bottleneck_link']} between its {nodes} instances"
         )
     if cheap and pd.notna(row.get("usd_per_hour")) and pd.notna(gpus) and gpus:
-        parts.insert(0, f"it rents at {_money(row['usd_per_hour'] / nodes / gpus)} per GPU-hour")
+        rent = f"it rents at {_money(row['usd_per_hour'] / nodes / gpus)} per GPU-hour"
+        parts.insert(0, rent + placeholder_caution(row.get("price_flag")))
     return "; ".join(p for p in parts if p)
 
 
@@ -321,24 +417,26 @@ def _title(question: PlanQuestion) -> str:
     return f"{what} {question.model}: every instance ranked by {order}"
 
 
-#: Said when the sidebar asks for a region or spot prices: the planner's costs do not take them yet.
-PLAN_PRICE_NOTE = (
-    "Costs: USD, each row's cheapest on-demand price in any region: the planner does not take a region "
-    "or spot prices yet. The region chosen keeps only the rows priced there ({region})."
-)
+def price_note(filters=None) -> str:
+    """Which price the plan's costs are at, in words, with the currency: the sidebar's region and
+    price kind, as ``plan --region R --spot`` costs them."""
+    from catalog.read.plan_inputs import price_words
+    from catalog.read.prices import CURRENCY
+
+    region, spot = (filters.region, filters.spot) if filters is not None else ("", False)
+    kept = f"; only rows priced in {region} are shown" if region else ""
+    return f"Costs in {CURRENCY}, each row's price: {price_words(region, spot)}{kept}."
 
 
 def show(planned: pd.DataFrame, question: PlanQuestion, filters=None) -> None:
     """The Ranking tab when it plans a model."""
     kind = question.workload.kind
     st.subheader(_title(question))
-    if filters is not None and (filters.region or filters.spot):
-        show_text(PLAN_PRICE_NOTE.format(region=filters.region or "any region"), "warning")
     st.caption(
         "Each instance gets its best layout (TP within the NVLink domain) on the fewest instances that "
         "hold the model, its step time, the share of it spent communicating, the link that share "
-        "crosses, and the cost where the catalog has a price (the cheapest on-demand region). Rows that "
-        "cannot be planned come last with the reason. Formulas: docs/planning.md."
+        "crosses, and the cost where the catalog has a price. Rows that cannot be planned come last with "
+        f"the reason. Formulas: docs/planning.md. {price_note(filters)}"
     )
     if planned.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")
@@ -354,10 +452,15 @@ def show(planned: pd.DataFrame, question: PlanQuestion, filters=None) -> None:
         frame = sort_by_column(frame, by)
         most = "most" if by in MORE_IS_BETTER else "least"
         st.caption(f"Ordered by {by} ({most} first); the rank is the planner's.")
-    tables.grid(
-        frame, key=f"plan_grid:{by}", on_header=_sort_by_header, column_config=column_config(kind), height=460
+    visible = tables.grid(
+        frame,
+        key=f"plan_grid:{by}",
+        on_header=_sort_by_header,
+        column_config=column_config(kind),
+        height=460,
+        hide_key=HIDE_KEY,
     )
-    tables.downloads(frame, f"plan-{question.model}-{kind}", "plan")
+    tables.downloads(visible, f"plan-{question.model}-{kind}", "plan")
     head = frame.head(VERDICT_ROWS)
     with st.expander(f"Verdicts in full (the first {len(head)} rows; the downloads hold all)"):
         show_text("\n".join(f"{i} — {v}" for i, v in zip(head["instance"], head["verdict"], strict=True)))

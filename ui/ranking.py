@@ -51,6 +51,8 @@ def _sort_by_header(key: str, units: Units, priced: bool) -> None:
 
 
 ORDER_KEY = "sort"
+#: The URL parameter that holds the link view's hidden columns.
+HIDE_KEY = "hide"
 
 
 def show(
@@ -68,11 +70,12 @@ def show(
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return
     st.caption(" · ".join(f"{label}: **{value}**" for label, value in tiles(ranked)))
-    tables.grid(
+    visible = tables.grid(
         shown,
         key=f"ranking_grid:{order}",
         on_header=lambda key: _sort_by_header(key, units, priced),
         column_config=tables.column_config(units, priced),
         height=460,
+        hide_key=HIDE_KEY,
     )
-    tables.downloads(shown, "links", "ranking")
+    tables.downloads(visible, "links", "ranking")

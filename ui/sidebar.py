@@ -62,13 +62,30 @@ def _lists(facets: dict[str, list]) -> dict[str, Any]:
         bind=BIND,
         help="GPUs that share one NVLink/NVSwitch/Infinity Fabric domain (72 on an NVL72 rack).",
     )
+    peer = sb.multiselect(
+        "GPU peer access",
+        [a for a in PEER_ACCESS if a in facets.get("peer_access", PEER_ACCESS)],
+        placeholder="any",
+        key="peer",
+        bind=BIND,
+        help=PEER_HELP,
+    )
     return {
         "providers": tuple(providers),
+        "peer_access": tuple(peer),
         "gpu_counts": tuple(counts[g] for g in gpus),
         "intra_links": tuple(LINK_BY_LABEL[label] for label in links),
         "fabrics": tuple(FABRIC_BY_LABEL[label] for label in fabrics),
         "min_scale_up_domain_gpus": 0 if domain == "any" else int(domain),
     }
+
+
+#: What the peer-access filter offers (``gpu_peer_access``; a one-GPU row is ``not-applicable``).
+PEER_ACCESS = ("yes", "no", "unknown", "not-applicable")
+PEER_HELP = (
+    "Whether the instance's GPUs read and write each other's memory directly (CUDA peer access over "
+    "NVLink or PCIe): yes, no (traffic is staged through host memory), unknown; not-applicable is one GPU."
+)
 
 
 def _known(labels: dict, values: list) -> list:
@@ -165,6 +182,10 @@ def _numbers(units: Units, priced: bool) -> dict[str, Any]:
     return found
 
 
+#: Llama 3.1 405B's pre-training budget, billions of tokens ("over 15 trillion tokens", Meta's Llama 3
+#: paper, arXiv 2407.21783, section 3.1: 15.6T): the train question plans it on a token budget.
+LLAMA_405B_TOKENS_B = 15_600.0
+
 #: Questions asked often, each one pick away: label → the sidebar values that ask it.
 READY: dict[str, dict[str, object]] = {
     "Serve Llama 3.1 70B: what to rent, what it costs": {
@@ -172,6 +193,7 @@ READY: dict[str, dict[str, object]] = {
     },
     "Train Llama 3.1 405B: what to rent, what it costs": {
         "mode": PLAN, "model": "llama-3.1-405b", "task": "Train", "by": "cost",
+        "train_tokens": LLAMA_405B_TOKENS_B,
     },
     "8-GPU NVSwitch boxes, fastest fabric first": {
         "mode": LINKS, "q": "8-GPU NVSwitch", "sort": "fabric, fastest first",
@@ -188,9 +210,10 @@ READY: dict[str, dict[str, object]] = {
 
 #: What a ready question starts from: no filter, GB/s per GPU.
 UNFILTERED: dict[str, object] = {
-    "q": "", "provider": [], "gpus": [], "link": [], "fabric": [], "domain": "any", "min_fabric": 0.0,
-    "max_price": 0.0, "unit": "GB/s", "per": "GPU", "min_mem": 0.0, "min_total_mem": 0.0,
-    "region": ANY_REGION, "price_kind": "on-demand",
+    "q": "", "provider": [], "gpus": [], "link": [], "fabric": [], "peer": [], "domain": "any",
+    "min_fabric": 0.0, "max_price": 0.0, "unit": "GB/s", "per": "GPU", "min_mem": 0.0, "min_total_mem": 0.0,
+    "region": ANY_REGION, "price_kind": "on-demand", "train_tokens": 0.0, "days": 0.0, "tpot": 0.0,
+    "ttft": 0.0,
 }  # fmt: skip
 
 

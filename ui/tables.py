@@ -197,6 +197,37 @@ def figure(value: Any, unit: object = None) -> str:
     return f"{text} {unit}" if isinstance(unit, str) and unit else text
 
 
+#: The column a table keeps whatever is hidden (it names the row).
+KEPT_COLUMN = "instance"
+
+
+def hidden_columns(frame: pd.DataFrame, key: str) -> list[str]:
+    """The columns the user hides, chosen in a box bound to the URL under ``key`` (so a shared link
+    hides them too); every column but ``KEPT_COLUMN`` may be hidden."""
+    options = [c for c in frame.columns if c != KEPT_COLUMN]
+    with st.expander("Columns: hide some (the link and the downloads follow)"):
+        hidden = st.multiselect(
+            "Hide columns", options, key=key, bind="query-params", placeholder="none: every column shown"
+        )
+    return [c for c in hidden if c in options]
+
+
+def with_full_headers(frame: pd.DataFrame, column_config: dict | None) -> dict:
+    """``column_config`` with a hover text on every column's header: its own help, or else the header
+    itself, so a header cut short at 1280 px reads in full on hover."""
+    config = dict(column_config or {})
+    for column in frame.columns:
+        entry = dict(config.get(column) or {})
+        if not entry.get("help"):
+            entry["help"] = str(column)
+        config[column] = entry
+    return config
+
+
+#: Said under a table whose long names may be cut short.
+FULL_TEXT_HINT = "Hover a header for its full name; double-click a cell to read it in full."
+
+
 def grid(
     frame: pd.DataFrame,
     *,
@@ -204,12 +235,19 @@ def grid(
     on_header: Callable[[str], None] | None = None,
     column_config: dict | None = None,
     height: int | Literal["auto"] = "auto",
-) -> None:
+    hide_key: str | None = None,
+) -> pd.DataFrame:
     """A table whose order is the server's: the grid's own sorting is off (a header click selects the
     column, and ``on_header(key)`` may order the table by it), so what is downloaded is what is
-    shown. Past ``LAZY_ROWS`` rows the table is sent in chunks, which cannot take a selection: there
-    a header click sorts only the browser's view (the caption of such a table says so)."""
+    shown. With ``hide_key``, the columns hidden in ``hidden_columns`` are left out. Past
+    ``LAZY_ROWS`` rows the table is sent in chunks, which cannot take a selection: there a header
+    click sorts only the browser's view (the caption of such a table says so). Returns the frame as
+    shown (hidden columns left out), for the downloads."""
+    if hide_key is not None:
+        hidden = set(hidden_columns(frame, hide_key))
+        frame = frame[[c for c in frame.columns if c not in hidden]]
     lazy = len(frame) > LAZY_ROWS
+    column_config = with_full_headers(frame, column_config)
     selection: dict[str, Any] = {}
     if not lazy:
         selection = {
@@ -231,6 +269,8 @@ def grid(
             f"Over {LAZY_ROWS:,} rows: a click on a header sorts only your view; the downloads keep "
             "the order chosen in the sidebar."
         )
+    st.caption(FULL_TEXT_HINT)
+    return frame
 
 
 #: Where the app keeps, per session and run, what every download says about itself (``about``).

@@ -34,6 +34,8 @@ class Filters:
       with no spot price has none). Only meaningful when the catalog has prices.
     - ``min_gpu_memory_gb`` / ``min_total_gpu_memory_gb``: GPU memory per GPU / per instance (per
       GPU x GPUs) at least this; a row whose memory is not known does not match.
+    - ``peer_access``: the row's ``gpu_peer_access`` is one of these (``yes``, ``no``, ``unknown``,
+      ``not-applicable``): whether its GPUs read each other's memory directly.
     - ``include_inferred`` False treats datasheet-inferred bandwidths as not stated, so only the
       providers' own figures count (in scores and in the bandwidth filters alike).
     """
@@ -54,6 +56,7 @@ class Filters:
     spot: bool = False
     min_gpu_memory_gb: float = 0.0
     min_total_gpu_memory_gb: float = 0.0
+    peer_access: tuple[str, ...] = ()
     include_stale: bool = True
     include_curated: bool = True
     include_inferred: bool = True
@@ -131,6 +134,7 @@ def where_sql(filters: Filters, *, nvlink_class_sql: str, priced: bool) -> tuple
         ("gpu_count", "gpu_counts", tuple(float(c) for c in filters.gpu_counts)),
         ("intra_node_link", "intra_links", filters.intra_links),
         ("inter_node_fabric", "fabrics", filters.fabrics),
+        ("gpu_peer_access", "peer_access", filters.peer_access),
     )
     for column, name, values in lists:
         if values:
@@ -181,6 +185,7 @@ def describe(filters: Filters) -> str:
         ("GPUs per instance", tuple(f"{c:g}" for c in filters.gpu_counts)),
         ("GPU-to-GPU link", filters.intra_links),
         ("fabric", filters.fabrics),
+        ("GPU peer access", filters.peer_access),
     )
     parts += [f"{name} {', '.join(values)}" for name, values in lists if values]
     if filters.min_scale_up_domain_gpus > 0:

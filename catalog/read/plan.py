@@ -22,6 +22,7 @@ from catalog.read.plan_inputs import (
     node_from_row,
     node_groups,
 )
+from catalog.read.prices import CURRENCY
 from catalog.read.queries import Filters, filtered_instances, instances_sql
 from catalog.read.shape import shape
 from catalog.read.text import known
@@ -86,15 +87,18 @@ def plan_rows(
     options: Options | None = None,
     layout: Layout | None = None,
 ) -> list[tuple[dict, Plan | str]]:
-    """Every ``filtered_instances`` row with its plan, or the reason it has none. Rows with the same
-    hardware (GPUs, memory, peaks, links with their figures) are planned once."""
-    frame = filtered_instances(con, filters or Filters())
-    prices, measured = cheapest_prices(con), measurements_by_instance(con)
+    """Every ``filtered_instances`` row with its plan, or the reason it has none, costed at the price
+    ``filters.region`` and ``filters.spot`` ask for. Rows with the same hardware (GPUs, memory, peaks,
+    links with their figures) are planned once."""
+    filters = filters or Filters()
+    frame = filtered_instances(con, filters)
+    prices = cheapest_prices(con, filters.region, filters.spot)
+    measured = measurements_by_instance(con)
     planned: dict[Node, Plan] = {}
     found: list[tuple[dict, Plan | str]] = []
     for row in frame.to_dict("records"):
         key = (row["provider"], row["instance_type"])
-        node = node_from_row(row, prices.get(key), measured.get(key))
+        node = node_from_row(row, prices.get(key), measured.get(key), filters.spot)
         if isinstance(node, str):
             found.append((row, node))
             continue
@@ -120,6 +124,7 @@ def _row(row: dict, result: Plan | str) -> dict:
         "gpu_model": row["gpu_model"],
         "gpus_per_node": row["gpu_count"],
         "flags": row["flags"],
+        "price_flag": row.get("price_flag"),
     }
     if isinstance(result, str):
         return out | {"reason": result, "verdict": f"Not planned: {result}."}
@@ -129,6 +134,7 @@ def _row(row: dict, result: Plan | str) -> dict:
         "fits": result.fits,
         "min_gpus": result.min_gpus,
         "usd_per_hour": result.cluster_usd_per_hour,
+        "price_region": row.get("price_region") if result.cluster_usd_per_hour is not None else None,
         "verdict": verdict(result),
         "reason": result.reason,
     }
@@ -164,15 +170,15 @@ def _row(row: dict, result: Plan | str) -> dict:
 COLUMNS = (
     "rank", "provider", "instance_type", "gpu_model", "gpus_per_node", "nodes", "layout", "fits", "min_gpus",
     "step_s", "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "concurrency",
-    "tokens_per_s_per_user", "ttft_s", "tpot_s", "usd_per_hour",
-    "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "days_to_train", "usd_to_train",
-    "bandwidth_basis", "verdict",
+    "tokens_per_s_per_user", "ttft_s", "tpot_s", "usd_per_hour", "price_region", "price_kind", "currency",
+    "price_flag", "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "days_to_train",
+    "usd_to_train", "bandwidth_basis", "verdict",
     "reason", "flags", "tp", "pp", "ep", "dp",
 )  # fmt: skip
 
 
 #: The columns ``rank`` takes from each row itself (the rest comes from its node group's plan).
-_OWN = ("provider", "instance_type", "gpu_model", "gpus_per_node", "flags")
+_OWN = ("provider", "instance_type", "gpu_model", "gpus_per_node", "flags", "price_flag")
 
 
 def _group_rows(
@@ -188,7 +194,7 @@ def _group_rows(
     """``_row`` of every row matching ``filters``, planned once per node group (``node_groups``): a
     group's verdict is written for a stand-in name, then each row gets its own name back."""
     sql, params = instances_sql(filters, shape(con))
-    rows = node_groups(con, sql, params)
+    rows = node_groups(con, sql, params, filters.region, filters.spot)
     if rows.empty:
         return pd.DataFrame(columns=[c for c in COLUMNS if c != "rank"])
     firsts = rows.drop_duplicates("node_group").to_dict("records")
@@ -197,7 +203,7 @@ def _group_rows(
     found = []
     for row in firsts:
         price = (row["usd_per_hour_min"], row["price_region"]) if known(row["usd_per_hour_min"]) else None
-        node = node_from_row(row, price, measured.get((row["provider"], row["instance_type"])))
+        node = node_from_row(row, price, measured.get((row["provider"], row["instance_type"])), filters.spot)
         result: Plan | str
         if isinstance(node, str):
             result = node  # the reason it cannot be planned
@@ -239,7 +245,9 @@ def rank(
     tokens (training), then unpriced planned rows by time. ``rank`` numbers the rows that have the
     ranking figure; rows without a plan come last with their ``reason``. ``step_s`` is one decode
     step when serving and one optimizer step when training. Rows with the same hardware, price and
-    measurements are planned once (``plan_inputs.node_groups``).
+    measurements are planned once (``plan_inputs.node_groups``). Costs follow ``filters.region`` and
+    ``filters.spot`` (``price_region``, ``price_kind`` and ``currency`` say which price; ``price_flag``
+    why it looks like a placeholder, when it does).
     """
     if by not in RANK_BY:
         raise ValueError(f"rank by {by!r}; expected one of {RANK_BY}")
@@ -265,6 +273,8 @@ def rank(
         frame[column] = frame[column].astype("float64")
     for column in ("nodes", "min_gpus", "tp", "pp", "ep", "dp"):
         frame[column] = frame[column].astype("Int64")
+    frame["price_kind"] = "spot" if filters is not None and filters.spot else "on-demand"
+    frame["currency"] = CURRENCY
     cost = COST_COLUMN[workload.kind]
     keys = [cost, "tokens_per_s"] if by == "cost" else ["tokens_per_s", cost]  # a tie: cheaper first
     frame["_planned"] = frame["tokens_per_s"].notna()
@@ -289,15 +299,18 @@ def instance_plans(
     nodes: int | None = None,
     options: Options | None = None,
     layout: Layout | None = None,
+    region: str = "",
+    spot: bool = False,
 ) -> list[tuple[str, Plan | str]]:
-    """(provider, plan or the reason it has none) for every provider's ``instance_type``."""
+    """(provider, plan or the reason it has none) for every provider's ``instance_type``, costed in
+    ``region`` (any when empty) at the spot price when ``spot``."""
     found = plan_rows(
         con,
         model,
         workload,
         nodes=nodes,
         options=options,
-        filters=Filters(search=instance_type),
+        filters=Filters(search=instance_type, region=region, spot=spot),
         layout=layout,
     )
     return [(row["provider"], result) for row, result in found if row["instance_type"] == instance_type]
@@ -352,7 +365,7 @@ def transfers_frame(result: Plan) -> pd.DataFrame:
 def instance_nodes(con: duckdb.DuckDBPyConnection, instance_type: str) -> list[tuple[str, Node | str]]:
     """(provider, the planner's node or the reason it has none) for every provider's ``instance_type``."""
     frame = filtered_instances(con, Filters(search=instance_type))
-    prices, measured = cheapest_prices(con), measurements_by_instance(con)
+    prices, measured = cheapest_prices(con), measurements_by_instance(con)  # as ``collective`` asks
     found: list[tuple[str, Node | str]] = []
     for row in frame.to_dict("records"):
         if row["instance_type"] != instance_type:

@@ -50,15 +50,29 @@ def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     return bool(found and found[0])
 
 
-def cheapest_prices(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple[float, str]]:
-    """(provider, instance_type) → (lowest current on-demand USD per hour, its region)."""
+#: The price a plan is costed at: on-demand, or spot when asked (one row's, in one region or any).
+ASKED_PRICE = "CASE WHEN $plan_spot THEN spot_usd_per_hour ELSE usd_per_hour END"
+_ASKED_WHERE = f"($plan_region = '' OR lower(region) = lower($plan_region)) AND {ASKED_PRICE} IS NOT NULL"
+
+
+def price_words(region: str = "", spot: bool = False) -> str:
+    """Which price a plan is costed at, in words: "cheapest on-demand, any region", "spot, us-east-1"."""
+    return f"{'spot' if spot else 'cheapest on-demand'}, {region or 'any region'}"
+
+
+def cheapest_prices(
+    con: duckdb.DuckDBPyConnection, region: str = "", spot: bool = False
+) -> dict[tuple[str, str], tuple[float, str]]:
+    """(provider, instance_type) → (lowest current USD per hour, its region): on-demand, or spot when
+    ``spot``; in ``region`` only when one is named (as ``cheapest --region R --spot`` prices)."""
     if not _has(con, "current_prices"):
         return {}
     rows = con.execute(
-        """SELECT provider, instance_type, min(usd_per_hour), arg_min(region, usd_per_hour)
-           FROM current_prices WHERE usd_per_hour IS NOT NULL GROUP BY 1, 2"""
+        f"""SELECT provider, instance_type, min({ASKED_PRICE}), arg_min(region, {ASKED_PRICE})
+           FROM current_prices WHERE {_ASKED_WHERE} GROUP BY 1, 2""",
+        {"plan_region": region or "", "plan_spot": spot},
     ).fetchall()
-    return {(p, t): (float(usd), region) for p, t, usd, region in rows}
+    return {(p, t): (float(usd), where) for p, t, usd, where in rows}
 
 
 def measurements_by_instance(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], list[Measurement]]:
@@ -156,9 +170,13 @@ def dense_peaks(gpu_model: str | None) -> tuple[float | None, float | None]:
 
 
 def node_from_row(
-    row: dict, price: tuple[float, str] | None = None, records: list[Measurement] | None = None
+    row: dict,
+    price: tuple[float, str] | None = None,
+    records: list[Measurement] | None = None,
+    spot: bool = False,
 ) -> Node | str:
-    """The planner's view of one ``filtered_instances`` row, or the reason it cannot have one."""
+    """The planner's view of one ``filtered_instances`` row, or the reason it cannot have one; ``price``
+    is (USD per hour, its region), a spot price when ``spot``."""
     records = records or []
     count = row["gpu_count"]
     if not known(count):
@@ -199,7 +217,7 @@ def node_from_row(
         dense_fp8_tflops=fp8_tflops,
         links=links,
         usd_per_hour=price[0] if price else None,
-        price_detail=f"cheapest on-demand, {price[1]}" if price else "",
+        price_detail=price_words(price[1], spot) if price else "",
         dense_fp4_tflops=spec.dense_fp4_tflops if spec is not None else None,
     )
 
@@ -216,18 +234,27 @@ NODE_INPUTS = (
 _READINGS = "kind, metric, value, direction, nodes, gpus, port_count, tool"
 
 
-def node_groups(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pd.DataFrame:
+def node_groups(
+    con: duckdb.DuckDBPyConnection, sql: str, params: dict, region: str = "", spot: bool = False
+) -> pd.DataFrame:
     """The rows of ``sql`` (``instances_sql``): their names, flags and ``NODE_INPUTS``, with
-    ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand price) and ``node_group``:
-    rows with the same group number have the same ``NODE_INPUTS``, price and measurements (numbered
-    in one query, however many rows)."""
-    price = "NULL::DOUBLE AS usd_per_hour_min, NULL::VARCHAR AS price_region"
-    joins = ""
+    ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand price, or spot when ``spot``,
+    in ``region`` when one is named: ``cheapest_prices``), ``price_flag`` (why that price looks like a
+    placeholder, NULL when nothing does) and ``node_group``: rows with the same group number have the
+    same ``NODE_INPUTS``, price and measurements (numbered in one query, however many rows)."""
+    price = "NULL::DOUBLE AS plan_usd, NULL::VARCHAR AS plan_region, NULL::VARCHAR AS plan_flag"
+    joins, asked = "", {}
     if _has(con, "current_prices"):
-        price = "p.usd_per_hour_min, p.price_region"
-        joins += """ LEFT JOIN (SELECT provider, instance_type, min(usd_per_hour) AS usd_per_hour_min,
-                           arg_min(region, usd_per_hour) AS price_region
-                    FROM current_prices WHERE usd_per_hour IS NOT NULL GROUP BY 1, 2) p
+        asked = {"plan_region": region or "", "plan_spot": spot}
+        flagged = con.execute(
+            "SELECT count(*) FROM information_schema.columns "
+            "WHERE table_name = 'current_prices' AND column_name = 'price_flag'"
+        ).fetchone()
+        flag = f"arg_min(price_flag, {ASKED_PRICE})" if flagged and flagged[0] else "NULL::VARCHAR"
+        price = "p.plan_usd, p.plan_region, p.plan_flag"
+        joins += f""" LEFT JOIN (SELECT provider, instance_type, min({ASKED_PRICE}) AS plan_usd,
+                           arg_min(region, {ASKED_PRICE}) AS plan_region, {flag} AS plan_flag
+                    FROM current_prices WHERE {_ASKED_WHERE} GROUP BY 1, 2) p
                    USING (provider, instance_type)"""
     readings = "NULL::VARCHAR"
     if _has(con, "measurements"):
@@ -236,14 +263,15 @@ def node_groups(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pd.Da
                            CAST(list(({_READINGS}) ORDER BY {_READINGS}) AS VARCHAR) AS readings
                     FROM measurements WHERE value IS NOT NULL GROUP BY 1, 2) m
                    USING (provider, instance_type)"""
-    key = ", ".join([*NODE_INPUTS, "usd_per_hour_min", "price_region", "readings"])
+    inputs = ", ".join(NODE_INPUTS)
     return con.execute(
         f"""WITH shown AS ({sql}),
            keyed AS (SELECT shown.*, {price}, {readings} AS readings FROM shown {joins})
-           SELECT provider, instance_type, flags, {key.removesuffix(", readings")},
-                  dense_rank() OVER (ORDER BY {key}) AS node_group
+           SELECT provider, instance_type, flags, plan_flag AS price_flag, {inputs},
+                  plan_usd AS usd_per_hour_min, plan_region AS price_region,
+                  dense_rank() OVER (ORDER BY {inputs}, plan_usd, plan_region, readings) AS node_group
            FROM keyed ORDER BY provider, instance_type""",
-        params,
+        params | asked,
     ).df()
 
 

@@ -55,14 +55,14 @@ def _emit(frame: pd.DataFrame, fmt: str) -> str:
     return frame.to_json(orient="records") + "\n"
 
 
-def ranking_report(frame: pd.DataFrame, workload: str, top: int, fmt: str) -> str:
+def ranking_report(frame: pd.DataFrame, workload: str, top: int, fmt: str, prices: str = "") -> str:
     """The ranking's first ``top`` rows (all for 0): every column in csv/json; in a table the key
-    columns, then one verdict per row."""
+    columns, then one verdict per row, and ``prices`` (which price the costs are at) under them."""
     shown = frame.head(top) if top > 0 else frame
     if fmt != "table":
         return _emit(shown, fmt)
     if shown.empty:
-        return "(no instances)\n"
+        return f"(no instances{f' priced in {prices}' if prices else ''})\n"
     columns = [
         ("rank", "#", "text"),
         ("provider", "provider", "text"),
@@ -83,6 +83,8 @@ def ranking_report(frame: pd.DataFrame, workload: str, top: int, fmt: str) -> st
         lines.append(f"{position}. {row.provider} {row.instance_type}: {row.verdict}")
     if workload in _COST and shown[_COST[workload][-1][0]].isna().all():
         lines.append("\nNo prices in this catalog: the cost columns fill in once `prices` has rows.")
+    elif prices:
+        lines.append(f"\nCosts in {prices} (csv/json: price_region, price_flag).")
     return "\n".join(lines) + "\n"
 
 

@@ -67,7 +67,8 @@ WITH spot AS (
     SELECT provider, instance_type,
            min(CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END) AS usd,
            arg_min(region, CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END) AS asked_region,
-           arg_min(source_url, CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END) AS asked_source
+           arg_min(source_url, CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END) AS asked_source,
+           {asked_flag} AS asked_flag
     FROM current_prices
     WHERE ($region IS NULL OR lower(region) = lower($region))
       AND (CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END) IS NOT NULL
@@ -82,7 +83,8 @@ WITH spot AS (
         CASE WHEN $asking THEN asked.usd / i.gpu_count ELSE usd_per_gpu_hour END AS usd_per_gpu_hour,
         CASE WHEN $asking THEN asked.asked_region ELSE price_region END AS price_region),
         spot.min_spot_usd_per_hour,
-        CASE WHEN $asking THEN asked.asked_source ELSE source.price_source_url END AS price_source_url
+        CASE WHEN $asking THEN asked.asked_source ELSE source.price_source_url END AS price_source_url,
+        asked.asked_flag
     FROM instances i
     LEFT JOIN spot USING (provider, instance_type)
     LEFT JOIN asked ON asked.provider = i.provider AND asked.instance_type = i.instance_type
@@ -98,7 +100,8 @@ SELECT CASE WHEN {key} IS NOT NULL
        provider, instance_type, gpu_model, gpu_count, intra_node_link, scale_up_domain_gpus,
        inter_node_fabric, inter_node_gbits_per_s, inter_node_basis,
        min_usd_per_hour, usd_per_gpu_hour, price_region, regions, min_spot_usd_per_hour,
-       usd_per_gpu_hour_per_fabric_gbytes_per_s, price_source_url, {flag} AS price_flag, stale, source_kind,
+       usd_per_gpu_hour_per_fabric_gbytes_per_s, price_source_url,
+       CASE WHEN $asking THEN asked_flag ELSE {flag} END AS price_flag, stale, source_kind,
        '{currency}' AS currency, CASE WHEN $spot THEN 'spot' ELSE 'on-demand' END AS price_kind
 FROM derived {where}
 ORDER BY {key} NULLS LAST, provider, instance_type
@@ -148,17 +151,48 @@ def cheapest(con: duckdb.DuckDBPyConnection, question: PriceQuestion = PriceQues
     if question.order_by not in ORDERS:
         raise ValueError(f"order_by {question.order_by!r}: choose one of {', '.join(ORDERS)}")
     where, params = _where(question)
-    flagged = con.execute(
-        "SELECT count(*) FROM information_schema.columns "
-        "WHERE table_name = 'instances' AND column_name = 'price_flag'"
-    ).fetchone()
+    flagged = {
+        table
+        for (table,) in con.execute(
+            "SELECT table_name FROM information_schema.columns WHERE column_name = 'price_flag'"
+        ).fetchall()
+    }
+    asked_price = "CASE WHEN $spot THEN spot_usd_per_hour ELSE usd_per_hour END"
     sql = _RANKED.format(
         key=ORDERS[question.order_by],
         where="WHERE " + " AND ".join(where) if where else "",
-        flag="price_flag" if flagged and flagged[0] else "NULL::VARCHAR",
+        flag="price_flag" if "instances" in flagged else "NULL::VARCHAR",
+        asked_flag=f"arg_min(price_flag, {asked_price})" if "current_prices" in flagged else "NULL::VARCHAR",
         currency=CURRENCY,
     )
     return con.execute(sql, params).df()
+
+
+def placeholder_caution(flag: object) -> str:
+    """What a price sentence adds when the price looks like a placeholder (``prices.price_flag``):
+    ", a price that looks like a placeholder (on-demand = spot = ...)"; "" for a price nothing flags."""
+    if not isinstance(flag, str) or not flag.strip():
+        return ""
+    why = flag.strip().removeprefix("looks like a placeholder").lstrip(": ")
+    return ", a price that looks like a placeholder" + (f" ({why})" if why else "")
+
+
+def cautions(frame: pd.DataFrame, limit: int = 5) -> list[str]:
+    """One sentence per row of ``cheapest``'s answer whose price looks like a placeholder
+    (``price_flag``), in its order, at most ``limit``: "mithril h100-80gb.sxm.8x (rank 1): $1.00 per
+    GPU-hour, a price that looks like a placeholder (...)"."""
+    import pandas as pd
+
+    if "price_flag" not in frame.columns:
+        return []
+    found = []
+    for row in frame[frame["price_flag"].notna()].head(limit).to_dict("records"):
+        per_gpu, rank = row.get("usd_per_gpu_hour"), row.get("rank")
+        price = f"${per_gpu:,.2f} per GPU-hour" if pd.notna(per_gpu) else "its price"
+        where = f" (rank {int(rank)})" if pd.notna(rank) else ""
+        caution = placeholder_caution(row["price_flag"])
+        found.append(f"{row['provider']} {row['instance_type']}{where}: {price}{caution}.")
+    return found
 
 
 def unlisted_prices(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

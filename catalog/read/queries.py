@@ -307,7 +307,8 @@ def providers(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 def facets(con: duckdb.DuckDBPyConnection) -> dict:
     """The values each list filter can take in this catalog: providers, GPU counts (stated ones),
-    intra-node links, fabrics and NVLink-class domain sizes, each sorted; and ``rows``, the number
+    intra-node links, fabrics, NVLink-class domain sizes and peer-access values, each sorted; and
+    ``rows``, the number
     of rows in the catalog."""
     row = con.execute(
         f"""SELECT count(*),
@@ -316,10 +317,11 @@ def facets(con: duckdb.DuckDBPyConnection) -> dict:
                    list(DISTINCT intra_node_link ORDER BY intra_node_link),
                    list(DISTINCT inter_node_fabric ORDER BY inter_node_fabric),
                    list(DISTINCT scale_up_domain_gpus ORDER BY scale_up_domain_gpus)
-                       FILTER (intra_node_link IN {NVLINK_CLASS_SQL} AND scale_up_domain_gpus IS NOT NULL)
+                       FILTER (intra_node_link IN {NVLINK_CLASS_SQL} AND scale_up_domain_gpus IS NOT NULL),
+                   list(DISTINCT gpu_peer_access ORDER BY gpu_peer_access)
             FROM instances"""
     ).fetchone()
     assert row is not None, "an aggregate without GROUP BY has one row"
-    names = ("providers", "gpu_counts", "intra_links", "fabrics", "domain_gpus")
+    names = ("providers", "gpu_counts", "intra_links", "fabrics", "domain_gpus", "peer_access")
     found: dict = {name: list(values or []) for name, values in zip(names, row[1:], strict=True)}
     return found | {"rows": int(row[0])}

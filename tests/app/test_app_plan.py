@@ -200,7 +200,7 @@ def test_a_pasted_config_json_is_planned_or_says_why_not(small_catalog_file, mon
 def test_region_spot_and_memory_filters_in_the_sidebar(small_catalog_file, monkeypatch):
     """Issue 21: prices per region were only on the Instance tab; ranking always used the cheapest
     on-demand region in the world; no GPU memory filter."""
-    from tests.helpers import app_tab, run_app, shown_texts
+    from tests.helpers import app_tab, run_app
 
     app = run_app(monkeypatch, small_catalog_file, mode="Links only", region="westeurope")
     table = app_tab(app, "Ranking").dataframe[0].value
@@ -215,9 +215,32 @@ def test_region_spot_and_memory_filters_in_the_sidebar(small_catalog_file, monke
         "Standard_ND96isr_T9_v9",  # 8 x 80 GB; the 4 x 80 GB ND48 holds 320 GB in all
     }
     app = run_app(monkeypatch, small_catalog_file, region="eastus")
-    (note,) = [t for t in shown_texts(app_tab(app, "Ranking"), "warning") if t.startswith("Costs:")]
-    assert "the planner does not take a region or spot prices yet" in note and "(eastus)" in note
     assert set(app_tab(app, "Ranking").dataframe[0].value["provider"]) == {"azure"}
+
+
+def test_the_plan_costs_follow_the_sidebar_region_and_spot(small_catalog_file, monkeypatch):
+    """Issue 21: the planner's costs were each row's cheapest on-demand price in the world whatever
+    region or price kind the sidebar asked for (and said so in a warning)."""
+    from tests.helpers import app_tab, run_app
+
+    nd96 = "Standard_ND96isr_T9_v9"
+    anywhere = app_tab(run_app(monkeypatch, small_catalog_file), "Ranking")
+    row = anywhere.dataframe[0].value.set_index("instance").loc[nd96]
+    assert (row["cluster USD/hour"] / row["nodes"], row["price region"]) == (60.0, "eastus")  # cheapest
+    assert "Costs in USD, each row's price: cheapest on-demand, any region." in anywhere.caption[0].value
+    there = app_tab(run_app(monkeypatch, small_catalog_file, region="westeurope"), "Ranking")
+    table = there.dataframe[0].value.set_index("instance")
+    assert list(table.index) == [nd96]  # the only row priced there
+    assert (table.loc[nd96, "cluster USD/hour"] / table.loc[nd96, "nodes"]) == 66.0  # not the cheapest 60
+    assert table.loc[nd96, "price region"] == "westeurope"
+    per_million = anywhere.dataframe[0].value.set_index("instance").loc[nd96, "USD/M output tokens"]
+    assert table.loc[nd96, "USD/M output tokens"] == pytest.approx(per_million * 66 / 60, rel=0.02)
+    note = there.caption[0].value
+    assert "cheapest on-demand, westeurope; only rows priced in westeurope are shown" in note
+    assert not [w for w in there.warning if "does not take a region" in w.value]
+    spot = app_tab(run_app(monkeypatch, small_catalog_file, price_kind="spot"), "Ranking")
+    assert spot.dataframe[0].value["cluster USD/hour"].isna().all()  # no spot price in this catalog
+    assert "spot, any region" in spot.caption[0].value
 
 
 def test_compare_decides_and_the_plan_says_why(small_catalog_file, monkeypatch):
@@ -271,3 +294,63 @@ def test_the_server_warms_the_first_page(small_catalog_file, tmp_path, monkeypat
     monkeypatch.setattr(catalog.read.plan, "rank", not_again)
     app = run_app(monkeypatch, db)
     assert app_tab(app, "Ranking").subheader[0].value.startswith("Serving llama-3.1-70b")
+
+
+def test_a_placeholder_price_is_said_in_the_why_and_the_cheapest_answer(shipped, monkeypatch, capsys):
+    """Issue 21: the cheapest answers were led by prices that look like placeholders (Mithril's 1.0 USD
+    per GPU-hour, on-demand = spot) with no caution; the "why this one" sentence and `cheapest` say so."""
+    from catalog.cli import main
+    from tests.helpers import app_tab, run_app, shown_texts
+
+    app = run_app(monkeypatch, shipped, by="cost", provider=["mithril"], model="llama-3.1-8b")
+    ranking = app_tab(app, "Ranking")
+    (cheapest,) = [t for t in shown_texts(ranking, "info") if t.startswith("Cheapest")]
+    assert (
+        "it rents at $1.00 per GPU-hour, a price that looks like a placeholder (on-demand = spot" in cheapest
+    )
+    table = ranking.dataframe[0].value
+    assert table.loc[table["cluster USD/hour"].notna(), "flags"].str.contains("placeholder price").all()
+    args = ["cheapest", "--db", str(shipped), "--gpus", "8", "--link", "nvswitch", "--by", "usd_per_gpu_hour"]
+    assert main([*args, "--limit", "3"]) == 0
+    cautions = [line for line in capsys.readouterr().out.splitlines() if line.startswith("caution: ")]
+    assert cautions and cautions[0].startswith("caution: mithril ")
+    assert (
+        "(rank 1): $1.00 per GPU-hour, a price that looks like a placeholder (on-demand = spot" in cautions[0]
+    )
+    assert main([*args, "--provider", "aws", "--limit", "3"]) == 0
+    assert "caution:" not in capsys.readouterr().out  # an unflagged price says nothing
+
+
+def test_peer_access_latency_targets_budget_and_per_user_speed(small_catalog_file, monkeypatch):
+    """Issue 21: no peer-access filter; no latency target or training budget/deadline on the planning
+    tab; no concurrency or per-user speed beside tokens/s."""
+    import duckdb
+
+    from tests.helpers import app_tab, run_app
+
+    with duckdb.connect(str(small_catalog_file), read_only=True) as con:
+        peers = dict(con.execute("SELECT instance_type, gpu_peer_access FROM instances").fetchall())
+    app = run_app(monkeypatch, small_catalog_file, mode="Links only", peer=["yes"])
+    shown = set(app_tab(app, "Ranking").dataframe[0].value["instance"])
+    assert shown == {t for t, p in peers.items() if p == "yes"} and shown != set(peers)
+    served = ranking_table(run_app(monkeypatch, small_catalog_file))
+    for header in ("conversations at once", "tokens/s per user", "TTFT (ms)", "TPOT (ms)"):
+        assert header in served.columns and served[header].notna().any(), header
+    planned = served[served["output tokens/s"].notna()]
+    assert (planned["tokens/s per user"] * planned["TPOT (ms)"] / 1000).round(2).eq(1.0).all()
+    fastest_tpot = planned["TPOT (ms)"].min()
+    slo = ranking_table(run_app(monkeypatch, small_catalog_file, tpot=str(round(fastest_tpot * 1.05, 1))))
+    met = slo[slo["output tokens/s"].notna()]
+    assert not met.empty and (met["TPOT (ms)"] <= fastest_tpot * 1.05).all()
+    assert (
+        len(met) < len(planned)
+        or (met["conversations at once"] < planned["conversations at once"].max()).any()
+    )
+    train = {"task": "Train", "model": "llama-3.1-8b", "train_tokens": "1000"}
+    budget = ranking_table(run_app(monkeypatch, small_catalog_file, **train))
+    assert budget["days to train"].notna().any() and budget["USD to train"].notna().any()
+    slow = budget["days to train"].max()
+    hurried = ranking_table(run_app(monkeypatch, small_catalog_file, **train, days=str(round(slow / 2, 2))))
+    assert (
+        hurried["days to train"].max() <= slow / 2 + 1e-9 and hurried["nodes"].max() > budget["nodes"].max()
+    )

@@ -412,8 +412,10 @@ def test_a_header_click_orders_the_table_the_url_the_caption_and_the_download(pa
     page.wait_for_timeout(800)
     page.mouse.down()
     page.mouse.up()
-    page.get_by_text("Hide column").wait_for()
+    page.get_by_text("Pin column").wait_for()
     assert not page.get_by_text("Sort ascending").is_visible()
+    hide_item = page.locator("[role=menuitem]").filter(has_text="Hide column")
+    assert not hide_item.is_visible()  # hiding is the "Hide columns" box, which the URL keeps
     assert page.console_errors == []
 
 
@@ -445,3 +447,58 @@ def test_the_title_is_not_under_streamlits_header(page, small_app):
     title = page.locator("h1").first.bounding_box()
     header = page.locator('[data-testid="stHeader"]').bounding_box()
     assert title["y"] >= header["y"] + header["height"] - 1
+
+
+def test_hidden_columns_and_the_sort_survive_a_shared_link(browser, page, small_app):
+    """Issue 21: the share link reproduced the filters but not the hidden columns."""
+    open_app(page, small_app, "?mode=Links+only&sort=GPU%2C+A+to+Z")
+    page.get_by_text("Columns: hide some", exact=False).click()
+    page.locator(".st-key-hide [role=combobox]").wait_for()
+    wait_idle(page)
+    step(page, lambda: choose(page, "hide", "provider"))
+    step(page, lambda: choose(page, "hide", "fabric"))
+    assert "hide=provider" in page.url and "hide=fabric" in page.url and "sort=GPU" in page.url
+    page.wait_for_function(
+        """() => {
+          const heads = [...document.querySelectorAll('[data-testid="stDataFrame"] table th')];
+          return heads.length > 0 && !heads.some((h) => ['provider', 'fabric'].includes(h.textContent));
+        }"""
+    )
+    seen = table_rows(page)
+    assert seen[0][0] == "instance" and not {"provider", "fabric"} & set(seen[0])
+    gpus = [row[seen[0].index("GPU")] for row in seen[1:]]
+    assert gpus == sorted(gpus)
+    other = browser.new_page()  # a colleague opening the link
+    try:
+        open_app(other, small_app, page.url.removeprefix(small_app.url))
+        assert table_rows(other) == seen
+        assert other.get_by_text("Ordered by GPU, A to Z;", exact=False).is_visible()
+    finally:
+        other.close()
+    assert page.console_errors == []
+
+
+@pytest.mark.shared
+def test_long_names_and_headers_read_in_full_at_1280(real_app, page):
+    """Issue 21: long instance names and headers were cut short at 1280 px with no way to read them:
+    a header shows its full text on hover, a cell on a double click."""
+    name = "NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 2g.48gb"
+    open_app(page, real_app, "?mode=Links+only&q=" + name.replace(" ", "+"))
+    assert page.viewport_size["width"] == 1280
+    first = table_rows(page, showing=name)[1]
+    assert first[0] == name
+    box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
+    page.mouse.move(box["x"] + 60, box["y"] + 18)  # the pinned instance header
+    tooltip = page.locator('[data-testid="stDataFrameTooltipContent"]')
+    tooltip.wait_for(timeout=10_000)
+    assert tooltip.inner_text().strip()
+    page.mouse.dblclick(box["x"] + 60, box["y"] + 35 + 17)  # the first row's instance cell
+    overlay = page.locator(
+        "#portal textarea, #portal [data-testid='glide-cell-editor'], .gdg-growing-entry textarea"
+    )
+    overlay.first.wait_for(timeout=10_000)
+    assert name in (
+        overlay.first.input_value()
+        if overlay.first.evaluate("e => 'value' in e")
+        else overlay.first.inner_text()
+    )

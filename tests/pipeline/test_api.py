@@ -130,3 +130,19 @@ def test_importing_catalog_loads_neither_pandas_nor_duckdb():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_plan_takes_the_cli_s_region_and_spot(cat, seeded, capsys):
+    """Issue 21: `Catalog.plan(region=..., spot=...)` costs rows as `plan --region R --spot` does."""
+    rows = cli_json(
+        capsys, "plan", "--db", str(seeded), "--model", "llama-3.1-70b", "--workload", "serve",
+        "--region", "us-east-1", "--top", "0", "--format", "json",
+    )  # fmt: skip
+    frame = cat.plan(model="llama-3.1-70b", workload="serve", region="us-east-1")
+    assert list(frame["instance_type"]) == [r["instance_type"] for r in rows]
+    priced = frame[frame["usd_per_hour"].notna()]
+    assert not priced.empty and set(priced["price_region"]) == {"us-east-1"}
+    spot = cat.plan(model="llama-3.1-70b", workload="serve", spot=True, by="cost", top=3)
+    assert set(spot["price_kind"]) == {"spot"} and spot["usd_per_hour"].notna().all()
+    with pytest.raises(ValueError, match="unknown region us-eats-1; did you mean us-east-1"):
+        cat.plan(model="llama-3.1-70b", workload="serve", region="us-eats-1")

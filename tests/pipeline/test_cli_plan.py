@@ -116,3 +116,39 @@ def test_cli_training_budget_and_deadline(small_catalog_file, capsys):
         assert main([*base, *args]) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"error: {field}") and err.count("\n") == 1
+
+
+def test_cli_plan_costs_follow_region_and_spot(small_catalog_file, capsys):
+    """Issue 21: `plan` always costed each row at its cheapest on-demand price in the world; `--region`
+    and `--spot` cost it as `cheapest --region R --spot` prices it, and name the currency."""
+    from catalog.cli import main
+
+    base = ["plan", "--model", "llama-3.1-70b", "--workload", "serve", "--db", str(small_catalog_file)]
+    nd96 = "Standard_ND96isr_T9_v9"
+
+    def rows(*args: str) -> dict[str, dict]:
+        assert main([*base, "--top", "0", "--format", "json", *args]) == 0
+        return {r["instance_type"]: r for r in json.loads(capsys.readouterr().out)}
+
+    anywhere, there = rows(), rows("--region", "westeurope")
+    assert anywhere[nd96]["usd_per_hour"] / anywhere[nd96]["nodes"] == 60.0  # eastus, the cheapest
+    assert (anywhere[nd96]["price_region"], anywhere[nd96]["price_kind"]) == ("eastus", "on-demand")
+    assert list(there) == [nd96]  # the only row priced in westeurope
+    assert there[nd96]["usd_per_hour"] / there[nd96]["nodes"] == 66.0
+    assert (there[nd96]["price_region"], there[nd96]["currency"]) == ("westeurope", "USD")
+    assert there[nd96]["usd_per_million_tokens"] == pytest.approx(
+        anywhere[nd96]["usd_per_million_tokens"] * 66 / 60, rel=0.02
+    )
+    spot = rows("--spot")
+    assert {r["price_kind"] for r in spot.values()} == {"spot"}
+    assert all(r["usd_per_hour"] is None for r in spot.values())  # the small catalog has no spot price
+    assert main([*base, "--region", "westeurope", "--top", "1"]) == 0
+    assert "Costs in USD, cheapest on-demand, westeurope" in capsys.readouterr().out
+    assert main([*base, "--instance", nd96, "--region", "westeurope"]) == 0
+    assert "$" in capsys.readouterr().out
+    assert main([*base, "--instance", "p5.48xlarge", "--region", "westeurope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --region: 'p5.48xlarge' has no on-demand price in westeurope")
+    assert main([*base, "--region", "westeurop"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown region westeurop; did you mean westeurope" in err and err.count("\n") == 1

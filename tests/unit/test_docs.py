@@ -98,3 +98,18 @@ def test_every_claims_column_is_documented():
     section = doc("schema.md").split("## `claims`", 1)[1].split("\n## ", 1)[0]
     for column in columns:
         assert re.search(rf"\b{column}\b", section), f"claims column {column} missing from docs/schema.md"
+
+
+def test_the_app_page_shows_the_nine_tasks_with_screenshots_and_the_shipped_row_count():
+    """docs/app.md: the nine tasks of issue 21, each with a screenshot the e2e tests take (the file
+    exists and a test names it), and the shipped catalog's row count as the snapshot has it."""
+    from tests.helpers import SNAPSHOT_ROWS
+
+    page = (DOCS / "app.md").read_text()
+    tasks = re.findall(r"!\[Task (\d)[^\]]*\]\((screenshots/task-\d\.png)\)", page)
+    assert [int(n) for n, _ in tasks] == list(range(1, 10))
+    e2e = (ROOT / "tests" / "e2e" / "test_nine_tasks.py").read_text()
+    for n, shot in tasks:
+        assert (DOCS / shot).is_file(), shot
+        assert f'screenshot(page, "task-{n}")' in e2e or f'screenshot(other, "task-{n}")' in e2e
+    assert f"shipped catalog ({SNAPSHOT_ROWS} rows now" in page

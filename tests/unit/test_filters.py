@@ -12,7 +12,7 @@ import pytest
 from catalog.pricing import fill_price_columns
 from catalog.read import queries, scoring
 from catalog.read.connect import connect_readonly
-from catalog.read.filters import Filters, parse_search
+from catalog.read.filters import Filters, describe, parse_search
 from catalog.read.shape import shape
 from catalog.read.text import fmt, fmt_sql
 
@@ -126,8 +126,19 @@ def test_facets_list_what_the_filters_can_choose(small):
         "intra_links": ["nvswitch", "pcie", "single-gpu"],
         "fabrics": ["efa", "ethernet", "infiniband"],
         "domain_gpus": [4, 8],
+        "peer_access": ["not-applicable", "unknown", "yes"],
         "rows": 5,
     }
+
+
+def test_peer_access_filter_keeps_the_rows_of_those_answers(small):
+    """Issue 21: no filter for whether an instance's GPUs reach each other's memory directly."""
+    every = queries.filtered_instances(small)
+    peers = dict(zip(every["instance_type"], every["gpu_peer_access"], strict=True))
+    for asked in (("yes",), ("unknown", "not-applicable")):
+        assert types(small, peer_access=asked) == sorted(t for t, p in peers.items() if p in asked)
+    assert types(small, peer_access=("no",)) == []
+    assert "GPU peer access yes, unknown" in describe(Filters(peer_access=("yes", "unknown")))
 
 
 def test_cliffs_of_several_instances_in_one_query_with_their_sources(small):

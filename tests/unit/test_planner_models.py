@@ -20,6 +20,8 @@ from planner.models import (
 
 PRESETS = [
     "deepseek-v3",
+    "gpt-oss-120b",
+    "gpt-oss-20b",
     "llama-3.1-405b",
     "llama-3.1-70b",
     "llama-3.1-8b",
@@ -75,6 +77,40 @@ def test_parameter_counts_follow_from_the_published_sizes(name, total, active):
     bias = model.layers * (model.hidden_size + 2 * model.kv_heads * model.head_dim) if name in QKV_BIAS else 0
     assert tuple(n + bias for n in gqa_params(model)) == (total, active)
     assert (model.params_total, model.params_active) == (total, active)
+
+
+#: gpt-oss's published config.json sizes (https://huggingface.co/openai/gpt-oss-120b, -20b), the keys the
+#: planner reads, and OpenAI's model card figures (total, active) in billions.
+GPT_OSS = {
+    "gpt-oss-120b": ({"num_hidden_layers": 36, "num_local_experts": 128}, (116.83, 5.13)),
+    "gpt-oss-20b": ({"num_hidden_layers": 24, "num_local_experts": 32}, (20.91, 3.61)),
+}
+GPT_OSS_CONFIG = {
+    "architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_size": 2880,
+    "intermediate_size": 2880, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
+    "num_experts_per_tok": 4, "vocab_size": 201088, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+    "quantization_config": {"quant_method": "mxfp4"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(GPT_OSS))
+def test_gpt_oss_presets_are_their_config_json_and_near_the_published_counts(name):
+    """The presets hold what model_from_hf_config reads from the published config.json; the total is
+    within 0.1% of OpenAI's (biases are not counted), and the active count is OpenAI's plus the input
+    embedding it leaves out (a lookup, not a matmul)."""
+    import json
+
+    from planner.models import model_from_hf_config
+
+    sizes, (total_b, active_b) = GPT_OSS[name]
+    read = model_from_hf_config(json.dumps(GPT_OSS_CONFIG | sizes), name)
+    model = preset(name)
+    assert (model.params_total, model.params_active) == (read.params_total, read.params_active)
+    assert (model.layers, model.experts, model.experts_per_token) == (read.layers, read.experts, 4)
+    assert model.is_moe and model.weight_dtype == "fp4"  # the experts' MXFP4, >90% of the weights
+    assert model.params_total / 1e9 == pytest.approx(total_b, rel=1e-3)
+    embedding = model.vocab_size * model.hidden_size
+    assert (model.params_active - embedding) / 1e9 == pytest.approx(active_b, rel=5e-3)
 
 
 def test_llama_70b_sizes_and_kv_cache():
