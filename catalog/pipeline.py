@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from catalog import expectations
+from catalog import finish
 from catalog.carry import Reconciled, reconcile, skipped_rows
 from catalog.names import checked_offer, checked_price
 from catalog.offers import build_offer, merge_duplicates
@@ -403,8 +403,7 @@ async def refresh(
         for result in results:
             _store(writer, refresh_id, result, started, replay=replay)
         writer.keep_untouched([s.name for s in scrapers if s.name not in untouched])
-        writer.write_staged()
-        expectations.apply(writer.con, started)  # measurements' claims, fills and conflicts
+        finish.finish_rows(writer, started)  # measurements' claims, fills, conflicts; prices
         writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
         warnings = [writer.moved_aside] if writer.moved_aside else []
         report = RefreshReport(refresh_id, mode, started, now(), [r.outcome for r in results], warnings)

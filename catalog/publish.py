@@ -1,6 +1,6 @@
-"""The last gate: every row about to be published, as written (after expectations, conflicts and prices
-were joined in), passes the same invariants a fresh row passes, or the refresh aborts and the old
-catalog stays."""
+"""The last gate: every row about to be published, as written (finished by catalog.finish: expectations,
+conflicts and prices joined in), passes the same invariants a fresh row passes, or the refresh aborts
+and the old catalog stays."""
 
 from __future__ import annotations
 
