@@ -385,28 +385,47 @@ async def refresh(
             )
             return await loop.run_in_executor(parser, work)
 
-        async def one(scraper: Scraper) -> ProviderResult:
+        # Each source is written as soon as it and every source before it are parsed (registry order,
+        # so the catalog is the same whatever finishes first); after that only its outcome is held.
+        results: list[ProviderResult | None] = [None] * len(scrapers)
+        written = 0
+
+        def write_ready() -> None:
+            nonlocal written
+            while written < len(results) and (result := results[written]) is not None:
+                _store(writer, refresh_id, result, started, replay=replay)
+                results[written] = ProviderResult(result.outcome)
+                written += 1
+
+        async def one(index: int, scraper: Scraper) -> None:
             previous = writer.previous(scraper.name)
             if not replay:  # parsed as soon as its own documents are in, while the others still fetch
                 documents, error = await _fetch(scraper, fetcher)
-                return await parsed(scraper, documents, error, previous)
-            documents = [d for d in stored.values() if d.provider == scraper.name]
-            if not _reparsable(scraper, documents):
-                return _unchanged(scraper, previous)  # e.g. only its optional price document was stored
-            return await parsed(scraper, documents, None, previous)
+                results[index] = await parsed(scraper, documents, error, previous)
+            else:
+                documents = [d for d in stored.values() if d.provider == scraper.name]
+                if _reparsable(scraper, documents):
+                    results[index] = await parsed(scraper, documents, None, previous)
+                else:  # e.g. only its optional price document was stored
+                    results[index] = _unchanged(scraper, previous)
+            write_ready()
 
+        tasks = [asyncio.ensure_future(one(i, s)) for i, s in enumerate(scrapers)]
         try:
-            results = await asyncio.gather(*(one(s) for s in scrapers))
+            await asyncio.gather(*tasks)
+        except BaseException:  # e.g. a full disk while writing one: the others stop, nothing is swapped in
+            for task in tasks:
+                task.cancel()
+            raise
         finally:
             parser.shutdown(wait=True, cancel_futures=True)
-        untouched = [r.outcome.provider for r in results if r.outcome.outcome == "unchanged"]
-        for result in results:
-            _store(writer, refresh_id, result, started, replay=replay)
+        outcomes = [r.outcome for r in results if r is not None]
+        untouched = [o.provider for o in outcomes if o.outcome == "unchanged"]
         writer.keep_untouched([s.name for s in scrapers if s.name not in untouched])
         finish.finish_rows(writer, started)  # measurements' claims, fills, conflicts; prices
         writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
         warnings = [writer.moved_aside] if writer.moved_aside else []
-        report = RefreshReport(refresh_id, mode, started, now(), [r.outcome for r in results], warnings)
+        report = RefreshReport(refresh_id, mode, started, now(), outcomes, warnings)
         writer.write_refresh(
             refresh_id,
             started,
