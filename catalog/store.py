@@ -218,12 +218,9 @@ class CatalogWriter:
         self.has_old = keep_history and self.path.exists() and self._readable_old(rebuild_corrupt)
         self.con = duckdb.connect(
             str(self.tmp),
-            config={
-                "storage_compatibility_version": STORAGE_VERSION,
-                "memory_limit": WRITER_MEMORY,
-                "enable_progress_bar": False,
-            },
+            config={"storage_compatibility_version": STORAGE_VERSION, "memory_limit": WRITER_MEMORY},
         )
+        self.con.execute("SET enable_progress_bar = false")  # a query slowed by spilling must not draw one
         self.con.execute(schema_sql())
         self._insert("measurements", self._salvaged)  # a corrupt old catalog's imported readings
         if self.has_old:
