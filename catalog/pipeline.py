@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 
 EXIT_OK = 0
 EXIT_PROVIDER_FAILED = 1
+#: Sources fetched, parsed or waiting to be written at once (a refresh of today's 27 is never held back).
+SOURCES_IN_FLIGHT = 32
 
 
 @dataclass
@@ -386,9 +388,12 @@ async def refresh(
             return await loop.run_in_executor(parser, work)
 
         # Each source is written as soon as it and every source before it are parsed (registry order,
-        # so the catalog is the same whatever finishes first); after that only its outcome is held.
+        # so the catalog is the same whatever finishes first); after that only its outcome is held. At
+        # most SOURCES_IN_FLIGHT sources are fetched, parsed or waiting to be written at once: fetching
+        # runs ahead of the one parser, and at 100x the catalog it held every document at once.
         results: list[ProviderResult | None] = [None] * len(scrapers)
         written = 0
+        in_flight = asyncio.Semaphore(SOURCES_IN_FLIGHT)
 
         def write_ready() -> None:
             nonlocal written
@@ -396,8 +401,10 @@ async def refresh(
                 _store(writer, refresh_id, result, started, replay=replay)
                 results[written] = ProviderResult(result.outcome)
                 written += 1
+                in_flight.release()
 
         async def one(index: int, scraper: Scraper) -> None:
+            await in_flight.acquire()  # released when it is written (FIFO: the window moves in order)
             previous = writer.previous(scraper.name)
             if not replay:  # parsed as soon as its own documents are in, while the others still fetch
                 documents, error = await _fetch(scraper, fetcher)
