@@ -6,7 +6,7 @@ DB     ?= data/catalog.duckdb
 SHARED ?= ../shared
 PYTEST_ARGS ?=
 
-.PHONY: runtime install compat app seed release test test-fast e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
+.PHONY: runtime install compat app seed release test test-fast coverage e2e e2e-deps screenshots refresh reparse lint format snapshot bench bench-app attacks fuzz clean
 
 # .venv with what the app, seed and refresh need: pyproject's runtime dependencies, pinned by
 # constraints.txt (again whenever either changes); `make app` installs only this. The project itself
@@ -55,9 +55,17 @@ app: runtime $(DB)
 	@$(PY) -m devtools.port $(PORT)
 	INTERCONNECT_CATALOG_DB=$(DB) $(PY) -m ui.serve --server.port $(PORT)
 
-# Run the test suite (pytest exits 5, and so fails, if no test was collected).
+# Run the test suite on every core (pytest-xdist: JOBS workers, one test file per worker at a time, so a
+# file's module fixtures are built once; JOBS=0 runs in this process). pytest exits 5, and so fails, if
+# no test was collected.
+JOBS ?= auto
+XDIST = $(if $(filter 0,$(JOBS)),,-n $(JOBS) --dist loadfile)
 test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
+
+# The suite with line coverage of the project's packages ([tool.coverage] in pyproject.toml).
+coverage: install
+	$(PY) -m pytest $(XDIST) --cov --cov-report=term $(PYTEST_ARGS)
 
 # What the end-to-end tests need: Debian's chromium (installed with apt-get when absent and root;
 # otherwise they skip with the reason) and Playwright in .venv (Playwright's own browser download
@@ -80,7 +88,7 @@ screenshots: e2e-deps
 # The fast tier: tests/unit and tests/providers (parsers on real documents, records, units, the planner;
 # no refresh, no app, no properties). docs/contributing.md lists the tiers.
 test-fast: install
-	$(PY) -m pytest tests/unit tests/providers $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) tests/unit tests/providers $(PYTEST_ARGS)
 
 # Live refresh from the providers' sites; `make refresh MIRROR=../shared/mirror` runs it offline
 # (add COPIES=../shared to read the local copies providers declare, as `make snapshot` does).

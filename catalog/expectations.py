@@ -1,4 +1,5 @@
-"""What the measurements add to the catalog's rows, run on a new catalog once every source is written.
+"""What the measurements add to the catalog's rows, derived on a new catalog once every source is
+written and joined into the rows when they are finished (``catalog.finish``).
 
 Claims, expectations and measurements never overwrite each other; two things cross over, each as a
 claim row with its basis, the source's own text and URL, so provenance holds:
@@ -20,15 +21,17 @@ claim row with its basis, the source's own text and URL, so provenance holds:
   inferred GPU-to-GPU figure the readings contradict (no peer access, or more than twice what was
   measured) is withdrawn to missing, with a note naming the reading. A stated figure is never touched.
 
-``apply`` is idempotent: derived claims identical to current ones keep their ``valid_from``, ones
-no longer derived are closed, and a row filled earlier whose figure is no longer derived goes back
-to missing. ``derive`` is the pure part.
+``derive`` is the pure part: rows as their sources built them (an earlier fill undone) and readings
+in, claims, fills, conflicts, peers, bridges and withdrawals out. ``apply`` runs it on the catalog
+and records the derived claims, idempotently: one identical to a current claim keeps its
+``valid_from``, one no longer derived is closed. ``catalog.finish`` writes what it changes in a row.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -38,10 +41,9 @@ import pandas as pd
 
 from catalog import peer_access, upstream
 from catalog.peer_access import Peer
-from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row, file_system_error
+from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row
 from catalog.validate import measured_against_datasheet, reading_problem
 from normalize.gpus import BY_ID, PCIE_OR_BRIDGE
-from normalize.units import gbits_to_gbytes
 from normalize.vocab import Basis, PeerAccess
 from records.measurements import CONDITIONAL
 from records.offers import Claim
@@ -50,6 +52,31 @@ log = logging.getLogger(__name__)
 
 DERIVED = (Basis.EXPECTED.value, Basis.MEASURED.value, Basis.UPSTREAM.value)
 NOTE = "from measurements: "  # prefix of the notes a fill adds (removed when it is undone)
+
+Key = tuple[str, str]
+Reading = dict[str, Any]
+
+#: The columns of a row ``derive`` reads.
+ROW_COLUMNS = (
+    "provider",
+    "instance_type",
+    "gpu_model",
+    "intra_node_link",
+    "intra_node_basis",
+    "intra_node_gbytes_per_s",
+    "inter_node_basis",
+    "inter_node_gbits_per_s",
+)
+#: The readings a claim can come from (expected port rates and NVLink checks, measured GPU-pair
+#: copies and peer status), selected in SQL once: most of the table is other metrics.
+RELEVANT_SQL = """
+SELECT * FROM measurements
+WHERE provider IS NOT NULL AND (
+    (kind = 'expected' AND metric IN ('ib_port_gbits_per_s', 'nvlink_status'))
+    OR (kind = 'measured' AND metric IN
+        ('gpu_to_gpu_gbytes_per_s', 'gpu_to_gpu_each_way_gbytes_per_s', 'gpu_p2p_status')))
+ORDER BY rowid
+"""
 
 
 @dataclass(frozen=True)
@@ -64,28 +91,44 @@ class Fill:
 
 @dataclass
 class Derivation:
-    """The derived claims (provider, instance type, claim, fetched_at), fills and conflicts."""
+    """The derived claims (provider, instance type, claim, fetched_at), fills, conflicts, peer access,
+    expected bridges, withdrawn figures, and the upstream facts a resold row carries (``carried``)."""
 
     claims: list[tuple[str, str, Claim, datetime | None]] = field(default_factory=list)
     fills: list[Fill] = field(default_factory=list)
-    conflicts: dict[tuple[str, str], str] = field(default_factory=dict)
-    peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
-    bridges: dict[tuple[str, str], tuple[float, int, str]] = field(default_factory=dict)
-    withdrawals: dict[tuple[str, str], str] = field(default_factory=dict)
+    conflicts: dict[Key, str] = field(default_factory=dict)
+    peers: dict[Key, Peer] = field(default_factory=dict)
+    bridges: dict[Key, tuple[float, int, str]] = field(default_factory=dict)
+    withdrawals: dict[Key, str] = field(default_factory=dict)
+    carried: list[tuple[str, str, Claim]] = field(default_factory=list)
+
+    def keys(self) -> set[Key]:
+        """The rows this derivation changes."""
+        return (
+            {(f.provider, f.instance_type) for f in self.fills}
+            | {(p, i) for p, i, _ in self.carried}
+            | set(self.conflicts)
+            | set(self.peers)
+            | set(self.bridges)
+            | set(self.withdrawals)
+        )
 
 
-def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
-    """Derived claims, fills and conflicts for the catalog rows the measurements are about (pure)."""
-    rows = {(r["provider"], r["instance_type"]): r for r in instances.to_dict("records")}
+def derive(rows: list[dict], measurements: list[Reading]) -> Derivation:
+    """Derived claims, fills and conflicts for the catalog rows the measurements are about (pure).
+    ``rows`` as their sources built them (no earlier fill), ``measurements`` in table order."""
+    by_key = {(r["provider"], r["instance_type"]): r for r in rows}
+    groups: dict[Key, list[Reading]] = defaultdict(list)
+    for reading in measurements:
+        if _within_bounds(reading) and reading["instance_type"] is not None:
+            groups[(str(reading["provider"]), str(reading["instance_type"]))].append(reading)
     derivation = Derivation()
-    for (provider, instance_type), group in _relevant(measurements).groupby(
-        ["provider", "instance_type"], sort=True
-    ):
-        key = (str(provider), str(instance_type))
-        row = rows.get(key)
+    for key in sorted(groups):
+        row = by_key.get(key)
         if row is None:
             continue  # unmatched: kept in measurements, listed by the read side
-        measured = peer_access.from_measurements(group.to_dict("records"), row)
+        group = groups[key]
+        measured = peer_access.from_measurements(group, row)
         if measured.peer is not None:
             derivation.peers[key] = measured.peer
         if measured.withdraw_note is not None:
@@ -99,7 +142,7 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
             row = {**row, "intra_node_basis": Basis.INFERRED.value}
             evidence = f"{claim.quote.strip()} ({claim.context}, {claim.source_url})"
             derivation.peers.setdefault(key, Peer(PeerAccess.YES, Basis.EXPECTED, evidence))
-        metrics = set(group["metric"])  # most groups hold copies only: skip the pandas work they need not
+        metrics = {r["metric"] for r in group}
         fabric = _fabric_claims(group) if "ib_port_gbits_per_s" in metrics else []
         intra = _intra_claims(group, row) if "gpu_to_gpu_gbytes_per_s" in metrics else []
         for claim, fetched in fabric + intra:
@@ -108,19 +151,7 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
     return derivation
 
 
-def _relevant(measurements: pd.DataFrame) -> pd.DataFrame:
-    """The readings a claim can come from (expected port rates, measured GPU-pair copies and peer
-    status), selected once rather than per instance: most of the table is other metrics."""
-    ports = (measurements["kind"] == "expected") & (measurements["metric"] == "ib_port_gbits_per_s")
-    peer_metrics = ("gpu_to_gpu_gbytes_per_s", "gpu_to_gpu_each_way_gbytes_per_s", "gpu_p2p_status")
-    copies = (measurements["kind"] == "measured") & measurements["metric"].isin(peer_metrics)
-    links = (measurements["kind"] == "expected") & (measurements["metric"] == "nvlink_status")
-    relevant = measurements[ports | copies | links]
-    keep = [_within_bounds(r) for r in relevant.to_dict("records")]
-    return relevant[pd.Series(keep, index=relevant.index, dtype=bool)]
-
-
-def _within_bounds(reading: dict) -> bool:
+def _within_bounds(reading: Reading) -> bool:
     """Whether a reading passes the physical gate a page's figure must pass (catalog.validate); one
     that does not never becomes a claim or a fill, whichever source stored it."""
     value = float(reading["value"]) if _known(reading["value"]) else None
@@ -131,7 +162,18 @@ def _within_bounds(reading: dict) -> bool:
     return problem is None
 
 
-def _bridge(group: pd.DataFrame, row: dict) -> tuple[Claim, datetime | None, tuple[float, int, str]] | None:
+def _first(readings: list[Reading], *columns: str, descending: tuple[str, ...] = ()) -> Reading:
+    """The first reading ordered by ``columns`` (those in ``descending`` from the largest), a missing
+    value last either way, ties in table order (a stable sort, as pandas' multi-column sort_values)."""
+    ordered = list(readings)
+    for column in reversed(columns):
+        known = [r for r in ordered if _known(r.get(column))]
+        unknown = [r for r in ordered if not _known(r.get(column))]
+        ordered = sorted(known, key=lambda r: r[column], reverse=column in descending) + unknown
+    return ordered[0]
+
+
+def _bridge(group: list[Reading], row: dict) -> tuple[Claim, datetime | None, tuple[float, int, str]] | None:
     """The NVLink bridge a health check expects on a bridgeable card whose page names no link: the
     expected link claim, and (GB/s per GPU from the datasheet, GPUs per bridge domain, row note)."""
     spec = BY_ID.get(str(row.get("gpu_model")))
@@ -143,10 +185,10 @@ def _bridge(group: pd.DataFrame, row: dict) -> tuple[Claim, datetime | None, tup
         return None
     if row.get("intra_node_basis") not in (Basis.MISSING.value, Basis.INFERRED.value):
         return None
-    checks = group[(group["metric"] == "nvlink_status") & (group["value_text"] == "active")]
-    if checks.empty or spec.link_gbytes_per_s is None:
+    checks = [r for r in group if r["metric"] == "nvlink_status" and r["value_text"] == "active"]
+    if not checks or spec.link_gbytes_per_s is None:
         return None
-    check = checks.sort_values(["source_url", "locator"]).iloc[0]
+    check = _first(checks, "source_url", "locator")
     claim = Claim(
         field="intra_node_link",
         value="nvlink-bridge",
@@ -164,20 +206,23 @@ def _bridge(group: pd.DataFrame, row: dict) -> tuple[Claim, datetime | None, tup
     return claim, _when(check.get("fetched_at")), (float(spec.link_gbytes_per_s), domain, note)
 
 
-def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, datetime | None]]:
-    ports = group[(group["kind"] == "expected") & (group["metric"] == "ib_port_gbits_per_s")]
-    ports = ports[~ports["notes"].fillna("").str.startswith(CONDITIONAL)]
+def _fabric_claims(group: list[Reading]) -> list[tuple[Claim, datetime | None]]:
+    ports = [
+        r
+        for r in group
+        if r["kind"] == "expected"
+        and r["metric"] == "ib_port_gbits_per_s"
+        and not (r["notes"] or "").startswith(CONDITIONAL)
+    ]
+    documents: dict[str, list[Reading]] = defaultdict(list)
+    for reading in ports:
+        documents[str(reading["source_url"])].append(reading)
     claims = []
-    for url, document in ports.groupby("source_url", sort=True):
-        main = document.sort_values(["port_count", "value"], ascending=False).iloc[0]
+    for url in sorted(documents):
+        document = documents[url]
+        main = _first(document, "port_count", "value", descending=("port_count", "value"))
         count = int(main["port_count"]) if _known(main["port_count"]) else 1
-        others = [
-            f"{int(ports)} x {value:g}"
-            for index, ports, value in zip(
-                document.index, document["port_count"], document["value"], strict=True
-            )
-            if index != main.name
-        ]
+        others = [f"{int(r['port_count'])} x {r['value']:g}" for r in document if r is not main]
         qualifiers = f"{count} x {main['value']:g} Gbit/s expected ({main['tool']})"
         if others:
             qualifiers += "; also checked: " + ", ".join(f"{o} Gbit/s" for o in others)
@@ -185,7 +230,7 @@ def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, datetime | None]]:
             field="inter_node_gbits_per_s",
             value=float(main["value"]) * count,
             quote=main["quote"],
-            source_url=str(url),
+            source_url=url,
             context=f"{main['tool']} › {main['locator']}",
             basis=Basis.EXPECTED,
             qualifiers=qualifiers,
@@ -194,20 +239,21 @@ def _fabric_claims(group: pd.DataFrame) -> list[tuple[Claim, datetime | None]]:
     return claims
 
 
-def _intra_claims(group: pd.DataFrame, row: dict) -> list[tuple[Claim, datetime | None]]:
+def _intra_claims(group: list[Reading], row: dict) -> list[tuple[Claim, datetime | None]]:
     if row["intra_node_basis"] != Basis.MISSING.value:
         return []
-    totals = group[
-        (group["kind"] == "measured")
-        & (group["metric"] == "gpu_to_gpu_gbytes_per_s")
-        & (group["direction"] == "two-way")
-    ]
     model = row.get("gpu_model")
-    plausible = [measured_against_datasheet(model, float(v)) is None for v in totals["value"]]
-    totals = totals[pd.Series(plausible, index=totals.index, dtype=bool)]
-    if totals.empty:
+    totals = [
+        r
+        for r in group
+        if r["kind"] == "measured"
+        and r["metric"] == "gpu_to_gpu_gbytes_per_s"
+        and r["direction"] == "two-way"
+        and measured_against_datasheet(model, float(r["value"])) is None
+    ]
+    if not totals:
         return []
-    best = totals.sort_values(["value", "source_url", "locator"], ascending=[False, True, True]).iloc[0]
+    best = _first(totals, "value", "source_url", "locator", descending=("value",))
     version = f" {best['tool_version']}" if _known(best["tool_version"]) else ""
     claim = Claim(
         field="intra_node_gbytes_per_s",
@@ -249,85 +295,26 @@ def _when(value: Any) -> datetime | None:
     return pd.Timestamp(value).to_pydatetime() if _known(value) else None
 
 
-def apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:
-    """Derive from the catalog's measurements and write claims, fills and conflict flags, all or
-    nothing. A failure is logged and undone: the rows keep their sources' own figures (None)."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        derivation = _apply(con, now)
-    except Exception as exc:  # a bug here must not cost the refresh: undo, log the traceback, go on
-        con.execute("ROLLBACK")
-        if file_system_error(exc):  # a full disk is not a bug: the writer says so in one line
-            raise
-        log.exception("deriving from measurements failed; rows keep their sources' figures")
-        return None
-    con.execute("COMMIT")  # a full disk fails here (the WAL): the writer turns it into one line
-    return derivation
-
-
-def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
-    instances = con.execute(
-        "SELECT provider, instance_type, gpu_model, intra_node_link, intra_node_basis, "
-        "intra_node_gbytes_per_s, "
-        "inter_node_basis, inter_node_gbits_per_s FROM instances"
-    ).df()
-    measurements = con.execute("SELECT * FROM measurements WHERE provider IS NOT NULL").df()
-    derivation = derive(_undone(instances), measurements)
-    _undo_fills(con)
-    carried = upstream.carried_claims(con.execute(upstream.RESOLD_SQL).df())
+def apply(con: duckdb.DuckDBPyConnection, now: datetime, rows: str = "instances") -> Derivation:
+    """Derive from the catalog's measurements, for the rows of ``rows`` (a table or view of the rows
+    as their sources built them), and record the derived claims. The rows themselves are not written
+    here: ``catalog.finish`` joins the derivation into them, in the same transaction."""
+    about = (
+        f"SELECT {', '.join(ROW_COLUMNS)} FROM {rows} r WHERE EXISTS (SELECT 1 FROM measurements m "
+        "WHERE m.provider = r.provider AND m.instance_type = r.instance_type)"
+    )
+    derivation = derive(_records(con, about), _records(con, RELEVANT_SQL))
+    carried = upstream.carried_claims(con.execute(upstream.resold_sql(rows)).df())
     derivation.claims += [(p, i, c, _when(f)) for p, i, c, f in carried]
+    derivation.carried = [(p, i, c) for p, i, c, _ in carried]
     _sync_claims(con, derivation, now)
-    for provider, instance_type, claim, _ in carried:
-        _carry(con, provider, instance_type, claim)
-    for (provider, instance_type), note in derivation.withdrawals.items():
-        con.execute(
-            """UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',
-                   missing_intra_bw = true,
-                   notes = CASE WHEN list_contains(notes, $note) THEN notes
-                                ELSE list_append(notes, $note) END
-               WHERE provider = $p AND instance_type = $i AND intra_node_basis = 'inferred'""",
-            {"note": note, "p": provider, "i": instance_type},
-        )
-    for (provider, instance_type), (gbytes, domain, note) in derivation.bridges.items():
-        con.execute(
-            """UPDATE instances SET intra_node_link = 'nvlink-bridge', intra_node_gbytes_per_s = $g,
-                   intra_node_basis = 'inferred', missing_intra_bw = false, scale_up_domain_gpus = $d,
-                   notes = CASE WHEN list_contains(notes, $note) THEN notes
-                                ELSE list_append(notes, $note) END
-               WHERE provider = $p AND instance_type = $i""",
-            {"g": gbytes, "d": domain, "note": note, "p": provider, "i": instance_type},
-        )
-    for (provider, instance_type), peer in derivation.peers.items():
-        con.execute(
-            """UPDATE instances SET gpu_peer_access = $a, gpu_peer_access_basis = $b,
-                   gpu_peer_access_evidence = $e WHERE provider = $p AND instance_type = $i""",
-            {
-                "a": peer.access.value,
-                "b": peer.basis.value,
-                "e": peer.evidence,
-                "p": provider,
-                "i": instance_type,
-            },
-        )
-    for fill in derivation.fills:
-        _fill(con, fill)
-    for (provider, instance_type), note in derivation.conflicts.items():
-        con.execute(
-            """UPDATE instances SET conflict = true,
-                   notes = CASE WHEN list_contains(notes, $note) THEN notes
-                                ELSE list_append(notes, $note) END
-               WHERE provider = $p AND instance_type = $i""",
-            {"note": note, "p": provider, "i": instance_type},
-        )
     return derivation
 
 
-def _undone(instances: pd.DataFrame) -> pd.DataFrame:
-    """The rows as their sources gave them: a basis from an earlier fill reads as missing."""
-    undone = instances.copy()
-    for column in ("intra_node_basis", "inter_node_basis"):
-        undone.loc[undone[column].isin(DERIVED), column] = Basis.MISSING.value
-    return undone
+def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
+    cursor = con.execute(sql)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
 
 
 def _sync_claims(con: duckdb.DuckDBPyConnection, derivation: Derivation, now: datetime) -> None:
@@ -351,71 +338,3 @@ def _sync_claims(con: duckdb.DuckDBPyConnection, derivation: Derivation, now: da
         f"(SELECT 1 FROM claims WHERE claims.valid_to IS NULL AND {same})"
     )
     con.unregister("derived")
-
-
-def _carry(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str, claim: Claim) -> None:
-    """One upstream fact into the resold row that lacks it (catalog.upstream), with a note."""
-    shown = claim.value if isinstance(claim.value, str) else f"{claim.value:g}"
-    note = f"{NOTE}{claim.field} {shown} {claim.qualifiers}"
-    params = {"p": provider, "i": instance_type, "note": note, "v": claim.value}
-    notes = "list_append(notes, $note)"
-    where = "WHERE provider = $p AND instance_type = $i"
-    if claim.field == "inter_node_fabric":
-        con.execute(f"UPDATE instances SET inter_node_fabric = $v, notes = {notes} {where}", params)
-    elif claim.field == "nic_count":
-        con.execute(f"UPDATE instances SET nic_count = CAST($v AS INTEGER), notes = {notes} {where}", params)
-    else:
-        con.execute(
-            f"""UPDATE instances SET inter_node_gbits_per_s = $v, inter_node_gbytes_per_s = $gb,
-                   inter_node_basis = 'upstream', missing_inter_bw = false, notes = {notes}
-                {where} AND inter_node_basis = 'missing'""",
-            {**params, "gb": gbits_to_gbytes(float(claim.value))},
-        )
-
-
-def _undo_fills(con: duckdb.DuckDBPyConnection) -> None:
-    """Rows filled by an earlier derivation go back to missing before this one fills them again."""
-    notes = f"list_filter(notes, lambda x: NOT starts_with(x, '{NOTE}'))"
-    con.execute(
-        f"""UPDATE instances SET inter_node_fabric = 'unknown', notes = {notes}
-            WHERE {_has_note(NOTE + "inter_node_fabric ")} AND seller_kind <> 'cloud'"""
-    )
-    con.execute(
-        f"""UPDATE instances SET nic_count = NULL, notes = {notes}
-            WHERE {_has_note(NOTE + "nic_count ")} AND seller_kind <> 'cloud'"""
-    )
-    con.execute(
-        f"""UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',
-                   missing_intra_bw = true, notes = {notes}
-            WHERE intra_node_basis IN {DERIVED}"""
-    )
-    con.execute(
-        f"""UPDATE instances SET inter_node_gbits_per_s = NULL, inter_node_gbytes_per_s = NULL,
-                   inter_node_basis = 'missing', missing_inter_bw = true, notes = {notes}
-            WHERE inter_node_basis IN {DERIVED}"""
-    )
-
-
-def _has_note(prefix: str) -> str:
-    """SQL that is true for a row with a note starting with ``prefix``."""
-    return f"len(list_filter(notes, lambda x: starts_with(x, '{prefix}'))) > 0"
-
-
-def _fill(con: duckdb.DuckDBPyConnection, fill: Fill) -> None:
-    value, basis = float(fill.claim.value), fill.claim.basis.value
-    params = {"v": value, "b": basis, "note": fill.note, "p": fill.provider, "i": fill.instance_type}
-    notes = "list_append(notes, $note)"
-    if fill.claim.field == "intra_node_gbytes_per_s":
-        con.execute(
-            f"""UPDATE instances SET intra_node_gbytes_per_s = $v, intra_node_basis = $b,
-                       missing_intra_bw = false, notes = {notes}
-                WHERE provider = $p AND instance_type = $i AND intra_node_basis = 'missing'""",
-            params,
-        )
-    else:
-        con.execute(
-            f"""UPDATE instances SET inter_node_gbits_per_s = $v, inter_node_gbytes_per_s = $gb,
-                       inter_node_basis = $b, missing_inter_bw = false, notes = {notes}
-                WHERE provider = $p AND instance_type = $i AND inter_node_basis = 'missing'""",
-            {**params, "gb": gbits_to_gbytes(value)},
-        )

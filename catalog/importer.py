@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypedDict, Unpack
 
-from catalog import expectations
+from catalog import finish
 from catalog.read.connect import check_catalog
 from catalog.store import CatalogWriter
 from catalog.validate import reading_problem
@@ -147,6 +147,5 @@ def write(db_path: Path, readings: list[Measurement], now: datetime) -> tuple[in
         ]
         fresh = list({(m.source_url, m.locator, m.metric, m.value, m.value_text): m for m in fresh}.values())
         writer.write_fresh(USER_SOURCE, [], [], fresh, {m.source_url: now for m in fresh}, now)
-        writer.write_staged()  # the new readings in the table before the fill reads it
-        expectations.apply(writer.con, now)
+        finish.finish_rows(writer, now)  # the figures derived from measurements, derived again
     return len(fresh), len(readings) - len(fresh)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from catalog import expectations
+from catalog import finish
 from catalog.carry import Reconciled, reconcile, skipped_rows
 from catalog.names import checked_offer, checked_price
 from catalog.offers import build_offer, merge_duplicates
@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 
 EXIT_OK = 0
 EXIT_PROVIDER_FAILED = 1
+#: Sources fetched, parsed or waiting to be written at once (a refresh of today's 27 is never held back).
+SOURCES_IN_FLIGHT = 32
 
 
 @dataclass
@@ -385,29 +387,52 @@ async def refresh(
             )
             return await loop.run_in_executor(parser, work)
 
-        async def one(scraper: Scraper) -> ProviderResult:
+        # Each source is written as soon as it and every source before it are parsed (registry order,
+        # so the catalog is the same whatever finishes first); after that only its outcome is held. At
+        # most SOURCES_IN_FLIGHT sources are fetched, parsed or waiting to be written at once: fetching
+        # runs ahead of the one parser, and at 100x the catalog it held every document at once.
+        results: list[ProviderResult | None] = [None] * len(scrapers)
+        written = 0
+        in_flight = asyncio.Semaphore(SOURCES_IN_FLIGHT)
+
+        def write_ready() -> None:
+            nonlocal written
+            while written < len(results) and (result := results[written]) is not None:
+                _store(writer, refresh_id, result, started, replay=replay)
+                results[written] = ProviderResult(result.outcome)
+                written += 1
+                in_flight.release()
+
+        async def one(index: int, scraper: Scraper) -> None:
+            await in_flight.acquire()  # released when it is written (FIFO: the window moves in order)
             previous = writer.previous(scraper.name)
             if not replay:  # parsed as soon as its own documents are in, while the others still fetch
                 documents, error = await _fetch(scraper, fetcher)
-                return await parsed(scraper, documents, error, previous)
-            documents = [d for d in stored.values() if d.provider == scraper.name]
-            if not _reparsable(scraper, documents):
-                return _unchanged(scraper, previous)  # e.g. only its optional price document was stored
-            return await parsed(scraper, documents, None, previous)
+                results[index] = await parsed(scraper, documents, error, previous)
+            else:
+                documents = [d for d in stored.values() if d.provider == scraper.name]
+                if _reparsable(scraper, documents):
+                    results[index] = await parsed(scraper, documents, None, previous)
+                else:  # e.g. only its optional price document was stored
+                    results[index] = _unchanged(scraper, previous)
+            write_ready()
 
+        tasks = [asyncio.ensure_future(one(i, s)) for i, s in enumerate(scrapers)]
         try:
-            results = await asyncio.gather(*(one(s) for s in scrapers))
+            await asyncio.gather(*tasks)
+        except BaseException:  # e.g. a full disk while writing one: the others stop, nothing is swapped in
+            for task in tasks:
+                task.cancel()
+            raise
         finally:
             parser.shutdown(wait=True, cancel_futures=True)
-        untouched = [r.outcome.provider for r in results if r.outcome.outcome == "unchanged"]
-        for result in results:
-            _store(writer, refresh_id, result, started, replay=replay)
+        outcomes = [r.outcome for r in results if r is not None]
+        untouched = [o.provider for o in outcomes if o.outcome == "unchanged"]
         writer.keep_untouched([s.name for s in scrapers if s.name not in untouched])
-        writer.write_staged()
-        expectations.apply(writer.con, started)  # measurements' claims, fills and conflicts
+        finish.finish_rows(writer, started)  # measurements' claims, fills, conflicts; prices
         writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
         warnings = [writer.moved_aside] if writer.moved_aside else []
-        report = RefreshReport(refresh_id, mode, started, now(), [r.outcome for r in results], warnings)
+        report = RefreshReport(refresh_id, mode, started, now(), outcomes, warnings)
         writer.write_refresh(
             refresh_id,
             started,

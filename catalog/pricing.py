@@ -14,8 +14,8 @@ A placeholder-looking price is kept and flagged (``prices.price_flag``, and the 
 when it is the row's cheapest): on-demand equal to spot, at a whole number of dollars per GPU-hour,
 the same figure for two or more GPU models of one seller. No market prices an H100 and an H200 alike.
 
-``fill_price_columns`` runs on the new catalog's connection once every provider's rows and prices are
-in, so stale and untouched providers get their columns from the prices they kept.
+The price columns are joined into each row when it is finished (``catalog.finish``), once every
+provider's rows and prices are in, so stale and untouched providers get theirs from the prices they kept.
 """
 
 from __future__ import annotations
@@ -24,35 +24,36 @@ import duckdb
 
 from normalize.currency import RATES
 
-FILL_SQL = """
-UPDATE instances AS i SET
-    min_usd_per_hour = u.min_usd_per_hour,
-    usd_per_gpu_hour = u.min_usd_per_hour / i.gpu_count,
-    regions = coalesce(u.regions, 0),
-    price_region = u.price_region,
-    price_flag = u.price_flag
-FROM (
-    SELECT provider, instance_type, b.min_usd_per_hour, b.regions, b.price_region, b.price_flag
-    FROM instances LEFT JOIN (
-        SELECT provider, instance_type,
-               min(usd_per_hour) AS min_usd_per_hour,
-               count(DISTINCT region) AS regions,
-               list(region ORDER BY usd_per_hour, region)[1] AS price_region,
-               list(price_flag ORDER BY usd_per_hour, region)[1] AS price_flag
-        FROM current_prices
-        WHERE usd_per_hour IS NOT NULL
-        GROUP BY provider, instance_type
-    ) AS b USING (provider, instance_type)
-) AS u
-WHERE i.provider = u.provider AND i.instance_type = u.instance_type
+#: The price columns of one row from the current prices (a row with none has NULLs and 0 regions).
+ROW_PRICES_SQL = """
+SELECT provider, instance_type,
+       min(usd_per_hour) AS min_usd_per_hour,
+       count(DISTINCT region) AS regions,
+       list(region ORDER BY usd_per_hour, region)[1] AS price_region,
+       list(price_flag ORDER BY usd_per_hour, region)[1] AS price_flag
+FROM current_prices
+WHERE usd_per_hour IS NOT NULL
+GROUP BY provider, instance_type
 """
+#: How a row ``r`` meets its price columns ``p``.
+PRICE_JOIN = (
+    f"LEFT JOIN ({ROW_PRICES_SQL}) p ON p.provider = r.provider AND p.instance_type = r.instance_type"
+)
+#: Each price column of ``instances`` as an expression over a row ``r`` and its ROW_PRICES_SQL ``p``.
+PRICE_COLUMNS = {
+    "min_usd_per_hour": "p.min_usd_per_hour",
+    "usd_per_gpu_hour": "p.min_usd_per_hour / r.gpu_count",
+    "regions": "coalesce(p.regions, 0)",
+    "price_region": "p.price_region",
+    "price_flag": "p.price_flag",
+}
 
 # Per GPU-hour, in the published currency: on-demand = spot, a whole number, shared by 2+ GPU models.
 FLAG_SQL = """
 WITH per_gpu AS (
     SELECT p.provider, p.instance_type, p.region, p.currency, i.gpu_model,
            round(p.published_per_hour / i.gpu_count, 6) AS per_gpu_hour
-    FROM prices p JOIN instances i USING (provider, instance_type)
+    FROM prices p JOIN {rows} i USING (provider, instance_type)
     WHERE p.valid_to IS NULL AND i.gpu_count IS NOT NULL AND i.gpu_model IS NOT NULL
       AND p.published_per_hour IS NOT NULL AND p.published_per_hour = p.published_spot_per_hour
 ), suspects AS (
@@ -78,15 +79,15 @@ def write_exchange_rates(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
-def flag_placeholders(con: duckdb.DuckDBPyConnection) -> None:
-    """Flag every current price that looks like a placeholder (see the module docstring)."""
+def flag_placeholders(con: duckdb.DuckDBPyConnection, rows: str = "instances") -> None:
+    """Flag every current price that looks like a placeholder (see the module docstring); the GPU
+    model and count come from ``rows`` (a table or view of the catalog's rows)."""
     con.execute("UPDATE prices SET price_flag = NULL WHERE valid_to IS NULL")
-    con.execute(FLAG_SQL)
+    con.execute(FLAG_SQL.format(rows=rows))
 
 
-def fill_price_columns(con: duckdb.DuckDBPyConnection) -> None:
-    """Rates, flags, then every row's price columns from ``current_prices`` (NULL and 0 where none is
-    published)."""
+def prepare_prices(con: duckdb.DuckDBPyConnection, rows: str) -> None:
+    """What the rows' price columns are read from: the exchange rates, and the placeholder flags of the
+    current prices (``rows``: the rows as built, for their GPU model and count)."""
     write_exchange_rates(con)
-    flag_placeholders(con)
-    con.execute(FILL_SQL)
+    flag_placeholders(con, rows)

@@ -1,6 +1,6 @@
-"""The last gate: every row about to be published, as written (after expectations, conflicts and prices
-were joined in), passes the same invariants a fresh row passes, or the refresh aborts and the old
-catalog stays."""
+"""The last gate: every row about to be published, as written (finished by catalog.finish: expectations,
+conflicts and prices joined in), passes the same invariants a fresh row passes, or the refresh aborts
+and the old catalog stays."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from catalog.validate import problems
 from normalize.errors import InvalidOffer, Unpublishable
 
 MAX_NAMED = 3
+CHUNK_ROWS = 2_000
 
 
 def published_problems(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -18,7 +19,14 @@ def published_problems(con: duckdb.DuckDBPyConnection) -> list[str]:
     cursor = con.execute("SELECT * FROM instances ORDER BY provider, instance_type")
     names = [d[0] for d in cursor.description]
     found = []
-    for values in cursor.fetchall():
+    while chunk := cursor.fetchmany(CHUNK_ROWS):  # a 100x catalog is 50,000 rows: never all at once
+        found += _problems(names, chunk)
+    return found
+
+
+def _problems(names: list[str], chunk: list[tuple]) -> list[str]:
+    found = []
+    for values in chunk:
         row = dict(zip(names, values, strict=True))
         where = f"{row['provider']}/{row['instance_type']}"
         try:  # InstanceOffer checks what the columns say about each other (bases, bits and bytes, prices)

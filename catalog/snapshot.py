@@ -19,7 +19,15 @@ from pathlib import Path
 
 import duckdb
 
-from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, MEASUREMENT_COLUMNS, PRICE_COLUMNS, CatalogWriter
+from catalog import finish
+from catalog.store import (
+    CLAIM_COLUMNS,
+    INSTANCE_COLUMNS,
+    KEPT,
+    MEASUREMENT_COLUMNS,
+    PRICE_COLUMNS,
+    CatalogWriter,
+)
 from normalize.errors import EnvironmentProblem, InvalidOffer
 from records.clock import utcnow
 from records.measurements import USER_SOURCE, Measurement
@@ -97,16 +105,16 @@ def _built_at(source_dir: Path) -> datetime:
         raise BadSnapshot(f"snapshot file {meta} has no readable 'built_at': {exc}") from None
 
 
-def _gate(con: duckdb.DuckDBPyConnection, source_dir: Path) -> None:
+def _gate(con: duckdb.DuckDBPyConnection, source_dir: Path, rows: str = "instances") -> None:
     """BadSnapshot naming the rows and prices the refresh's own gates would refuse (values outside
     physical bounds, inconsistent rows, implausible prices, readings no refresh or import stores): a
-    seeded catalog is held to them too."""
+    seeded catalog is held to them too. ``rows``: the table the snapshot's rows were loaded into."""
     from catalog.previous import row_offer
     from catalog.price_gate import implausible
     from catalog.validate import problems
 
     found, counts = [], {}
-    cursor = con.execute("SELECT * FROM instances")
+    cursor = con.execute(f"SELECT * FROM {rows}")
     names = [d[0] for d in cursor.description]
     for values in cursor.fetchall():
         row = dict(zip(names, values, strict=True))
@@ -178,8 +186,8 @@ def _load(source_dir: Path, db_path: Path, built_at: datetime) -> int:
     started = utcnow()
     with CatalogWriter.open(db_path, keep_history=False) as writer:
         con = writer.con
-        con.execute(
-            "INSERT INTO instances BY NAME SELECT *, ? AS scraped_at "
+        con.execute(  # finished by the refresh that made the snapshot: kept as they are
+            f"INSERT INTO {KEPT} BY NAME SELECT *, ? AS scraped_at "
             "FROM read_json(?, format='newline_delimited')",
             [built_at, str(source_dir / INSTANCES_FILE)],
         )
@@ -202,8 +210,9 @@ def _load(source_dir: Path, db_path: Path, built_at: datetime) -> int:
                 _json_types(con, "measurements", MEASUREMENT_FACTS),
             ],
         )
-        [(count,)] = con.execute("SELECT count(*) FROM instances").fetchall()
-        _gate(con, source_dir)
+        [(count,)] = con.execute(f"SELECT count(*) FROM {KEPT}").fetchall()
+        _gate(con, source_dir, KEPT)
+        finish.finish_rows(writer, started, derive=False)  # the price columns joined again
         writer.write_refresh(f"snapshot-{uuid.uuid4().hex[:6]}", started, utcnow(), "snapshot", 0, [])
     return count
 

@@ -25,12 +25,11 @@ import pandas as pd
 
 from catalog.lock import refresh_lock
 from catalog.previous import Previous, latest_documents, read_previous
-from catalog.pricing import fill_price_columns
 from catalog.publish import check_published
 from catalog.read.connect import check_catalog, is_corrupt
 from normalize.errors import CorruptCatalog, EnvironmentProblem
 from records.clock import utcnow
-from records.columns import INSTANCE_COLUMNS
+from records.columns import INSTANCE_COLUMNS, instances_ddl
 from records.documents import Document
 from records.measurements import USER_SOURCE, Measurement
 from records.offers import TEXT_FIELDS, Claim, InstanceOffer
@@ -44,6 +43,9 @@ log = logging.getLogger(__name__)
 #: seeded catalog and a release with an older engine (``make compat``). Writing it costs nothing here:
 #: the catalog uses no type or compression that needs a newer format.
 STORAGE_VERSION = "v1.1.0"
+#: What DuckDB may hold in memory while a new catalog is written; past it, it spills to the new file's
+#: temporary directory. Its default (80 % of the machine) let a 100x refresh grow past 2 GiB.
+WRITER_MEMORY = "256MB"
 
 # The writer's column list comes from the one column table (records/instance_columns.toml).
 CLAIM_IDENTITY = (
@@ -89,6 +91,9 @@ STAGED_COLUMNS: dict[str, tuple[str, ...]] = {
     "measurements": MEASUREMENT_COLUMNS,
 }
 SPILL_ROWS = 50_000
+#: Where kept rows (a stale provider's, one a refresh left alone, a snapshot's) wait, as they were,
+#: until the rows are finished (catalog.finish); fresh ones wait in ``staging.instances``.
+KEPT = "staging.kept"
 FETCH_COLUMNS = (
     "refresh_id",
     "provider",
@@ -211,7 +216,11 @@ class CatalogWriter:
             leftover.unlink(missing_ok=True)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.has_old = keep_history and self.path.exists() and self._readable_old(rebuild_corrupt)
-        self.con = duckdb.connect(str(self.tmp), config={"storage_compatibility_version": STORAGE_VERSION})
+        self.con = duckdb.connect(
+            str(self.tmp),
+            config={"storage_compatibility_version": STORAGE_VERSION, "memory_limit": WRITER_MEMORY},
+        )
+        self.con.execute("SET enable_progress_bar = false")  # a query slowed by spilling must not draw one
         self.con.execute(schema_sql())
         self._insert("measurements", self._salvaged)  # a corrupt old catalog's imported readings
         if self.has_old:
@@ -225,7 +234,10 @@ class CatalogWriter:
         self.con.execute("CREATE SCHEMA staging")
         for table in STAGED_COLUMNS:
             self.con.execute(f"CREATE TABLE staging.{table} AS SELECT * FROM main.{table} LIMIT 0")
+        # with the table's defaults: a kept row from an older catalog may lack a column of today's
+        self.con.execute(instances_ddl().replace("IF NOT EXISTS instances", KEPT, 1))
         self._staged_written = False
+        self._rows_finished = False
         self._fresh_sources: list[str] = []
         self._fresh_at: datetime | None = None
 
@@ -398,17 +410,21 @@ class CatalogWriter:
             self._fresh[table].clear()
 
     def write_staged(self) -> None:
-        """Write the staged rows of every fresh source, one statement per table (bulk, not per
-        source); once: after it, the tables hold this refresh's rows (the commit calls it if nobody did)."""
+        """Write the staged claims, prices and measurements of every fresh source, one statement per
+        table (bulk, not per source), with claim and price history carried; once. The rows wait for
+        ``catalog.finish.finish_rows``."""
         if self._staged_written:
             return
         self._staged_written = True
         self._spill()
-        for table in ("instances", "measurements"):
-            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM staging.{table}")
+        self.con.execute("INSERT INTO measurements BY NAME SELECT * FROM staging.measurements")
         for table, identity in (("claims", CLAIM_IDENTITY), ("prices", PRICE_IDENTITY)):
             self._with_history(table, identity)
+
+    def rows_finished(self) -> None:
+        """The rows are in ``instances``, finished (``catalog.finish.finish_rows``): staging goes."""
         self.con.execute("DROP SCHEMA staging CASCADE")
+        self._rows_finished = True
 
     def _with_history(self, table: str, identity: tuple[str, ...]) -> None:
         """Insert the staged rows of ``table``, carrying the history of the fresh sources' old rows."""
@@ -440,7 +456,7 @@ class CatalogWriter:
         if not self.has_old:
             return
         self.con.execute(
-            """INSERT INTO instances BY NAME
+            f"""INSERT INTO {KEPT} BY NAME
                SELECT * REPLACE (true AS stale, CASE WHEN stale THEN stale_since ELSE $now END AS stale_since,
                                  $cause AS stale_cause)
                FROM old.instances WHERE provider = $p""",
@@ -460,14 +476,14 @@ class CatalogWriter:
         """What every source this refresh left alone had: rows, claims, prices, measurements."""
         if not self.has_old:
             return
-        for table, key in (
-            ("instances", "provider"),
-            ("claims", "provider"),
-            ("prices", "provider"),
-            ("measurements", "source"),
+        for target, table, key in (
+            (KEPT, "instances", "provider"),
+            ("claims", "claims", "provider"),
+            ("prices", "prices", "provider"),
+            ("measurements", "measurements", "source"),
         ):
             self.con.execute(
-                f"INSERT INTO {table} BY NAME SELECT * FROM old.{table} WHERE NOT list_contains(?, {key})",
+                f"INSERT INTO {target} BY NAME SELECT * FROM old.{table} WHERE NOT list_contains(?, {key})",
                 [refreshed],
             )
 
@@ -529,9 +545,9 @@ class CatalogWriter:
         )
 
     def _commit(self) -> None:
-        """Write what is staged, checkpoint, close and atomically replace the catalog."""
-        self.write_staged()
-        fill_price_columns(self.con)
+        """Check every row as finished, checkpoint, close and atomically replace the catalog."""
+        if not self._rows_finished:
+            raise RuntimeError("the rows were never finished (catalog.finish.finish_rows)")
         check_published(self.con)
         self._carry_history()
         self._flush_documents()

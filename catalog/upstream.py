@@ -25,12 +25,17 @@ SELECT r.provider, r.instance_type, r.upstream_provider, r.upstream_instance_typ
        r.inter_node_fabric AS r_fabric, r.inter_node_basis AS r_basis, r.nic_count AS r_nics,
        c.field, c.value, c.value_text, c.basis, c.qualifiers, c.quote, c.context, c.source_url, c.evidence,
        c.original_url, c.read_on, c.fetched_at
-FROM instances r
+FROM {rows} r
 JOIN current_claims c ON c.provider = r.upstream_provider AND c.instance_type = r.upstream_instance_type
 WHERE r.seller_kind <> 'cloud' AND r.upstream_instance_type IS NOT NULL
   AND c.basis IN ('stated', 'paraphrased')
   AND c.field IN ('inter_node_fabric', 'inter_node_gbits_per_s', 'nic_count')
 """
+
+
+def resold_sql(rows: str) -> str:
+    """The resold rows of ``rows`` (a table or view) beside their upstream rows' stated fabric claims."""
+    return RESOLD_SQL.format(rows=rows)
 
 
 def _lacks(row: dict) -> bool:

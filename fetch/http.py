@@ -381,11 +381,17 @@ class ProviderFetcher:
         self.documents: list[Document] = []
         self.work = WorkClock()  # what its deadline counts: not the waits for another's slots
         self._asked = 0
+        self._checked: dict[str, str | None] = {}  # off_limits by URL: each is checked before and as sent
 
     def off_limits(self, url: str) -> str | None:
         """Why ``url`` may not be fetched for this provider, or None: refused as written (dot
         segments and the like, see fetch.urls), or not under a declared prefix both as written and
         as the client will send it."""
+        if url not in self._checked:
+            self._checked[url] = self._off_limits(url)
+        return self._checked[url]
+
+    def _off_limits(self, url: str) -> str | None:
         if (why := refusal(url)) is not None:
             return f"{url[:200]} {why}"
         try:

@@ -30,8 +30,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from measure.common import Origin, Output, measurement, median_cell, number, spread_note
+from measure.common import Origin, Output, measurement, number, spread_note
 from normalize.errors import ParseError
+from normalize.units import MAX_NUMBER, to_number
 from records.measurements import Measurement
 
 # test-case name → (metric, direction) for the tests that measure a link; others are not read.
@@ -54,17 +55,51 @@ _VERSION = re.compile(r"nvbandwidth Version: (?P<v>\S+)")
 _PROCESS = re.compile(r"^Process \d+ \((?P<host>[^)]+)\): device \d+:")
 
 
-#: One cell of a matrix: (cell text, quote, locator), or None where the tool printed no figure.
+#: One cell of a text matrix: (cell text, quote, locator), or None where the tool printed no figure.
 Cell = tuple[str, str, str] | None
 
 
 @dataclass(frozen=True)
 class Matrix:
-    """One bandwidth matrix of one test case: rows of cells."""
+    """One bandwidth matrix of one test case: rows of cells. A text matrix's cells are ``Cell``s; a
+    JSON matrix's (``json_path`` set: where its test case stands) are the JSON values themselves, and
+    only the median cell's quote and locator are ever written out (``place``)."""
 
     test: str
     description: str
-    rows: list[list[Cell]]
+    rows: list[list[Any]]
+    json_path: str | None = None
+
+    def value(self, r: int, c: int) -> float | None:
+        """The figure of row ``r``, column ``c``; None where the tool printed none. ParseError naming
+        the cell for anything but a plain decimal number."""
+        cell = self.rows[r][c]
+        if self.json_path is None:
+            return None if cell is None else number(cell[0], cell[2])
+        if cell is None or cell == "N/A":
+            return None
+        plain = type(cell) is float and 1e-4 <= cell <= MAX_NUMBER  # printed with no exponent, no sign
+        if plain or (type(cell) is int and 0 < cell <= MAX_NUMBER):
+            return float(cell)  # what to_number makes of its text
+        if type(cell) is str and _plain_decimal(cell) and float(cell) <= MAX_NUMBER:
+            return float(cell)  # to_number's commonest case, without its regular expression
+        try:
+            return to_number(str(cell))
+        except ParseError:  # named where it stands (the locator is written only then)
+            raise ParseError(f"{self.place(r, c)[1]}: not a number: {str(cell)!r}") from None
+
+    def place(self, r: int, c: int) -> tuple[str, str]:
+        """The quote and the locator of row ``r``, column ``c``."""
+        cell = self.rows[r][c]
+        if self.json_path is None:
+            return cell[1], cell[2]
+        return json.dumps(cell), f"{self.json_path}.bandwidth_matrix[{r}][{c}]"
+
+
+def _plain_decimal(text: str) -> bool:
+    """Whether ``text`` is ASCII digits with at most one decimal point followed by a digit (a subset of
+    what ``to_number`` reads, read to the same float)."""
+    return text.isascii() and text.replace(".", "", 1).isdigit() and not text.endswith(".")
 
 
 def is_json(text: str) -> bool:
@@ -115,16 +150,14 @@ def parse_json(text: str, origin: Origin, version: str | None = None) -> list[Me
                 peer_waived.append((i, str(case.get("name"))))
             continue
         matrix = _shaped(case.get("bandwidth_matrix") or [], list, f"{where}.bandwidth_matrix")
-        rows = [
-            [
-                _json_cell(cell, f"{where}.bandwidth_matrix[{r}][{c}]")
-                for c, cell in enumerate(_shaped(row, list, f"{where}.bandwidth_matrix[{r}]"))
-            ]
-            for r, row in enumerate(matrix)
-        ]
+        for r, row in enumerate(matrix):
+            for c, cell in enumerate(_shaped(row, list, f"{where}.bandwidth_matrix[{r}]")):
+                if isinstance(cell, (dict, list, bool)):  # a tuple: faster per cell than a union
+                    locator = f"{where}.bandwidth_matrix[{r}][{c}]"
+                    raise ParseError(f"line 1: {locator} is {type(cell).__name__}, not a bandwidth")
         name = _shaped(case.get("name", ""), str, f"{where}.name")
         described = _shaped(case.get("bandwidth_description", ""), str, f"{where}.bandwidth_description")
-        matrices.append(Matrix(name, described, rows))
+        matrices.append(Matrix(name, described, matrix, json_path=where))
     notes = f"{waived} test cases waived (one GPU, or no peer access)" if waived else ""
     readings = _readings(matrices, origin, version, nodes=None, extra=notes)
     return readings + _no_peer_access(text, matrices, peer_waived, origin, version)
@@ -160,12 +193,6 @@ def _no_peer_access(
         ),
     )
     return [reading]
-
-
-def _json_cell(cell: object, locator: str) -> Cell:
-    if isinstance(cell, dict | list | bool):
-        raise ParseError(f"line 1: {locator} is {type(cell).__name__}, not a bandwidth")
-    return None if cell in (None, "N/A") else (str(cell), json.dumps(cell), locator)
 
 
 def parse_text(output: Output, origin: Origin) -> list[Measurement]:
@@ -210,33 +237,39 @@ def _readings(
 
 def _split(
     matrix: Matrix, metric: str, direction: str, *, engine: str
-) -> Iterator[tuple[str, str, list[list[Cell]], str]]:
+) -> Iterator[tuple[str, str, range, str]]:
     """The matrix's readings: v0.8 stacks direction 1, direction 2 and their total; an unlabelled
     (v0.5) bidirectional copy-engine matrix is per direction, an SM one is not read."""
     columns = max(len(row) for row in matrix.rows)
+    every = range(len(matrix.rows))
     total = "Total" in matrix.description
     if direction == "two-way" and total and len(matrix.rows) == 3 * columns:
         each = "v0.8 direction matrices: one direction while both copy"
-        yield metric, direction, matrix.rows[: 2 * columns], each
-        yield "gpu_to_gpu_gbytes_per_s", direction, matrix.rows[2 * columns :], "total of both directions"
+        yield metric, direction, range(2 * columns), each
+        yield (
+            "gpu_to_gpu_gbytes_per_s",
+            direction,
+            range(2 * columns, 3 * columns),
+            "total of both directions",
+        )
     elif direction == "two-way" and not metric.startswith("gpu_to_gpu"):
-        yield metric, direction, matrix.rows, "this direction's bandwidth while both directions copy"
+        yield metric, direction, every, "this direction's bandwidth while both directions copy"
     elif direction == "two-way" and total:
-        yield "gpu_to_gpu_gbytes_per_s", direction, matrix.rows, "total of both directions"
+        yield "gpu_to_gpu_gbytes_per_s", direction, every, "total of both directions"
     elif direction == "two-way" and engine == "ce":
         yield (
             metric,
             direction,
-            matrix.rows,
+            every,
             "one direction while both copy (no 'Total' label: v0.5 semantics)",
         )
     elif direction == "one-way":
-        yield metric, direction, matrix.rows, "one direction copies"
+        yield metric, direction, every, "one direction copies"
 
 
 def _median(
     matrix: Matrix,
-    rows: list[list[Cell]],
+    rows: range,
     origin: Origin,
     metric: str,
     direction: str,
@@ -248,16 +281,17 @@ def _median(
     device_pairs = metric.startswith("gpu_to_gpu")
     columns = max(len(row) for row in matrix.rows)
     cells = []
-    for r, row in enumerate(rows):
-        for c, cell in enumerate(row):
-            if cell is None or (device_pairs and r % columns == c):  # a GPU to itself
+    for r in rows:
+        for c in range(len(matrix.rows[r])):
+            if device_pairs and r % columns == c:  # a GPU to itself
                 continue
-            value = number(cell[0], cell[2])
-            if value > 0:
-                cells.append((value, cell[1], cell[2]))
+            value = matrix.value(r, c)
+            if value is not None and value > 0:
+                cells.append((value, r, c))
     if not cells:
         return None
-    value, quote, locator = median_cell(cells)
+    value, r, c = sorted(cells, key=lambda cell: cell[0])[(len(cells) - 1) // 2]  # lower median, a real cell
+    quote, locator = matrix.place(r, c)
     what = "GPU pairs" if device_pairs else "GPUs"
     notes = [f"{matrix.test}: {matrix.description}", semantics, spread_note([c[0] for c in cells], what)]
     return measurement(

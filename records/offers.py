@@ -168,7 +168,7 @@ class InstanceOffer:
     gpu_peer_access: PeerAccess = PeerAccess.UNKNOWN
     gpu_peer_access_basis: Basis = Basis.MISSING
     gpu_peer_access_evidence: str | None = None
-    # Filled from the current prices once every provider is written (catalog.pricing): on-demand only.
+    # Joined from the current prices when the rows are finished (catalog.finish): on-demand only.
     min_usd_per_hour: float | None = None
     usd_per_gpu_hour: float | None = None
     regions: int = 0

@@ -165,6 +165,19 @@ async def no_sleep(_: float) -> None:
     return None
 
 
+def reprice(con: duckdb.DuckDBPyConnection) -> None:
+    """Join the price columns of a written catalog's rows again from its current prices, as a refresh
+    finishes a row (catalog.finish), after a test changed the prices."""
+    from catalog.pricing import PRICE_COLUMNS, PRICE_JOIN, prepare_prices
+
+    prepare_prices(con, "instances")
+    con.execute("CREATE OR REPLACE TEMP TABLE unpriced AS SELECT * FROM instances")
+    con.execute("DELETE FROM instances")
+    priced = ", ".join(f"{expr} AS {name}" for name, expr in PRICE_COLUMNS.items())
+    con.execute(f"INSERT INTO instances BY NAME SELECT r.* REPLACE ({priced}) FROM unpriced r {PRICE_JOIN}")
+    con.execute("DROP TABLE unpriced")
+
+
 def query(db: Path, sql: str) -> list[tuple]:
     with duckdb.connect(str(db), read_only=True) as con:
         return con.execute(sql).fetchall()

@@ -10,8 +10,17 @@ import duckdb
 import pandas as pd
 import pytest
 
-from catalog.pricing import fill_price_columns
-from tests.helpers import AWS_PAGE, SMALL, app_tab, build_mirror, cli_refresh, rendered, run_app, shown_texts
+from tests.helpers import (
+    AWS_PAGE,
+    SMALL,
+    app_tab,
+    build_mirror,
+    cli_refresh,
+    rendered,
+    reprice,
+    run_app,
+    shown_texts,
+)
 
 pytestmark = pytest.mark.slow  # runs refreshes or the app: left out of `make test-fast`
 
@@ -453,7 +462,7 @@ def test_prices_appear_when_the_catalog_has_them(small_catalog_file, tmp_path, m
     shutil.copyfile(small_catalog_file, unpriced)
     with duckdb.connect(str(unpriced)) as con:
         con.execute("DELETE FROM prices")
-        fill_price_columns(con)
+        reprice(con)
     app = run_app(monkeypatch, unpriced, mode="Links only")
     assert "USD/GPU-hour" not in ranking_table(app)
     assert "max_price" not in [w.key for w in app.number_input]
@@ -468,7 +477,7 @@ def test_prices_appear_when_the_catalog_has_them(small_catalog_file, tmp_path, m
                 "'https://example.test/prices', now(), now(), NULL)",
                 [instance_type, usd, f"${usd}"],
             )
-        fill_price_columns(con)
+        reprice(con)
     app = run_app(monkeypatch, db, mode="Links only", sort="price per GPU-hour, cheapest first")
     assert "max_price" in [w.key for w in app.number_input]
     table = ranking_table(app)

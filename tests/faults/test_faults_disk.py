@@ -34,10 +34,10 @@ P2P = (
 
 
 def full_disk_at_commit(monkeypatch, db) -> None:
-    def fail(con, now):
+    def fail(*_):
         raise duckdb.TransactionException(WAL_FULL.format(db=db))
 
-    monkeypatch.setattr(expectations, "_apply", fail)
+    monkeypatch.setattr(expectations, "apply", fail)
 
 
 def assert_one_line_and_intact(code: int, capsys, db, before: bytes) -> None:

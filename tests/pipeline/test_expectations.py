@@ -1,14 +1,15 @@
-"""catalog/expectations.py: expected fabrics become claims (conflicts like any other), missing
-figures are filled with basis expected/measured (never stated), history holds, and it is undone
-when its measurement goes away."""
+"""catalog/expectations.py and catalog/finish.py: expected fabrics become claims (conflicts like any
+other), missing figures are filled with basis expected/measured (never stated), history holds, and it
+is undone when its measurement goes away."""
 
 from __future__ import annotations
 
 import duckdb
 import pytest
 
-from catalog import expectations, pipeline
+from catalog import finish, pipeline
 from catalog.store import schema_sql
+from records.columns import instances_ddl
 from records.measurements import CONDITIONAL, Measurement
 from records.offers import RawOffer
 from scrapers.base import Scraper
@@ -192,11 +193,16 @@ def test_missing_figures_are_filled_expected_or_measured_never_stated(setup):
 
 
 def test_a_fill_whose_measurement_is_gone_goes_back_to_missing(tmp_path):
+    """A kept row an earlier derivation filled, whose measurement is gone: finished again, its figure
+    is missing and the derived claim closed."""
     db = tmp_path / "c.duckdb"
     with duckdb.connect(str(db)) as con:
         con.execute(schema_sql())
+        con.execute("CREATE SCHEMA staging")
+        con.execute(instances_ddl().replace("IF NOT EXISTS instances", "staging.kept"))
+        con.execute("CREATE TABLE staging.instances AS SELECT * FROM main.instances LIMIT 0")
         con.execute(
-            """INSERT INTO instances (provider, instance_type, gpu_memory_bw_basis, intra_node_link,
+            """INSERT INTO staging.kept (provider, instance_type, gpu_memory_bw_basis, intra_node_link,
                    intra_node_basis, inter_node_fabric, inter_node_gbits_per_s, inter_node_gbytes_per_s,
                    inter_node_basis, fabric_shares_frontend, missing_intra_bw, missing_inter_bw, unit_suspect,
                    conflict, notes, source_kind, source_url, scraped_at, stale)
@@ -210,8 +216,7 @@ def test_a_fill_whose_measurement_is_gone_goes_back_to_missing(tmp_path):
                    'expected', '', false, 'q', 'c', 'https://x', 'verbatim', NULL, NULL, NULL,
                    '2026-12-01', NULL)"""
         )
-        derivation = expectations.apply(con, pipeline.utcnow())
-        assert derivation is not None and derivation.claims == []
+        finish._insert_finished(con, pipeline.utcnow(), derive=True)
         assert con.execute(
             "SELECT inter_node_gbits_per_s, inter_node_basis, missing_inter_bw, notes FROM instances"
         ).fetchall() == [(None, "missing", True, ["kept"])]
@@ -225,7 +230,7 @@ def test_a_failing_derivation_is_undone_and_the_refresh_goes_on(setup, monkeypat
     def broken(*_):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(expectations, "_fill", broken)
+    monkeypatch.setattr(finish, "_fill", broken)
     refresh(mirror, db, clock)
     assert "deriving from measurements failed" in caplog.text
     assert query(db, "SELECT inter_node_basis FROM instances WHERE instance_type='box-b'") == [("missing",)]

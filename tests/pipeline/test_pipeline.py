@@ -285,19 +285,19 @@ def test_prices_keep_history_and_a_failed_source_keeps_its_prices_and_measuremen
 def test_a_row_that_breaks_an_invariant_after_the_joins_aborts_the_publish(setup, monkeypatch):
     """Rows are checked as published, after prices and expectations were joined in: a row the joins made
     inconsistent stops the swap, and the last good catalog stays as it was."""
-    from catalog import store
+    from catalog import finish
     from normalize.errors import Unpublishable
 
     mirror, db, clock = setup
     run(db, mirror, clock)
     before = query(db, "SELECT instance_type, inter_node_gbytes_per_s FROM instances ORDER BY 1")
-    fill = store.fill_price_columns
+    insert = finish._insert_finished
 
-    def fill_then_break(con):
-        fill(con)
+    def insert_then_break(con, now, *, derive):
+        insert(con, now, derive=derive)
         con.execute("UPDATE instances SET inter_node_gbytes_per_s = 1 WHERE instance_type = 'p5.48xlarge'")
 
-    monkeypatch.setattr(store, "fill_price_columns", fill_then_break)
+    monkeypatch.setattr(finish, "_insert_finished", insert_then_break)
     clock.advance()
     with pytest.raises(Unpublishable, match=r"aws/p5\.48xlarge: .*inter_node_gbytes_per_s is not"):
         run(db, mirror, clock)

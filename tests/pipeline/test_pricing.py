@@ -13,14 +13,13 @@ import pytest
 
 from catalog.cli import main
 from catalog.offers import build_offer
-from catalog.pricing import fill_price_columns
 from catalog.store import INSTANCE_COLUMNS, PRICE_COLUMNS, offer_row, price_row, schema_sql
 from normalize.errors import InvalidOffer
 from records.offers import Claim, RawOffer
 from records.prices import Price
 from scrapers.prices import aws as aws_prices
 from scrapers.prices import gcp as gcp_prices
-from tests.helpers import AWS_PAGE, FIXTURES, Clock, build_mirror, query, run, url_to_path
+from tests.helpers import AWS_PAGE, FIXTURES, Clock, build_mirror, query, reprice, run, url_to_path
 
 URL = "https://prices.example.test/list"
 NOW = datetime(2026, 12, 1)
@@ -38,7 +37,7 @@ def price(name: str, region: str, usd: float | None, spot: float | None = None) 
 
 
 def filled(offers, prices, closed=()) -> list[tuple]:
-    """The price columns of ``offers`` after fill_price_columns, given current and closed prices."""
+    """The price columns of ``offers`` as a refresh joins them, given current and closed prices."""
     with duckdb.connect() as con:
         con.execute(schema_sql())
         rows = pd.DataFrame([offer_row(o) for o in offers], columns=list(INSTANCE_COLUMNS))
@@ -48,7 +47,7 @@ def filled(offers, prices, closed=()) -> list[tuple]:
         con.register("staged_prices", pd.DataFrame(history, columns=list(PRICE_COLUMNS)))
         con.execute("INSERT INTO instances BY NAME SELECT * FROM staged_rows")
         con.execute("INSERT INTO prices BY NAME SELECT * FROM staged_prices")
-        fill_price_columns(con)
+        reprice(con)
         return con.execute(
             "SELECT instance_type, min_usd_per_hour, usd_per_gpu_hour, regions, price_region "
             "FROM instances ORDER BY instance_type"

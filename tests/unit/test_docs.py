@@ -100,11 +100,10 @@ def test_every_claims_column_is_documented():
         assert re.search(rf"\b{column}\b", section), f"claims column {column} missing from docs/schema.md"
 
 
-def test_the_app_page_shows_the_nine_tasks_with_screenshots_and_the_shipped_row_count():
+def test_the_app_page_shows_the_nine_tasks_with_screenshots():
     """docs/app.md: the nine tasks of issue 21, each with a screenshot the e2e tests take (the file
-    exists and a test names it), and the shipped catalog's row count as the snapshot has it."""
-    from tests.helpers import SNAPSHOT_ROWS
-
+    exists and a test names it). It quotes no live row count of the shipped catalog (its bench figures
+    say the size they were measured at), so a new provider changes no page but providers.md."""
     page = (DOCS / "app.md").read_text()
     tasks = re.findall(r"!\[Task (\d)[^\]]*\]\((screenshots/task-\d\.png)\)", page)
     assert [int(n) for n, _ in tasks] == list(range(1, 10))
@@ -112,4 +111,4 @@ def test_the_app_page_shows_the_nine_tasks_with_screenshots_and_the_shipped_row_
     for n, shot in tasks:
         assert (DOCS / shot).is_file(), shot
         assert f'screenshot(page, "task-{n}")' in e2e or f'screenshot(other, "task-{n}")' in e2e
-    assert f"shipped catalog ({SNAPSHOT_ROWS} rows now" in page
+    assert "rows now" not in page

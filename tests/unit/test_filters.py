@@ -9,12 +9,12 @@ from datetime import datetime
 import duckdb
 import pytest
 
-from catalog.pricing import fill_price_columns
 from catalog.read import queries, scoring
 from catalog.read.connect import connect_readonly
 from catalog.read.filters import Filters, describe, parse_search
 from catalog.read.shape import shape
 from catalog.read.text import fmt, fmt_sql
+from tests.helpers import reprice
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def _reprice(db, *prices: tuple[str, float]) -> None:
                 "'https://example.test/prices', ?, ?, NULL)",
                 [region, usd, f"${usd}", when, when],
             )
-        fill_price_columns(con)
+        reprice(con)
 
 
 def test_a_catalog_without_prices_ignores_the_price_filter(small_catalog):

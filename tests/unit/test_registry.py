@@ -3,6 +3,7 @@ real documents (or, for curated providers, on their reviewed data file) and by p
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -48,15 +49,32 @@ def test_importing_the_registry_or_the_fetch_floor_loads_no_parser():
 
 
 def collected(tier: str) -> list[str]:
-    """The ids pytest collects in tests/<tier> (collection only, in a subprocess: a second of work)."""
+    """The ids pytest collects in tests/<tier> (providers or properties)."""
+    return [test_id for test_id in _collected() if test_id.startswith(f"tests/{tier}/")]
+
+
+@functools.cache
+def _collected() -> tuple[str, ...]:
+    """The ids pytest collects in tests/providers and tests/properties: one collection, in a
+    subprocess, shared by the tests that read it."""
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", f"tests/{tier}"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/providers",
+            "tests/properties",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    return [line for line in out.splitlines() if "::" in line]
+    return tuple(line for line in out.splitlines() if "::" in line)
 
 
 def belongs(test_id: str, name: str) -> bool:
