@@ -10,7 +10,7 @@ import pytest
 from catalog.offers import build_offer
 from catalog.provenance import unverified_quotes
 from normalize.vocab import Basis, Fabric, Link
-from records.documents import DocumentSet
+from records.documents import Document, DocumentSet
 from scrapers.documents.azure import Azure
 from scrapers.documents.azure.named import HEALTH_CONFS, named_sizes
 from scrapers.documents.azure.names import frontmatter_title, match_series, series_parts, size_parts
@@ -210,3 +210,15 @@ def test_real_sizes_no_series_fits_are_not_rows(real):
         "Standard_ND96asr_MI200_v4",
     ):
         assert size not in rows
+
+
+def test_real_unreadable_price_table_leaves_the_other_rows(real):
+    """The price table is the prices' document first: when it cannot be read, the series pages' sizes
+    and the sizes a health check names are rows still; only the sizes it alone names are not."""
+    documents, _, _ = real
+    broken = Document(
+        url=azure_prices.PRICES_URL, provider="azure", status=200, fetched_at=NOW, body="package pricing\n"
+    )
+    offers = {o.instance_type for o in Azure().parse(DocumentSet([*documents.values(), broken]))}
+    assert {"Standard_ND96isr_H100_v5", "Standard_ND96isrf_H200_v5", "Standard_ND96is_H100_v5"} <= offers
+    assert "Standard_NV6ads_A10_v5" not in offers and "NVads-A10 v5-series" in offers

@@ -51,21 +51,26 @@ class Naming:
 
 def named_sizes(documents: DocumentSet) -> dict[str, list[Naming]]:
     """Every GPU size the health-check confs and the price table name, with the documents naming it
-    (confs first: they state a GPU count). A conf that cannot be read names nothing."""
+    (confs first: they state a GPU count). A conf or price table that cannot be read names nothing
+    (a price table's failure is its prices' to report: the series pages' rows do not depend on it)."""
     named: dict[str, list[Naming]] = {}
     for url, size in HEALTH_CONFS.items():
         text = documents.optional_text(url)
         if text is not None:
             named.setdefault(size, []).append(_conf_naming(size, url, text))
     text = documents.optional_text(azure_prices.PRICES_URL)
-    if text is not None:
-        seen = set()
-        for price in azure_prices.parse_prices(text):
-            if price.instance_type not in seen:
-                seen.add(price.instance_type)
-                context = f"price table, {price.context}" if price.context else "price table"
-                naming = Naming(price.instance_type, price.source_url, price.quote, context)
-                named.setdefault(price.instance_type, []).append(naming)
+    try:
+        prices = azure_prices.parse_prices(text) if text is not None else []
+    except ParseError as exc:  # the prices' own parse reports it (the provider goes stale there)
+        log.warning("azure: no sizes read from the price table: %s", exc)
+        prices = []
+    seen = set()
+    for price in prices:
+        if price.instance_type not in seen:
+            seen.add(price.instance_type)
+            context = f"price table, {price.context}" if price.context else "price table"
+            naming = Naming(price.instance_type, price.source_url, price.quote, context)
+            named.setdefault(price.instance_type, []).append(naming)
     return named
 
 
