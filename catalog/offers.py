@@ -16,7 +16,7 @@ from typing import Any
 from catalog import peer_access
 from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec, memory_fits
 from normalize.units import gbits_to_gbytes
-from normalize.vocab import SCALE_UP_LINKS, Basis, Evidence, Fabric, Link, SellerKind
+from normalize.vocab import SCALE_UP_LINKS, VALUE_BASES, Basis, Evidence, Fabric, Link, SellerKind
 from records.columns import INSTANCES
 from records.offers import CONTRADICTED, Claim, InstanceOffer, RawOffer
 
@@ -124,7 +124,8 @@ def infer_intra(
     *,
     resold: bool = False,
 ) -> _Intra:
-    """GPU-to-GPU link and GB/s per GPU: stated if the source says it, else from the datasheet. One GPU
+    """GPU-to-GPU link and GB/s per GPU: the source's figure if it gives one (with that claim's basis:
+    stated, or inferred where a series' figure is carried to a size), else from the datasheet. One GPU
     (or a slice of one, as the source or its name says) has no GPU peer: not applicable. Two things
     are never inferred: a resold slice of an NVSwitch board (``resold``: 2 of 8 SXM GPUs from a
     marketplace or aggregator) is not NVSwitch by assumption, and a GeForce card has no PCIe P2P figure
@@ -135,7 +136,8 @@ def infer_intra(
     link = _refine(stated_link, spec)
     if stated_gbytes is not None:
         link = link or (Link(spec.link) if spec and spec.link != PCIE_OR_BRIDGE else Link.UNKNOWN)
-        return _Intra(link, float(stated_gbytes.value), Basis.STATED, _domain(link, spec, gpu_count))
+        basis = stated_gbytes.basis if stated_gbytes.basis in VALUE_BASES else Basis.STATED
+        return _Intra(link, float(stated_gbytes.value), basis, _domain(link, spec, gpu_count))
     if spec is None:
         return _Intra(link or Link.UNKNOWN, None, Basis.MISSING, None)
     if link is None and resold and _board_slice(spec, gpu_count):

@@ -14,7 +14,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -33,7 +33,7 @@ from fetch.http import Fetcher
 from fetch.slots import within_work_deadline
 from normalize.errors import InvalidOffer, NotInMirror, ProviderError, TooSlow, ValidationError
 from records.clock import utcnow
-from records.documents import Document, DocumentSet
+from records.documents import COPY_SCHEME, Document, DocumentSet, is_copy
 from records.measurements import Measurement
 from records.offers import Claim, InstanceOffer
 from records.prices import Price
@@ -322,6 +322,26 @@ def provider_result(
     return ProviderResult(outcome, documents)
 
 
+def _declared(scraper: Scraper, document: Document) -> bool:
+    """Whether a stored document is one the source fetches: stored under its name, or under a URL or
+    copy it declares. Two sources can read one document (Azure's health checks give the azure rows
+    their sizes and the azurehpc source its expectations) and the store keeps the last fetch of a
+    URL, under whichever source fetched it: a reparse gives the document to both again."""
+    if document.provider == scraper.name:
+        return True
+    if is_copy(document.url):
+        return document.url.removeprefix(COPY_SCHEME) in scraper.copy_paths
+    return document.url.startswith(scraper.url_prefixes)
+
+
+def _as_own(scraper: Scraper, document: Document) -> Document:
+    """A stored document given to a source in a reparse: one stored under another source's name is
+    optional here (whether this source needs it was that fetch's to say, not this one's)."""
+    if document.provider == scraper.name:
+        return document
+    return replace(document, provider=scraper.name, required=False)
+
+
 def _reparsable(scraper: Scraper, documents: list[Document]) -> bool:
     """Whether a reparse has what the source's parse reads: a provider's required pages (its price
     document alone is not its rows), a measurement source's documents (all of them optional: a
@@ -410,7 +430,7 @@ async def refresh(
                 documents, error = await _fetch(scraper, fetcher)
                 results[index] = await parsed(scraper, documents, error, previous)
             else:
-                documents = [d for d in stored.values() if d.provider == scraper.name]
+                documents = [_as_own(scraper, d) for d in stored.values() if _declared(scraper, d)]
                 if _reparsable(scraper, documents):
                     results[index] = await parsed(scraper, documents, None, previous)
                 else:  # e.g. only its optional price document was stored

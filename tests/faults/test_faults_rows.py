@@ -87,11 +87,14 @@ def test_an_empty_azure_family_page_carries_the_rows_only_it_linked(fault_db, fa
     mirror_server.script(AZURE_ND_FAMILY_PATH, Reply(200, b""))
     report = fault_refresh(fault_db, mirror_server.base_url, providers=["azure"])
     azure = outcomes(report)["azure"]
-    assert (report.exit_code, azure.outcome, azure.rows_carried, azure.rows_after) == (1, "carried", 9, 31)
+    # the 9 sizes of the ND series pages it links, and the 9 sizes the price table or a health check
+    # names in those series (placed by name in a series whose page is no longer read)
+    assert (report.exit_code, azure.outcome, azure.rows_carried, azure.rows_after) == (1, "carried", 18, 85)
     stale = dict(
         query(fault_db, "SELECT instance_type, stale_cause FROM instances WHERE provider='azure' AND stale")
     )
-    assert len(stale) == 9 and stale["Standard_ND96isr_H100_v5"] == "not in this refresh's parse"
+    assert len(stale) == 18 and stale["Standard_ND96isr_H100_v5"] == "not in this refresh's parse"
+    assert stale["Standard_ND96is_H100_v5"] == "not in this refresh's parse"
     assert one_row(fault_db, "Standard_ND96isr_H100_v5", "inter_node_gbits_per_s, scraped_at") == (3200.0, T0)
     history = query(
         fault_db,
@@ -233,10 +236,10 @@ def test_accept_changes_publishes_the_parse_as_it_is(fault_db, mirror_server, ca
     mirror_server.script(AZURE_ND_FAMILY_PATH, Reply(200, b""))
     args = ["refresh", "--mirror", mirror_server.base_url, "--db", str(fault_db), "--provider", "azure"]
     assert main([*args, "--quiet"]) == 1
-    assert "azure         54      31     31       9       0      0  carried  9 rows not in this parse" in (
+    assert "azure         74      85     85      18       0      0  carried  18 rows not in this parse" in (
         capsys.readouterr().err
     )
     assert main([*args, "--quiet", "--accept-changes"]) == 0
     assert query(fault_db, "SELECT count(*), bool_or(stale) FROM instances WHERE provider = 'azure'") == [
-        (22, False)  # 31 - the 9 rows only the emptied family page linked
+        (67, False)  # 85 - the 18 rows only the emptied family page linked (9 sizes, 9 named in their series)
     ]

@@ -19,6 +19,7 @@ from scrapers.documents.azure import (
     rdma_capable,
     series_urls,
 )
+from scrapers.prices import azure as azure_prices
 from tests.conftest import shared_fixture
 from tests.helpers import FIXTURES, fetch_from_mirror, url_to_mirror_path
 
@@ -136,13 +137,18 @@ def test_real_discovery_records_missing_pages(real):
     missing = {d.url.rsplit("/", 1)[-1] for d in documents if d.status == 404}
     assert {"ncast4v3-series.md", "nva10v5-series.md", "nc-rtxpro6000-bse-v6-series-specs.md"} <= missing
     assert INFINIBAND_PAGE in {d.url for d in documents if d.ok}
-    assert len(offers) == 31  # 29 sizes, and 2 series whose pages are missing but whose specs are not
+    # 29 sizes on series pages, 56 more the price table or a health check names (test_azure_named.py)
+    assert len(offers) == 85
+    assert not [name for name in offers if name.endswith("-series")]  # every series has named sizes
 
 
 def test_real_specs_table_without_its_series_page_still_yields_a_row(real):
-    """NCasT4_v3's page is not mirrored, its specs include is (shown on the NC family page): the series
-    becomes one row, from that table, with the missing page and the size ranges noted."""
-    _, offers = real
+    """NCasT4_v3's page is not mirrored, its specs include is (shown on the NC family page): without a
+    document naming its sizes (here: the price table left out), the series becomes one row, from that
+    table, with the missing page and the size ranges noted."""
+    documents, _ = real
+    unpriced = DocumentSet([d for d in documents if d.url != azure_prices.PRICES_URL])
+    offers = build(unpriced)
     t4 = offers["NCasT4_v3-series"]
     assert (t4.gpu_model, t4.gpu_count, t4.intra_node_link) == ("T4-16GB", None, Link.PCIE)
     assert t4.source_url == SIZES + "includes/ncast4v3-series-specs.md"
@@ -151,7 +157,11 @@ def test_real_specs_table_without_its_series_page_still_yields_a_row(real):
     model = next(c for c in t4.claims if c.field == "gpu_model")
     assert (model.quote, model.source_url) == ("Nvidia Tesla T4 GPU (16GB)", t4.source_url)
     assert offers["NVads-A10 v5-series"].gpu_model == "A10-24GB"  # the same rule, another family page
-    assert "NVv4-series" not in offers  # its AMD MI25 is in no GPU table: skipped, not guessed
+    # AMD's cards are in the GPU table (VRAM from AMD's ROCm table): these series are rows too
+    assert offers["NVv4-series"].gpu_model == "MI25-16GB"
+    assert offers["NGads V620-series"].gpu_model == "RADEON-PRO-V620-32GB"
+    assert offers["NVads-v710 v5-series"].gpu_model == "RADEON-PRO-V710-28GB"
+    assert "Standard_ND96isrf_H200_v5" in offers  # a health check names it: no price table needed
 
 
 @pytest.mark.parametrize(

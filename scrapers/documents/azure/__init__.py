@@ -5,6 +5,11 @@ link yet), and their ``[!INCLUDE]`` directives are resolved against the page; a 
 is recorded as a 404, not fatal. Each series page holds per-size tables (the "Max Bandwidth
 (Mbps)" network table is the FRONT-END Ethernet) and a summary include whose prose states the
 NVLink and InfiniBand figures. Sizes with an 'r' capability letter are the RDMA (InfiniBand) ones.
+
+Sizes the series pages do not list but Microsoft's price table or health checks name
+(``scrapers.documents.azure.named``) are rows too, placed in their series by their name
+(``scrapers.documents.azure.names``): they carry what the series states for all its sizes, marked
+inferred, and leave per-size figures (front-end bandwidth, a fraction of a GPU) missing, noted.
 """
 
 from __future__ import annotations
@@ -14,10 +19,10 @@ import re
 from typing import ClassVar
 
 from fetch.http import ProviderFetcher
-from normalize.boards import Board, board_of
+from normalize.boards import board_of
 from normalize.errors import LayoutError, ParseError
-from normalize.gpus import GpuMatch, identify_gpu
-from normalize.units import find_memory_gb, parse_count, parse_gpu_count, parse_memory_gb
+from normalize.gpus import identify_gpu
+from normalize.units import parse_count, parse_gpu_count, parse_memory_gb
 from normalize.vocab import Link
 from records.documents import Document, DocumentSet
 from records.offers import Claim, RawOffer
@@ -26,11 +31,14 @@ from scrapers.base import Scraper
 from scrapers.claims import fact, gpu_model_claim
 from scrapers.documents.azure import network as azure_network
 from scrapers.documents.azure import prose as azure_prose
+from scrapers.documents.azure.gpu import gpu_identity, rdma_capable, spec_memory_gb
+from scrapers.documents.azure.named import HEALTH_CONFS, HEALTH_PREFIX, parse_named
 from scrapers.documents.azure.series import (
     FamilySection,
     Series,
     family_sections,
     include_urls,
+    is_series_page,
     join_url,
     load_section,
     load_series,
@@ -60,13 +68,12 @@ KNOWN_SERIES = tuple(
 INFINIBAND_PAGE = ARTICLES + "setup-infiniband.md"
 
 _SERIES_LINK = re.compile(r"\]\((?P<href>[^)\s]+-series\.md)\)")
-_SIZE = re.compile(r"^Standard_N[A-Z]*\d+(?P<caps>[a-z]*)")
 
 
 class Azure(Scraper):
     name = "azure"
     title = "Microsoft Azure"
-    url_prefixes = (ARTICLES, azure_prices.URL_PREFIX)
+    url_prefixes = (ARTICLES, azure_prices.URL_PREFIX, HEALTH_PREFIX)
     expected_layout: ClassVar[dict[str, str]] = {
         SIZES
         + "<series>-series.md": "tables headed Size Name | Accelerators (Qty.) | Accelerator-Memory (GB) "
@@ -91,7 +98,7 @@ class Azure(Scraper):
                 for url in include_urls(page.url, page.body or "")
             }
         )
-        await fetcher.get_all([INFINIBAND_PAGE, *includes], required=False)
+        await fetcher.get_all([INFINIBAND_PAGE, *includes, *HEALTH_CONFS], required=False)
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
         rdma = azure_prose.rdma_generations(documents.optional_text(INFINIBAND_PAGE) or "")
@@ -102,7 +109,9 @@ class Azure(Scraper):
                 offers.extend(parse_series(url, text, documents, rdma))
         if not offers:
             raise LayoutError("no Azure GPU sizes found on any series page")
-        return offers + parse_specs_only(documents)
+        listed = {o.instance_type for o in offers}
+        named, sized = parse_named(documents, listed, rdma, FAMILY_PAGES, INFINIBAND_PAGE)
+        return offers + named + parse_specs_only(documents, sized)
 
     def parse_prices(self, documents: DocumentSet) -> list[Price]:
         return azure_prices.prices_in(documents)
@@ -114,9 +123,10 @@ def series_urls(family_pages: list[tuple[str, str]]) -> list[str]:
     return list(dict.fromkeys([*filter(None, urls), *KNOWN_SERIES]))
 
 
-def parse_specs_only(documents: DocumentSet) -> list[RawOffer]:
-    """One row per series whose page is unavailable but whose specs include a family page shows:
-    the series' GPU from its specs table, its sizes (not listed anywhere else) noted as unknown."""
+def parse_specs_only(documents: DocumentSet, sized: frozenset[str] = frozenset()) -> list[RawOffer]:
+    """One row per series whose page is unavailable but whose specs include a family page shows, and
+    none of whose sizes is named elsewhere (``sized``: the names of the series that have size rows):
+    the series' GPU from its specs table, its sizes noted as unknown."""
     offers = []
     for family in FAMILY_PAGES:
         text = documents.optional_text(family)
@@ -125,7 +135,7 @@ def parse_specs_only(documents: DocumentSet) -> list[RawOffer]:
             if page is not None and page.ok:
                 continue  # the series page was read: its sizes are rows already
             series = load_section(family, section, documents)
-            if series.specs is None:
+            if series.specs is None or series.name in sized:
                 continue
             try:
                 offers.append(_series_offer(series, section, page))
@@ -135,7 +145,7 @@ def parse_specs_only(documents: DocumentSet) -> list[RawOffer]:
 
 
 def _series_offer(series: Series, section: FamilySection, page: Document | None) -> RawOffer:
-    gpu, quote, url = _gpu_identity(series, None, board_of("azure", series.name))
+    gpu, quote, url = gpu_identity(series, None, board_of("azure", series.name))
     claims = [gpu_model_claim(gpu, quote=quote, source_url=url, context=f"{series.name} › Accelerators")]
     claims += azure_prose.claims(series.summary, series.summary_url or series.url, None)
     why = "not fetched" if page is None else (page.error or f"status {page.status}")
@@ -155,17 +165,6 @@ def _series_offer(series: Series, section: FamilySection, page: Document | None)
         claims=tuple(claims),
         notes=tuple(notes),
     )
-
-
-def is_series_page(url: str) -> bool:
-    """Whether ``url`` is a series page (not a family page or an include)."""
-    return url.endswith("-series.md") and "/includes/" not in url
-
-
-def rdma_capable(size: str) -> bool:
-    """Azure's naming convention: sizes 'designated with r' are RDMA-capable (setup-infiniband)."""
-    match = _SIZE.match(size)
-    return bool(match and "r" in match.group("caps"))
 
 
 def _rows_by_size(tables: list[Table]) -> dict[str, list[tuple[Table, tuple[str, ...]]]]:
@@ -239,28 +238,6 @@ def _offer(
     )
 
 
-def _gpu_identity(
-    series: Series, memory_hint_gb: float | None, board: Board | None = None
-) -> tuple[GpuMatch, str, str]:
-    """The GPU, the quote that names it, and that quote's URL: the specs table, else the summary.
-    A series on HGX boards (``normalize.boards``) gets its form factor from ``board``."""
-    spec_raw = series.spec_cell("Accelerators", 2)
-    spec_text = clean(spec_raw)
-    form = board.form_factor if board else None
-    candidates = []
-    if spec_text:
-        candidates.append((f"{spec_text} {series.name}", spec_raw.strip(), series.specs_url))
-    for sentence in azure_prose.gpu_sentences(series.summary):
-        candidates.append((f"{sentence} {series.name}", sentence, series.summary_url))
-    for name, quote, url in candidates:
-        memory = memory_hint_gb or next(iter(find_memory_gb(name)), None)
-        try:
-            return identify_gpu(name, memory_gb=memory, form_factor=form), quote, url or series.url
-        except ParseError:
-            continue
-    raise ParseError(f"{series.url}: no GPU model named in the specs table or summary")
-
-
 def _gpu_claims(
     series: Series, size: str, table: Table, row: tuple[str, ...]
 ) -> tuple[list[Claim], float | None, list[str]]:
@@ -285,7 +262,7 @@ def _gpu_claims(
         for c in azure_prose.claims(series.summary, series.url, count)
     )
     board = board_of("azure", series.name, nvlink_gpus=count if nvlink else None)
-    gpu, gpu_quote, gpu_url = _gpu_identity(series, per_gpu_gb, board)
+    gpu, gpu_quote, gpu_url = gpu_identity(series, per_gpu_gb, board)
     claims.append(gpu_model_claim(gpu, quote=gpu_quote, source_url=gpu_url, context=context))
     if board and gpu.form_factor_inferred:
         notes.append(board.note(series.name))
@@ -307,13 +284,6 @@ def _gpu_claims(
     return claims, count, notes
 
 
-def _spec_memory_gb(series: Series) -> float | None:
-    sizes = find_memory_gb(clean(series.spec_cell("Accelerators", 2)))
-    if not sizes:
-        sizes = [m for s in azure_prose.gpu_sentences(series.summary) for m in find_memory_gb(s)]
-    return sizes[0] if sizes else None
-
-
 def _per_gpu_memory(
     series: Series, memory_raw: str, table: Table, count: float | None
 ) -> tuple[float | None, str]:
@@ -328,7 +298,7 @@ def _per_gpu_memory(
     if not count:
         return None, ""
     as_total = printed / count
-    reference = _spec_memory_gb(series)
+    reference = spec_memory_gb(series)
     if reference is None:
         try:
             spec = identify_gpu(f"{series.name} {series.summary}", form_factor=None).spec

@@ -28,6 +28,11 @@ def join_url(base: str, href: str) -> str | None:
         return None
 
 
+def is_series_page(url: str) -> bool:
+    """Whether ``url`` is a series page (not a family page or an include)."""
+    return url.endswith("-series.md") and "/includes/" not in url
+
+
 def include_urls(page_url: str, text: str) -> list[str]:
     """The summary and specs includes a series page pulls in, resolved against the page."""
     links = [
