@@ -45,6 +45,7 @@ MEASUREMENT_ENTRIES: dict[str, str] = {
     "awsofinccl": "scrapers.measurements.awsofinccl:AwsOfiNccl",
     "nebiustopo": "scrapers.measurements.nebiustopo:NebiusTopology",
     "sparecores": "scrapers.measurements.sparecores:SpareCores",
+    "awshealth": "scrapers.measurements.awshealth:AwsHealth",
 }
 PROVIDER_NAMES: tuple[str, ...] = tuple(PROVIDER_ENTRIES)
 MEASUREMENT_SOURCE_NAMES: tuple[str, ...] = tuple(MEASUREMENT_ENTRIES)
