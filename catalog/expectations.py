@@ -15,6 +15,10 @@ claim row with its basis, the source's own text and URL, so provenance holds:
   size of two or more bridgeable cards (A100 PCIe, H100 NVL: ``pcie-or-nvlink-bridge`` in the GPU
   table) whose page names no link makes the link ``nvlink-bridge`` (a claim with basis ``expected``
   quoting the check) and the GB/s the datasheet's bridge figure (inferred from that link).
+- What GPUs report of themselves and clouds' MLPerf system descriptions state (``catalog.system_facts``):
+  a measured product name is a ``gpu_model`` claim, a system description's fabric, NVSwitch and
+  per-GPU NVLink figure are claims with basis ``expected`` (a disagreeing row is flagged conflict),
+  and its front-end NIC fills a row that states no front end.
 - GPU peer access (``catalog.peer_access``): a measured copy makes ``gpu_peer_access`` yes, a run
   that waived every device-to-device test no, basis ``measured`` with the reading as evidence; and an
   inferred GPU-to-GPU figure the readings contradict (no peer access, or more than twice what was
@@ -36,7 +40,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from catalog import peer_access, upstream
+from catalog import peer_access, system_facts, upstream
 from catalog.peer_access import Peer
 from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row, file_system_error
 from catalog.validate import measured_against_datasheet, reading_problem
@@ -68,10 +72,12 @@ class Derivation:
 
     claims: list[tuple[str, str, Claim, datetime | None]] = field(default_factory=list)
     fills: list[Fill] = field(default_factory=list)
-    conflicts: dict[tuple[str, str], str] = field(default_factory=dict)
+    conflicts: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
     bridges: dict[tuple[str, str], tuple[float, int, str]] = field(default_factory=dict)
     withdrawals: dict[tuple[str, str], str] = field(default_factory=dict)
+    notes: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    frontends: dict[tuple[str, str], tuple[Claim, str]] = field(default_factory=dict)
 
 
 def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
@@ -105,7 +111,19 @@ def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
         for claim, fetched in fabric + intra:
             derivation.claims.append((*key, claim, fetched))
         _fills_and_conflicts(derivation, key, row)
+        _system_facts(derivation, key, group, row)
     return derivation
+
+
+def _system_facts(derivation: Derivation, key: tuple[str, str], group: pd.DataFrame, row: dict) -> None:
+    facts = system_facts.row_facts(group, row)
+    derivation.claims += [(*key, claim, _when(fetched)) for claim, fetched in facts.claims]
+    if facts.notes:
+        derivation.notes[key] = facts.notes
+    if facts.conflicts:
+        derivation.conflicts.setdefault(key, []).extend(facts.conflicts)
+    if facts.frontend is not None:
+        derivation.frontends[key] = facts.frontend
 
 
 def _relevant(measurements: pd.DataFrame) -> pd.DataFrame:
@@ -115,7 +133,13 @@ def _relevant(measurements: pd.DataFrame) -> pd.DataFrame:
     peer_metrics = ("gpu_to_gpu_gbytes_per_s", "gpu_to_gpu_each_way_gbytes_per_s", "gpu_p2p_status")
     copies = (measurements["kind"] == "measured") & measurements["metric"].isin(peer_metrics)
     links = (measurements["kind"] == "expected") & (measurements["metric"] == "nvlink_status")
-    relevant = measurements[ports | copies | links]
+    described = measurements["metric"].isin(
+        ("gpu_product_name", "node_fabric", "gpu_interconnect", "gpu_nvlink_gbytes_per_s")
+    ) | (
+        (measurements["metric"] == "nic_gbits_per_s")
+        & measurements["source"].isin(system_facts.FRONTEND_SOURCES)
+    )
+    relevant = measurements[ports | copies | links | described]
     keep = [_within_bounds(r) for r in relevant.to_dict("records")]
     return relevant[pd.Series(keep, index=relevant.index, dtype=bool)]
 
@@ -235,7 +259,7 @@ def _fills_and_conflicts(derivation: Derivation, key: tuple[str, str], row: dict
                 note = f"{NOTE}inter_node_gbits_per_s {claim.value:g} expected: {claim.qualifiers}"
                 derivation.fills.append(Fill(provider, instance_type, claim, note))
         elif not math.isclose(float(claim.value), row["inter_node_gbits_per_s"], rel_tol=1e-6):
-            derivation.conflicts[key] = (
+            derivation.conflicts.setdefault(key, []).append(
                 f"conflicting claims for inter_node_gbits_per_s: {row['inter_node_gbits_per_s']:g} "
                 f"({row['inter_node_basis']}) vs {claim.value:g} (expected: {claim.qualifiers})"
             )
@@ -268,7 +292,7 @@ def apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:
 def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
     instances = con.execute(
         "SELECT provider, instance_type, gpu_model, intra_node_link, intra_node_basis, "
-        "intra_node_gbytes_per_s, "
+        "intra_node_gbytes_per_s, inter_node_fabric, frontend_gbits_per_s, notes, "
         "inter_node_basis, inter_node_gbits_per_s FROM instances"
     ).df()
     measurements = con.execute("SELECT * FROM measurements WHERE provider IS NOT NULL").df()
@@ -311,15 +335,32 @@ def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
         )
     for fill in derivation.fills:
         _fill(con, fill)
-    for (provider, instance_type), note in derivation.conflicts.items():
+    for (provider, instance_type), (claim, note) in derivation.frontends.items():
         con.execute(
-            """UPDATE instances SET conflict = true,
-                   notes = CASE WHEN list_contains(notes, $note) THEN notes
-                                ELSE list_append(notes, $note) END
-               WHERE provider = $p AND instance_type = $i""",
-            {"note": note, "p": provider, "i": instance_type},
+            """UPDATE instances SET frontend_gbits_per_s = $v, notes = list_append(notes, $note)
+               WHERE provider = $p AND instance_type = $i AND frontend_gbits_per_s IS NULL""",
+            {"v": float(claim.value), "note": note, "p": provider, "i": instance_type},
         )
+    for (provider, instance_type), notes in derivation.notes.items():
+        for note in notes:
+            _add_note(con, provider, instance_type, note)
+    for (provider, instance_type), notes in derivation.conflicts.items():
+        con.execute(
+            "UPDATE instances SET conflict = true WHERE provider = $p AND instance_type = $i",
+            {"p": provider, "i": instance_type},
+        )
+        for note in notes:
+            _add_note(con, provider, instance_type, note)
     return derivation
+
+
+def _add_note(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str, note: str) -> None:
+    con.execute(
+        """UPDATE instances SET notes = CASE WHEN list_contains(notes, $note) THEN notes
+                                             ELSE list_append(notes, $note) END
+           WHERE provider = $p AND instance_type = $i""",
+        {"note": note, "p": provider, "i": instance_type},
+    )
 
 
 def _undone(instances: pd.DataFrame) -> pd.DataFrame:
@@ -327,7 +368,16 @@ def _undone(instances: pd.DataFrame) -> pd.DataFrame:
     undone = instances.copy()
     for column in ("intra_node_basis", "inter_node_basis"):
         undone.loc[undone[column].isin(DERIVED), column] = Basis.MISSING.value
+    if "notes" in undone:
+        filled = [_noted(notes, NOTE + "frontend_gbits_per_s ") for notes in undone["notes"]]
+        undone.loc[pd.Series(filled, index=undone.index, dtype=bool), "frontend_gbits_per_s"] = None
     return undone
+
+
+def _noted(notes: Any, prefix: str) -> bool:
+    return (
+        notes is not None and not isinstance(notes, float) and any(str(n).startswith(prefix) for n in notes)
+    )
 
 
 def _sync_claims(con: duckdb.DuckDBPyConnection, derivation: Derivation, now: datetime) -> None:
@@ -383,6 +433,10 @@ def _undo_fills(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         f"""UPDATE instances SET nic_count = NULL, notes = {notes}
             WHERE {_has_note(NOTE + "nic_count ")} AND seller_kind <> 'cloud'"""
+    )
+    con.execute(
+        f"""UPDATE instances SET frontend_gbits_per_s = NULL, notes = {notes}
+            WHERE {_has_note(NOTE + "frontend_gbits_per_s ")}"""
     )
     con.execute(
         f"""UPDATE instances SET intra_node_gbytes_per_s = NULL, intra_node_basis = 'missing',

@@ -46,6 +46,7 @@ MEASUREMENT_ENTRIES: dict[str, str] = {
     "nebiustopo": "scrapers.measurements.nebiustopo:NebiusTopology",
     "sparecores": "scrapers.measurements.sparecores:SpareCores",
     "awshealth": "scrapers.measurements.awshealth:AwsHealth",
+    "mlperf": "scrapers.measurements.mlperf:MlPerf",
 }
 PROVIDER_NAMES: tuple[str, ...] = tuple(PROVIDER_ENTRIES)
 MEASUREMENT_SOURCE_NAMES: tuple[str, ...] = tuple(MEASUREMENT_ENTRIES)
