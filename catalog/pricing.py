@@ -23,6 +23,7 @@ from __future__ import annotations
 import duckdb
 
 from normalize.currency import RATES
+from scrapers.offer_lists.ages import OFFER_LISTS
 
 FILL_SQL = """
 UPDATE instances AS i SET
@@ -78,6 +79,27 @@ def write_exchange_rates(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def write_offer_lists(con: duckdb.DuckDBPyConnection) -> None:
+    """How old each offer list is (scrapers.offer_lists.ages), replacing what the table held."""
+    con.execute("DELETE FROM offer_lists")
+    con.executemany(
+        "INSERT INTO offer_lists VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            [
+                o.provider,
+                o.url,
+                o.catalog_version,
+                o.status,
+                o.data_as_of,
+                o.as_of_note,
+                o.stored_commit,
+                o.newer_list,
+            ]
+            for o in OFFER_LISTS
+        ],
+    )
+
+
 def flag_placeholders(con: duckdb.DuckDBPyConnection) -> None:
     """Flag every current price that looks like a placeholder (see the module docstring)."""
     con.execute("UPDATE prices SET price_flag = NULL WHERE valid_to IS NULL")
@@ -88,5 +110,6 @@ def fill_price_columns(con: duckdb.DuckDBPyConnection) -> None:
     """Rates, flags, then every row's price columns from ``current_prices`` (NULL and 0 where none is
     published)."""
     write_exchange_rates(con)
+    write_offer_lists(con)
     flag_placeholders(con)
     con.execute(FILL_SQL)
