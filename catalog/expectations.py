@@ -78,6 +78,7 @@ class Derivation:
     withdrawals: dict[tuple[str, str], str] = field(default_factory=dict)
     notes: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     frontends: dict[tuple[str, str], tuple[Claim, str]] = field(default_factory=dict)
+    nic_counts: dict[tuple[str, str], tuple[Claim, str]] = field(default_factory=dict)
 
 
 def derive(instances: pd.DataFrame, measurements: pd.DataFrame) -> Derivation:
@@ -124,6 +125,8 @@ def _system_facts(derivation: Derivation, key: tuple[str, str], group: pd.DataFr
         derivation.conflicts.setdefault(key, []).extend(facts.conflicts)
     if facts.frontend is not None:
         derivation.frontends[key] = facts.frontend
+    if facts.nics is not None:
+        derivation.nic_counts[key] = facts.nics
 
 
 def _relevant(measurements: pd.DataFrame) -> pd.DataFrame:
@@ -292,7 +295,7 @@ def apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:
 def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
     instances = con.execute(
         "SELECT provider, instance_type, gpu_model, intra_node_link, intra_node_basis, "
-        "intra_node_gbytes_per_s, inter_node_fabric, frontend_gbits_per_s, notes, "
+        "intra_node_gbytes_per_s, inter_node_fabric, frontend_gbits_per_s, nic_count, notes, "
         "inter_node_basis, inter_node_gbits_per_s FROM instances"
     ).df()
     measurements = con.execute("SELECT * FROM measurements WHERE provider IS NOT NULL").df()
@@ -341,6 +344,12 @@ def _apply(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation:
                WHERE provider = $p AND instance_type = $i AND frontend_gbits_per_s IS NULL""",
             {"v": float(claim.value), "note": note, "p": provider, "i": instance_type},
         )
+    for (provider, instance_type), (claim, note) in derivation.nic_counts.items():
+        con.execute(
+            """UPDATE instances SET nic_count = CAST($v AS INTEGER), notes = list_append(notes, $note)
+               WHERE provider = $p AND instance_type = $i AND nic_count IS NULL""",
+            {"v": float(claim.value), "note": note, "p": provider, "i": instance_type},
+        )
     for (provider, instance_type), notes in derivation.notes.items():
         for note in notes:
             _add_note(con, provider, instance_type, note)
@@ -369,8 +378,9 @@ def _undone(instances: pd.DataFrame) -> pd.DataFrame:
     for column in ("intra_node_basis", "inter_node_basis"):
         undone.loc[undone[column].isin(DERIVED), column] = Basis.MISSING.value
     if "notes" in undone:
-        filled = [_noted(notes, NOTE + "frontend_gbits_per_s ") for notes in undone["notes"]]
-        undone.loc[pd.Series(filled, index=undone.index, dtype=bool), "frontend_gbits_per_s"] = None
+        for column in ("frontend_gbits_per_s", "nic_count"):
+            filled = [_noted(notes, f"{NOTE}{column} ") for notes in undone["notes"]]
+            undone.loc[pd.Series(filled, index=undone.index, dtype=bool), column] = None
     return undone
 
 
@@ -430,9 +440,8 @@ def _undo_fills(con: duckdb.DuckDBPyConnection) -> None:
         f"""UPDATE instances SET inter_node_fabric = 'unknown', notes = {notes}
             WHERE {_has_note(NOTE + "inter_node_fabric ")} AND seller_kind <> 'cloud'"""
     )
-    con.execute(
-        f"""UPDATE instances SET nic_count = NULL, notes = {notes}
-            WHERE {_has_note(NOTE + "nic_count ")} AND seller_kind <> 'cloud'"""
+    con.execute(  # carried to a resold row (catalog.upstream) or filled from a system description
+        f"""UPDATE instances SET nic_count = NULL, notes = {notes} WHERE {_has_note(NOTE + "nic_count ")}"""
     )
     con.execute(
         f"""UPDATE instances SET frontend_gbits_per_s = NULL, notes = {notes}

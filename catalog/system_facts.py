@@ -12,8 +12,9 @@
   reading (DataCrunch's "100GbE InfiniBand") gives nothing. Its RDMA ports become the fabric's
   figure through the health checks' rule (``expectations._fabric_claims``).
 - Its front-end NIC (``nic_gbits_per_s`` from a system description) fills a row that states no
-  front end, as that NIC's rate. Health checks' front-end ports do not: a port's speed is not the
-  bandwidth a VM is allowed (Azure's H200 VMs: a 100 Gbit/s port, 80 Gbps stated).
+  front end, as that NIC's rate; its RDMA NICs ("8x ConnectX-7") a row that states no NIC count.
+  Health checks' front-end ports do not: a port's speed is not the bandwidth a VM is allowed (Azure's
+  H200 VMs: a 100 Gbit/s port, 80 Gbps stated), and they count ports, not NICs.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from normalize.gpus import BY_ID
 from normalize.vocab import Basis
 from records.offers import Claim
 
-#: Sources whose ``nic_gbits_per_s`` is a front-end NIC a cloud states, not a health check's port.
+#: Sources that describe a node's NICs (a cloud's system description), not a health check's ports: their
+#: ``nic_gbits_per_s`` is a front-end NIC and their RDMA port count a NIC count ("8x ConnectX-7").
 FRONTEND_SOURCES = ("mlperf",)
 NOTE = "from measurements: "
 
@@ -40,6 +42,7 @@ class Facts:
 
     claims: list[tuple[Claim, Any]] = field(default_factory=list)
     frontend: tuple[Claim, str] | None = None  # a fill of frontend_gbits_per_s, with its note
+    nics: tuple[Claim, str] | None = None  # a fill of nic_count, with its note
     notes: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
 
@@ -57,6 +60,8 @@ def row_facts(group: pd.DataFrame, row: dict) -> Facts:
             _text_claim(facts, reading, row, "intra_node_link", "nvswitch")
         elif metric == "gpu_nvlink_gbytes_per_s":
             _figure_claim(facts, reading, row, "intra_node_gbytes_per_s", float(reading["value"]))
+        elif metric == "ib_port_gbits_per_s" and reading["source"] in FRONTEND_SOURCES:
+            _nic_count(facts, reading, row)
         elif metric == "nic_gbits_per_s" and reading["source"] in FRONTEND_SOURCES:
             ports = int(reading["port_count"]) if _known(reading.get("port_count")) else 1
             _frontend(facts, reading, row, float(reading["value"]) * ports)
@@ -135,6 +140,24 @@ def _frontend(facts: Facts, reading: dict, row: dict, gbits: float) -> None:
         said = f"{reading['tool']}, {str(reading['notes']).split(';', 1)[0]}"
         note = f"{NOTE}frontend_gbits_per_s {gbits:g} expected: {said} ({reading['source_url']})"
         facts.frontend = (claim, note)
+
+
+def _nic_count(facts: Facts, reading: dict, row: dict) -> None:
+    if not _known(reading.get("port_count")):
+        return
+    count = float(reading["port_count"])
+    qualifiers = f"{reading['tool']}: {str(reading['notes']).split(';', 1)[0]}"
+    claim = _claim(reading, "nic_count", count, Basis.EXPECTED, qualifiers)
+    facts.claims.append((claim, reading.get("fetched_at")))
+    shown = row.get("nic_count")
+    if shown is not None and _known(shown):
+        if not math.isclose(float(shown), count):
+            where = f"{reading['tool']}, {reading['source_url']}"
+            facts.conflicts.append(
+                f"conflicting claims for nic_count: {float(shown):g} vs {count:g} expected ({where})"
+            )
+    elif facts.nics is None:
+        facts.nics = (claim, f"{NOTE}nic_count {count:g} expected: {qualifiers} ({reading['source_url']})")
 
 
 def _known(value: Any) -> bool:

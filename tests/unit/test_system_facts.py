@@ -62,3 +62,37 @@ def test_system_descriptions_claim_expected_facts_and_conflict_but_never_change_
     assert found.frontend is not None and found.frontend[0].value == 200.0  # a health check's port: not
     assert facts([reading("nic_gbits_per_s", value=200.0, source="mlperf", kind="expected")],
                  {**ROW, "frontend_gbits_per_s": 80.0}).frontend is None  # fmt: skip
+
+
+def test_nominal_memory_of_a_family_level_gpu_and_fitting_memory_first():
+    from catalog.offers import family_nominal_gb, fitting_first, nominal_memory
+    from normalize.gpus import BY_ID
+    from records.offers import Claim
+
+    assert family_nominal_gb("H100-80GB") == 80.0 and family_nominal_gb("H200-141GB") == 141.0
+    assert family_nominal_gb("H100") is None and family_nominal_gb("NOT-A-GPU-8GB") is None
+    assert nominal_memory(85.52, None, 8, "H100-80GB") == (80.0, None)
+    assert nominal_memory(None, None, 2, "V100-32GB") == (32.0, None)
+    value, flag = nominal_memory(40.0, None, 1, "H100-80GB")
+    assert value == 40.0 and flag is not None and "H100-80GB" in flag
+    assert nominal_memory(85.52, None, 1, None) == (85.52, None)
+    page = Claim("gpu_memory_gb", 549.756, "8192 GiB (16 x 512 GiB)", "https://example.test/a")
+    neuron = Claim("gpu_memory_gb", 103.079, "1,536", "https://example.test/b")
+    spec = BY_ID["TRAINIUM2-96GB"]
+    assert fitting_first([page, neuron], spec, 16) == [neuron, page]
+    assert fitting_first([page, neuron], None, 16) == [page, neuron]
+
+
+def test_a_stated_pcie_peer_to_peer_link_is_peer_access_stated():
+    from catalog.peer_access import at_build
+    from normalize.gpus import BY_ID
+    from normalize.vocab import PCIE_PEER_TO_PEER, Link
+    from records.offers import Claim
+
+    spec = BY_ID["RTX-PRO-6000-SERVER-96GB"]
+    said = Claim("intra_node_link", "pcie", "exchange data directly over the PCIe bus", "https://example.test",
+                 qualifiers=f"{PCIE_PEER_TO_PEER} (machine types with two or more GPUs)")  # fmt: skip
+    peer = at_build(Link.PCIE, spec, said)
+    assert (peer.access.value, peer.basis.value) == ("yes", "stated") and "PCIe bus" in (peer.evidence or "")
+    plain = Claim("intra_node_link", "pcie", "PCIe", "https://example.test")
+    assert at_build(Link.PCIE, spec, plain).access.value == "unknown"
