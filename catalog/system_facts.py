@@ -29,11 +29,14 @@ from measure.nvidia_smi_xml import product_gpu
 from normalize.gpus import BY_ID
 from normalize.vocab import Basis
 from records.offers import Claim
+from scrapers.measurements.sparecores import LICENCE as SPARE_CORES_LICENCE
 
 #: Sources that describe a node's NICs (a cloud's system description), not a health check's ports: their
 #: ``nic_gbits_per_s`` is a front-end NIC and their RDMA port count a NIC count ("8x ConnectX-7").
 FRONTEND_SOURCES = ("mlperf",)
 NOTE = "from measurements: "
+#: A reading under a share-alike licence says so in its notes; a claim derived from it says so too.
+SHARE_ALIKE = SPARE_CORES_LICENCE
 
 
 @dataclass
@@ -88,7 +91,8 @@ def _product(facts: Facts, reading: dict, row: dict) -> None:
         return
     gpus = int(reading["gpus"]) if _known(reading.get("gpus")) else None
     said = f"{gpus} GPUs report {name!r}" if gpus else f"the GPUs report {name!r}"
-    claim = _claim(reading, "gpu_model", part.id, Basis.MEASURED, f"{said}: {part.how}")
+    licence = f"; {SHARE_ALIKE}" if SHARE_ALIKE in str(reading.get("notes") or "") else ""
+    claim = _claim(reading, "gpu_model", part.id, Basis.MEASURED, f"{said}: {part.how}{licence}")
     facts.claims.append((claim, reading.get("fetched_at")))
     model = str(row.get("gpu_model") or "")
     where = f"nvidia-smi on a real instance ({reading['source_url']})"
