@@ -16,6 +16,10 @@ claim row with its basis, the source's own text and URL, so provenance holds:
   size of two or more bridgeable cards (A100 PCIe, H100 NVL: ``pcie-or-nvlink-bridge`` in the GPU
   table) whose page names no link makes the link ``nvlink-bridge`` (a claim with basis ``expected``
   quoting the check) and the GB/s the datasheet's bridge figure (inferred from that link).
+- What GPUs report of themselves and clouds' MLPerf system descriptions state (``catalog.system_facts``):
+  a measured product name is a ``gpu_model`` claim, a system description's fabric, NVSwitch and
+  per-GPU NVLink figure are claims with basis ``expected`` (a disagreeing row is flagged conflict),
+  and its front-end NIC fills a row that states no front end.
 - GPU peer access (``catalog.peer_access``): a measured copy makes ``gpu_peer_access`` yes, a run
   that waived every device-to-device test no, basis ``measured`` with the reading as evidence; and an
   inferred GPU-to-GPU figure the readings contradict (no peer access, or more than twice what was
@@ -39,7 +43,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from catalog import peer_access, upstream
+from catalog import peer_access, system_facts, upstream
 from catalog.peer_access import Peer
 from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row
 from catalog.validate import measured_against_datasheet, reading_problem
@@ -66,15 +70,23 @@ ROW_COLUMNS = (
     "intra_node_gbytes_per_s",
     "inter_node_basis",
     "inter_node_gbits_per_s",
+    "inter_node_fabric",
+    "frontend_gbits_per_s",
+    "nic_count",
+    "notes",
 )
+_FRONTEND_SOURCES = ", ".join(f"'{source}'" for source in system_facts.FRONTEND_SOURCES)
 #: The readings a claim can come from (expected port rates and NVLink checks, measured GPU-pair
-#: copies and peer status), selected in SQL once: most of the table is other metrics.
-RELEVANT_SQL = """
+#: copies and peer status, GPUs' product names, system descriptions' fabric, links and front-end
+#: NICs), selected in SQL once: most of the table is other metrics.
+RELEVANT_SQL = f"""
 SELECT * FROM measurements
 WHERE provider IS NOT NULL AND (
     (kind = 'expected' AND metric IN ('ib_port_gbits_per_s', 'nvlink_status'))
     OR (kind = 'measured' AND metric IN
-        ('gpu_to_gpu_gbytes_per_s', 'gpu_to_gpu_each_way_gbytes_per_s', 'gpu_p2p_status')))
+        ('gpu_to_gpu_gbytes_per_s', 'gpu_to_gpu_each_way_gbytes_per_s', 'gpu_p2p_status'))
+    OR metric IN ('gpu_product_name', 'node_fabric', 'gpu_interconnect', 'gpu_nvlink_gbytes_per_s')
+    OR (metric = 'nic_gbits_per_s' AND source IN ({_FRONTEND_SOURCES})))
 ORDER BY rowid
 """
 
@@ -96,11 +108,14 @@ class Derivation:
 
     claims: list[tuple[str, str, Claim, datetime | None]] = field(default_factory=list)
     fills: list[Fill] = field(default_factory=list)
-    conflicts: dict[Key, str] = field(default_factory=dict)
+    conflicts: dict[Key, list[str]] = field(default_factory=dict)
     peers: dict[Key, Peer] = field(default_factory=dict)
     bridges: dict[Key, tuple[float, int, str]] = field(default_factory=dict)
     withdrawals: dict[Key, str] = field(default_factory=dict)
     carried: list[tuple[str, str, Claim]] = field(default_factory=list)
+    notes: dict[Key, list[str]] = field(default_factory=dict)
+    frontends: dict[Key, tuple[Claim, str]] = field(default_factory=dict)
+    nic_counts: dict[Key, tuple[Claim, str]] = field(default_factory=dict)
 
     def keys(self) -> set[Key]:
         """The rows this derivation changes."""
@@ -111,6 +126,9 @@ class Derivation:
             | set(self.peers)
             | set(self.bridges)
             | set(self.withdrawals)
+            | set(self.notes)
+            | set(self.frontends)
+            | set(self.nic_counts)
         )
 
 
@@ -148,7 +166,21 @@ def derive(rows: list[dict], measurements: list[Reading]) -> Derivation:
         for claim, fetched in fabric + intra:
             derivation.claims.append((*key, claim, fetched))
         _fills_and_conflicts(derivation, key, row)
+        _system_facts(derivation, key, group, row)
     return derivation
+
+
+def _system_facts(derivation: Derivation, key: Key, group: list[Reading], row: dict) -> None:
+    facts = system_facts.row_facts(group, row)
+    derivation.claims += [(*key, claim, _when(fetched)) for claim, fetched in facts.claims]
+    if facts.notes:
+        derivation.notes[key] = facts.notes
+    if facts.conflicts:
+        derivation.conflicts.setdefault(key, []).extend(facts.conflicts)
+    if facts.frontend is not None:
+        derivation.frontends[key] = facts.frontend
+    if facts.nics is not None:
+        derivation.nic_counts[key] = facts.nics
 
 
 def _within_bounds(reading: Reading) -> bool:
@@ -281,7 +313,7 @@ def _fills_and_conflicts(derivation: Derivation, key: tuple[str, str], row: dict
                 note = f"{NOTE}inter_node_gbits_per_s {claim.value:g} expected: {claim.qualifiers}"
                 derivation.fills.append(Fill(provider, instance_type, claim, note))
         elif not math.isclose(float(claim.value), row["inter_node_gbits_per_s"], rel_tol=1e-6):
-            derivation.conflicts[key] = (
+            derivation.conflicts.setdefault(key, []).append(
                 f"conflicting claims for inter_node_gbits_per_s: {row['inter_node_gbits_per_s']:g} "
                 f"({row['inter_node_basis']}) vs {claim.value:g} (expected: {claim.qualifiers})"
             )

@@ -55,6 +55,7 @@ ADJUSTED = (
     "inter_node_basis",
     "missing_inter_bw",
     "nic_count",
+    "frontend_gbits_per_s",
     "gpu_peer_access",
     "gpu_peer_access_basis",
     "gpu_peer_access_evidence",
@@ -71,9 +72,10 @@ CREATE VIEW {BUILT} AS
 """
 _UNDONE_SQL = f"""
 CREATE VIEW {UNDONE} AS
-SELECT * EXCLUDE (fabric_carried, nics_carried, intra_derived, inter_derived) REPLACE (
+SELECT * EXCLUDE (fabric_carried, nics_carried, frontend_filled, intra_derived, inter_derived) REPLACE (
     CASE WHEN fabric_carried THEN 'unknown' ELSE inter_node_fabric END AS inter_node_fabric,
     CASE WHEN nics_carried THEN NULL ELSE nic_count END AS nic_count,
+    CASE WHEN frontend_filled THEN NULL ELSE frontend_gbits_per_s END AS frontend_gbits_per_s,
     CASE WHEN intra_derived THEN NULL ELSE intra_node_gbytes_per_s END AS intra_node_gbytes_per_s,
     CASE WHEN intra_derived THEN 'missing' ELSE intra_node_basis END AS intra_node_basis,
     CASE WHEN intra_derived THEN true ELSE missing_intra_bw END AS missing_intra_bw,
@@ -81,15 +83,17 @@ SELECT * EXCLUDE (fabric_carried, nics_carried, intra_derived, inter_derived) RE
     CASE WHEN inter_derived THEN NULL ELSE inter_node_gbytes_per_s END AS inter_node_gbytes_per_s,
     CASE WHEN inter_derived THEN 'missing' ELSE inter_node_basis END AS inter_node_basis,
     CASE WHEN inter_derived THEN true ELSE missing_inter_bw END AS missing_inter_bw,
-    CASE WHEN fabric_carried OR nics_carried OR intra_derived OR inter_derived
+    CASE WHEN fabric_carried OR nics_carried OR frontend_filled OR intra_derived OR inter_derived
          THEN list_filter(notes, lambda x: NOT starts_with(x, '{NOTE}')) ELSE notes END AS notes
 )
 FROM (
     SELECT *,
         seller_kind <> 'cloud' AND len(list_filter(notes,
             lambda x: starts_with(x, '{NOTE}inter_node_fabric '))) > 0 AS fabric_carried,
-        seller_kind <> 'cloud' AND len(list_filter(notes,
+        len(list_filter(notes,  -- carried to a resold row, or filled from a system description
             lambda x: starts_with(x, '{NOTE}nic_count '))) > 0 AS nics_carried,
+        len(list_filter(notes,
+            lambda x: starts_with(x, '{NOTE}frontend_gbits_per_s '))) > 0 AS frontend_filled,
         intra_node_basis IN {_DERIVED} AS intra_derived,
         inter_node_basis IN {_DERIVED} AS inter_derived
     FROM {BUILT}
@@ -106,7 +110,10 @@ class RowChanges:
     bridge: tuple[float, int, str] | None = None  # GB/s, GPUs per bridge domain, note
     peer: Peer | None = None
     fills: list[Fill] = field(default_factory=list)
-    conflict: str | None = None
+    frontend: tuple[Claim, str] | None = None  # a front end from a system description, with its note
+    nics: tuple[Claim, str] | None = None  # a NIC count from a system description, with its note
+    notes: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
 
 
 def row_changes(derivation: Derivation) -> dict[Key, RowChanges]:
@@ -122,8 +129,14 @@ def row_changes(derivation: Derivation) -> dict[Key, RowChanges]:
         changes[key].peer = peer
     for fill in derivation.fills:
         changes[(fill.provider, fill.instance_type)].fills.append(fill)
-    for key, note in derivation.conflicts.items():
-        changes[key].conflict = note
+    for key, frontend in derivation.frontends.items():
+        changes[key].frontend = frontend
+    for key, nics in derivation.nic_counts.items():
+        changes[key].nics = nics
+    for key, notes in derivation.notes.items():
+        changes[key].notes = list(notes)
+    for key, notes in derivation.conflicts.items():
+        changes[key].conflicts = list(notes)
     return dict(changes)
 
 
@@ -153,9 +166,20 @@ def finish_row(row: dict, changes: RowChanges) -> dict:
         )
     for fill in changes.fills:
         _fill(row, fill)
-    if changes.conflict is not None:
+    if changes.frontend is not None and row["frontend_gbits_per_s"] is None:
+        claim, note = changes.frontend
+        row["frontend_gbits_per_s"] = float(claim.value)
+        row["notes"].append(note)
+    if changes.nics is not None and row["nic_count"] is None:
+        claim, note = changes.nics
+        row["nic_count"] = round(float(claim.value))
+        row["notes"].append(note)
+    for note in changes.notes:
+        _note_once(row, note)
+    if changes.conflicts:
         row["conflict"] = True
-        _note_once(row, changes.conflict)
+        for note in changes.conflicts:
+            _note_once(row, note)
     return row
 
 

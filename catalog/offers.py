@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from catalog import peer_access
-from normalize.gpus import BY_ID, GPU_TABLE, PCIE_OR_BRIDGE, GpuSpec, memory_fits
+from normalize.gpus import BY_ID, GPU_TABLE, GPUS, PCIE_OR_BRIDGE, GpuSpec, memory_fits
 from normalize.units import gbits_to_gbytes
 from normalize.vocab import SCALE_UP_LINKS, VALUE_BASES, Basis, Evidence, Fabric, Link, SellerKind
 from records.columns import INSTANCES
@@ -172,24 +172,49 @@ def infer_intra(
 
 
 def nominal_memory(
-    stated_gb: float | None, spec: GpuSpec | None, gpu_count: float | None
+    stated_gb: float | None, spec: GpuSpec | None, gpu_count: float | None, model: str | None = None
 ) -> tuple[float | None, str | None]:
     """(memory per GPU in one unit, why the stated figure disagrees with the datasheet or None): the
     datasheet's nominal size when the stated figure fits it as GB or as GiB ("80 GB" and "80 GiB"
     are both an 80 GB H100), a fractional GPU's stated slice scaled to a whole GPU first; the stated
-    figure when it fits neither (flagged) or no datasheet is known."""
-    if spec is None:
+    figure when it fits neither (flagged) or no datasheet is known. A family-level model whose form
+    factor is open (``H100-80GB``) is named by the size every part it can be shares (80): the same rule."""
+    nominal = spec.memory_gb if spec is not None else family_nominal_gb(model)
+    if nominal is None:
         return stated_gb, None
     if stated_gb is None:
-        return spec.memory_gb, None
+        return nominal, None
     whole_gb = stated_gb / gpu_count if gpu_count is not None and 0 < gpu_count < 1 else stated_gb
-    if memory_fits(whole_gb, spec.memory_gb):
-        return spec.memory_gb, None
-    flag = (
-        f"stated {whole_gb:.4g} GB per GPU fits neither {spec.memory_gb:g} GB nor {spec.memory_gb:g} GiB "
-        f"of the {spec.id} datasheet"
-    )
+    if memory_fits(whole_gb, nominal):
+        return nominal, None
+    named = spec.id if spec is not None else model
+    flag = f"stated {whole_gb:.4g} GB per GPU fits neither {nominal:g} GB nor {nominal:g} GiB of the {named} "
+    flag += "datasheet"
     return whole_gb, flag
+
+
+def fitting_first(claims: list[Claim], spec: GpuSpec | None, gpu_count: float | None) -> list[Claim]:
+    """Memory claims with those that fit the GPU's datasheet first (each group in its order): where two
+    sources disagree and only one fits the part, the row keeps that one and the other stays a claim in
+    conflict (AWS's instance-type page gives trn2.48xlarge "16 x 512 GiB"; its Neuron page 1,536 GiB for
+    16 Trainium2 chips, the chip's 96 GiB)."""
+    if spec is None or len(claims) < 2:
+        return claims
+
+    def fits(claim: Claim) -> bool:
+        whole = float(claim.value)
+        if gpu_count is not None and 0 < gpu_count < 1:
+            whole /= gpu_count
+        return memory_fits(whole, spec.memory_gb)
+
+    return [c for c in claims if fits(c)] + [c for c in claims if not fits(c)]
+
+
+def family_nominal_gb(model: str | None) -> float | None:
+    """The nominal size of a family-level model ('H100-80GB' → 80) when every part it can be is sold
+    by that size; None for a model with no size ('H100') or one the GPU table does not know."""
+    sizes = {s.memory_gb for s in GPUS if model and f"{s.family}-{s.memory_gb:g}GB" == model}
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
@@ -209,6 +234,8 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
     model = text("gpu_model")
     spec = BY_ID.get(model) if isinstance(model, str) else None
     gpu_count = number("gpu_count")
+    if "gpu_memory_gb" in grouped:
+        grouped["gpu_memory_gb"] = fitting_first(grouped["gpu_memory_gb"], spec, gpu_count)
     stated_link = text("intra_node_link")
     intra = infer_intra(
         spec,
@@ -221,7 +248,9 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         intra.link, spec, first("intra_node_link") or first("intra_node_gbytes_per_s")
     )
     extra_claims = list(intra.claims)
-    nominal_gb, memory_flag = nominal_memory(number("gpu_memory_gb"), spec, gpu_count)
+    nominal_gb, memory_flag = nominal_memory(
+        number("gpu_memory_gb"), spec, gpu_count, model if isinstance(model, str) else None
+    )
 
     memory_bw = number("gpu_memory_gbytes_per_s")
     memory_bw_basis = Basis.STATED if memory_bw is not None else Basis.MISSING

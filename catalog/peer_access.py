@@ -2,7 +2,8 @@
 
 At build time (``at_build``) the row's link decides it: one GPU has no peer (not applicable); an
 NVLink-class link is peer access (stated when the source names the link, else inferred from the GPU
-table); a GeForce card on PCIe has none by default (inferred from the product line); anything else on
+table); a PCIe link whose source states the GPUs exchange data directly (Google's G4) is peer access,
+stated; a GeForce card on PCIe has none by default (inferred from the product line); anything else on
 PCIe is unknown: a PCIe slot is no proof of a peer-to-peer path (GPUs on different root complexes, or
 virtualised, are staged through host memory). Measurements then overrule the inference
 (``catalog.expectations``): a Spare Cores run whose every device-to-device test was waived is "no",
@@ -14,7 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from normalize.gpus import GpuSpec
-from normalize.vocab import GEFORCE_FAMILY, LINK_LABELS, NVLINK_CLASS_LINKS, Basis, Link, PeerAccess
+from normalize.vocab import (
+    GEFORCE_FAMILY,
+    LINK_LABELS,
+    NVLINK_CLASS_LINKS,
+    PCIE_PEER_TO_PEER,
+    Basis,
+    Link,
+    PeerAccess,
+)
 from records.offers import Claim
 
 GEFORCE_EVIDENCE = (
@@ -47,10 +56,22 @@ def at_build(link: Link, spec: GpuSpec | None, link_claim: Claim | None) -> Peer
             return Peer(PeerAccess.YES, link_claim.basis, evidence)
         where = f"GPU table row {spec.id}" if spec is not None else "the row's link"
         return Peer(PeerAccess.YES, Basis.INFERRED, f"inferred from the link: {LINK_LABELS[link]} ({where})")
+    if link == Link.PCIE and _states_pcie_p2p(link_claim):
+        assert link_claim is not None
+        return Peer(PeerAccess.YES, link_claim.basis, f"{link_claim.quote} ({link_claim.source_url})")
     if link == Link.PCIE and is_geforce(spec):
         assert spec is not None
         return Peer(PeerAccess.NO, Basis.INFERRED, GEFORCE_EVIDENCE.format(gpu=spec.id))
     return Peer(PeerAccess.UNKNOWN, Basis.MISSING)
+
+
+def _states_pcie_p2p(claim: Claim | None) -> bool:
+    """Whether a link claim is the source's own statement that the GPUs reach each other over PCIe."""
+    return (
+        claim is not None
+        and claim.basis in (Basis.STATED, Basis.PARAPHRASED)
+        and claim.qualifiers.startswith(PCIE_PEER_TO_PEER)
+    )
 
 
 #: Measured GPU-to-GPU copy metrics, and by what each is multiplied to bound the two-way total per GPU

@@ -23,6 +23,7 @@ from __future__ import annotations
 import duckdb
 
 from normalize.currency import RATES
+from scrapers.offer_lists.ages import OFFER_LISTS
 
 #: The price columns of one row from the current prices (a row with none has NULLs and 0 regions).
 ROW_PRICES_SQL = """
@@ -79,6 +80,27 @@ def write_exchange_rates(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def write_offer_lists(con: duckdb.DuckDBPyConnection) -> None:
+    """How old each offer list is (scrapers.offer_lists.ages), replacing what the table held."""
+    con.execute("DELETE FROM offer_lists")
+    con.executemany(
+        "INSERT INTO offer_lists VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            [
+                o.provider,
+                o.url,
+                o.catalog_version,
+                o.status,
+                o.data_as_of,
+                o.as_of_note,
+                o.stored_commit,
+                o.newer_list,
+            ]
+            for o in OFFER_LISTS
+        ],
+    )
+
+
 def flag_placeholders(con: duckdb.DuckDBPyConnection, rows: str = "instances") -> None:
     """Flag every current price that looks like a placeholder (see the module docstring); the GPU
     model and count come from ``rows`` (a table or view of the catalog's rows)."""
@@ -90,4 +112,5 @@ def prepare_prices(con: duckdb.DuckDBPyConnection, rows: str) -> None:
     """What the rows' price columns are read from: the exchange rates, and the placeholder flags of the
     current prices (``rows``: the rows as built, for their GPU model and count)."""
     write_exchange_rates(con)
+    write_offer_lists(con)
     flag_placeholders(con, rows)

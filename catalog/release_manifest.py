@@ -142,6 +142,9 @@ def manifest(con: duckdb.DuckDBPyConnection, tables: dict[str, dict[str, Any]]) 
     spare_cores = con.execute(
         f"SELECT count(*) FROM measurements WHERE {_SOURCE_SQL} = ?", [SPARE_CORES]
     ).fetchone()
+    spare_claims = con.execute(  # claims derived from its readings (a GPU's measured product name)
+        f"SELECT count(*) FROM claims WHERE {_SOURCE_SQL} = ?", [SPARE_CORES]
+    ).fetchone()
     return {
         "name": "interconnect-catalog",
         "release_format": 1,
@@ -161,6 +164,7 @@ def manifest(con: duckdb.DuckDBPyConnection, tables: dict[str, dict[str, Any]]) 
             "cc_by_sa_4_0": {
                 "source": SPARE_CORES,
                 "measurements_rows": spare_cores[0] if spare_cores else 0,
+                "claims_rows": spare_claims[0] if spare_claims else 0,
                 "statement": "Rows derived from Spare Cores' sc-inspector-data are CC BY-SA 4.0: "
                 "attribute Spare Cores, and share what you derive from them under the same licence.",
             },

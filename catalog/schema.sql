@@ -158,6 +158,17 @@ CREATE TABLE IF NOT EXISTS exchange_rates (
     source_url    VARCHAR,
     note          VARCHAR NOT NULL
 );
+CREATE TABLE IF NOT EXISTS offer_lists (
+    provider         VARCHAR NOT NULL,
+    url              VARCHAR NOT NULL,
+    catalog_version  VARCHAR NOT NULL,  -- SkyPilot's tree: v6, v8
+    status           VARCHAR NOT NULL,  -- current (the tree SkyPilot reads) | frozen (one it no longer reads)
+    data_as_of       DATE,              -- NULL: no date in hand, as_of_note says why
+    as_of_note       VARCHAR NOT NULL,
+    stored_commit    VARCHAR NOT NULL,  -- the skypilot-catalog commit of the copy in ../shared
+    newer_list       VARCHAR NOT NULL,  -- a newer list of the provider that exists, and what it holds
+    PRIMARY KEY (provider, url)
+);
 
 -- What an instance is expected to deliver (a provider's health checks, topology files) and what it
 -- was measured to deliver (tool outputs). Kept apart from claims: neither overwrites the other.

@@ -6,7 +6,8 @@ it stands. Recognised: nccl-tests / rccl-tests tables (and NCCL_DEBUG=INFO trans
 torch.distributed all-reduce benchmark tables, ncclscout pair summaries, nvbandwidth (JSON and
 text), the CUDA p2pBandwidthLatencyTest, ``nvidia-smi topo -m`` / ``topo -p2p``, ``nvidia-smi nvlink
 -s``, perftest's ib_write_bw / ib_read_bw / ib_send_bw, ``fi_info -p efa``, ``ibv_devinfo -v`` and
-``/sys/class/net`` speed dumps. Anything else, and any tool output these cannot read, is a
+``/sys/class/net`` speed dumps, and ``nvidia-smi -q -x`` XML (product names, PCIe links, fabric
+state). Anything else, and any tool output these cannot read, is a
 ``ParseError`` naming the line.
 
 This package sits above ``records`` and below ``scrapers``: it imports ``normalize`` and ``records``
@@ -18,7 +19,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from measure import fabric, nccl, nccl_bench, nccl_transport, nvbandwidth, nvlink, p2p, perftest, topo
+from measure import (
+    fabric,
+    nccl,
+    nccl_bench,
+    nccl_transport,
+    nvbandwidth,
+    nvidia_smi_xml,
+    nvlink,
+    p2p,
+    perftest,
+    topo,
+)
 from measure.common import Origin, Output
 from normalize.errors import ParseError
 from records.measurements import Measurement
@@ -43,13 +55,16 @@ FORMATS: tuple[tuple[str, Callable[[Output], bool], Parser], ...] = (
     ("sysfs net speed", fabric.is_sysfs_speed, lambda o, origin, _: fabric.parse_sysfs_speed(o, origin)),
 )
 TRANSPORT = "nccl-transport"
-KNOWN = ", ".join([*(name for name, _, _ in FORMATS), TRANSPORT, "nvbandwidth JSON"])
+SMI_XML = "nvidia-smi XML"
+KNOWN = ", ".join([*(name for name, _, _ in FORMATS), TRANSPORT, "nvbandwidth JSON", SMI_XML])
 
 
 def detect(text: str) -> list[str]:
     """The formats recognised in ``text``, in the order they are read ([] when none)."""
     if nvbandwidth.is_json(text):
         return ["nvbandwidth JSON"]
+    if nvidia_smi_xml.is_xml(text):
+        return [SMI_XML]
     output = Output(text)
     found = next((name for name, recognises, _ in FORMATS if recognises(output)), None)
     formats = [found] if found else []
@@ -68,6 +83,8 @@ def parse_output(
         raise ParseError(f"line 1: not the output of a tool this importer reads ({KNOWN})")
     if formats == ["nvbandwidth JSON"]:
         return nvbandwidth.parse_json(text, origin, version)
+    if formats == [SMI_XML]:
+        return nvidia_smi_xml.parse_xml(text, origin)
     output = Output(text)
     parsers = {name: parse for name, _, parse in FORMATS}
     readings: list[Measurement] = []

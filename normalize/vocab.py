@@ -142,6 +142,10 @@ INFINIBAND_RATE_GBITS: dict[str, float] = {
 }
 INFINIBAND_RATE_SOURCE = "https://www.infinibandta.org/infiniband-roadmap/"
 
+#: How a link claim's qualifiers begin when its source states that the GPUs exchange data directly over
+#: PCIe (Google's G4: "exchange data directly over the PCIe bus"): peer access, stated.
+PCIE_PEER_TO_PEER = "GPU peer-to-peer over PCIe"
+
 # PCIe x16 bandwidth per GPU, both directions together, GB/s (PCI-SIG base specifications).
 PCIE_X16_GBYTES_PER_S: dict[int, float] = {3: 32, 4: 64, 5: 128, 6: 256}
 

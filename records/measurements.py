@@ -57,9 +57,28 @@ METRICS: dict[str, str] = {
     "nccl_intra_node_transport": "the transport NCCL used between GPUs of one node (value_text: P2P/IPC ...)",
     "gpu_link": "the link between a GPU pair (value_text: NV18, PIX, PHB, NODE, SYS ...)",
     "gpu_p2p_status": "peer-to-peer capability of a GPU pair (nvidia-smi topo -p2p; value_text: OK, CNS ...)",
+    "gpu_product_name": "the product name the GPUs report (nvidia-smi -q; value_text; gpus: how many)",
+    "gpu_fabric_state": "NVLink-fabric registration of the GPUs (nvidia-smi -q; value_text: Completed ...)",
+    "node_fabric": "the node fabric a system description names (value_text: infiniband, roce, unreliable)",
+    "gpu_interconnect": "the scale-up link a system description names (value_text: nvswitch, nvlink)",
+    "gpu_nvlink_gbytes_per_s": "a GPU's NVLink bandwidth a system description states (per GPU, two-way)",
+    "pcie_link_gbytes_per_s": (
+        "the host-GPU PCIe link's nominal rate per GPU, both directions together, from the link generation "
+        "and width the GPU reports (nvidia-smi -q: Gen4 x16 = 64)"
+    ),
 }
 TEXT_METRICS = frozenset(
-    {"nccl_transport", "nccl_intra_node_transport", "gpu_link", "gpu_p2p_status", "nvlink_status"}
+    {
+        "nccl_transport",
+        "nccl_intra_node_transport",
+        "gpu_link",
+        "gpu_p2p_status",
+        "nvlink_status",
+        "gpu_product_name",
+        "gpu_fabric_state",
+        "node_fabric",
+        "gpu_interconnect",
+    }
 )
 #: The collective each nccl-tests metric measures (the binary is ``<collective>_perf``).
 NCCL_METRICS = {

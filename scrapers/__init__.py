@@ -45,6 +45,8 @@ MEASUREMENT_ENTRIES: dict[str, str] = {
     "awsofinccl": "scrapers.measurements.awsofinccl:AwsOfiNccl",
     "nebiustopo": "scrapers.measurements.nebiustopo:NebiusTopology",
     "sparecores": "scrapers.measurements.sparecores:SpareCores",
+    "awshealth": "scrapers.measurements.awshealth:AwsHealth",
+    "mlperf": "scrapers.measurements.mlperf:MlPerf",
 }
 PROVIDER_NAMES: tuple[str, ...] = tuple(PROVIDER_ENTRIES)
 MEASUREMENT_SOURCE_NAMES: tuple[str, ...] = tuple(MEASUREMENT_ENTRIES)

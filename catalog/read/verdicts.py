@@ -158,6 +158,8 @@ def transport(row: dict) -> tuple[None, str]:
 
 def link_state(row: dict) -> tuple[None, str]:
     if row["metric"] == "nvlink_status":
+        if row["kind"] == "expected":  # a health check's expectation, not a node's state
+            return None, f"NVLink {row['value_text']} expected: {row.get('notes') or ''}"
         return None, f"NVLink {row['value_text']}: {row.get('notes') or ''} (a degraded node)"
     if row["metric"] == "gpu_p2p_status":
         return None, f"GPU peer-to-peer status {row['value_text']} ({row.get('notes') or ''})"

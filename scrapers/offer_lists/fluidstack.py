@@ -1,4 +1,9 @@
-"""Fluidstack: SkyPilot's v6 Fluidstack catalog (the newest it has; CRLF lines).
+"""Fluidstack: SkyPilot's v6 Fluidstack catalog (CRLF lines), a frozen list (``ages``).
+
+A newer v9 list exists and lists a single offer (``H100_NVLINK_80GB::8``). The v6 list stays the one
+read, so no row vanishes on the strength of a list SkyPilot itself does not read yet (it reads v8,
+which has no Fluidstack file); the v9 file is fetched beside it when it can be, and each row says
+whether v9 still lists its type (and at which price), or that v9 does not.
 
 Instance types are "<GPU type>::<count>" ("H100_PCIE_80GB::4", "H100_NVLINK_80GB::8"). The GPU type
 is the only place the build is written: PCIE gives the form factor, NVLINK a GPU-to-GPU link (an
@@ -9,13 +14,19 @@ bandwidth missing, with a note.
 
 from __future__ import annotations
 
+import logging
 import re
+from dataclasses import replace
 
+from fetch.http import ProviderFetcher
+from normalize.errors import LayoutError, ParseError
 from normalize.gpus import GpuMatch
 from normalize.vocab import Basis, Link
-from records.offers import Claim
+from records.documents import DocumentSet
+from records.offers import Claim, RawOffer
 from scrapers.claims import fact
-from scrapers.offer_lists.skypilot import CATALOGS, Row, file_label
+from scrapers.offer_lists.ages import V9_FLUIDSTACK
+from scrapers.offer_lists.skypilot import CATALOGS, Row, csv_rows, file_label, is_gpu_row
 from scrapers.offer_lists.skypilot_catalog import SkyPilotCatalog
 
 VMS_URL = CATALOGS + "v6/fluidstack/vms.csv"
@@ -30,6 +41,21 @@ class Fluidstack(SkyPilotCatalog):
     name = "fluidstack"
     title = "Fluidstack"
     catalog_url = VMS_URL
+    url_prefixes = (VMS_URL, V9_FLUIDSTACK)
+
+    async def fetch(self, fetcher: ProviderFetcher) -> None:
+        await fetcher.get(self.catalog_url)
+        await fetcher.get(V9_FLUIDSTACK, required=False)
+
+    def parse(self, documents: DocumentSet) -> list[RawOffer]:
+        offers = super().parse(documents)
+        newer = documents.optional_text(V9_FLUIDSTACK)
+        if newer is None:
+            return offers
+        listed = v9_offers(newer)
+        return [
+            replace(offer, notes=(*offer.notes, _v9_note(offer.instance_type, listed))) for offer in offers
+        ]
 
     def extra(self, name: str, rows: list[Row], gpu: GpuMatch) -> tuple[list[Claim], list[str]]:
         if not _NVLINK.search(name.replace("_", " ")):
@@ -44,3 +70,23 @@ class Fluidstack(SkyPilotCatalog):
             basis=Basis.INFERRED,
         )
         return [link], [] if gpu.spec else [NVLINK_NOTE]
+
+
+def v9_offers(text: str) -> dict[str, str]:
+    """Instance type -> '<price> in <regions>' of the v9 list ({} when it cannot be read)."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    try:
+        for row in csv_rows(text, file_label(V9_FLUIDSTACK)):
+            if is_gpu_row(row):
+                found.setdefault(row.cell("InstanceType"), []).append((row.cell("Price"), row.cell("Region")))
+    except (ParseError, LayoutError) as exc:
+        logging.getLogger(__name__).warning("Fluidstack's v9 list not read: %s", exc)
+        return {}
+    return {name: ", ".join(f"{p} in {r}" for p, r in lines) for name, lines in found.items()}
+
+
+def _v9_note(name: str, listed: dict[str, str]) -> str:
+    if name in listed:
+        return f"still listed in SkyPilot's newer v9 Fluidstack list ({listed[name]})"
+    shown = "; ".join(f"{k} at {v}" for k, v in listed.items()) or "no GPU offer"
+    return f"not in SkyPilot's newer v9 Fluidstack list, which lists {shown}: this v6 offer may be withdrawn"

@@ -30,6 +30,7 @@ from records.offers import Claim, OfferIdentity, RawOffer
 from records.prices import Price, in_currency
 from scrapers.base import Scraper
 from scrapers.claims import fact
+from scrapers.offer_lists.ages import age_note
 from scrapers.offer_lists.skypilot import (
     CSV_LAYOUT,
     NO_NETWORK_NOTE,
@@ -167,6 +168,12 @@ def catalog_memory(
         qualifiers=qualifiers,
     )
     return [claim], notes
+
+
+def _age(url: str) -> tuple[str, ...]:
+    """The note of a row from a frozen offer list (scrapers.offer_lists.ages), or none."""
+    note = age_note(url)
+    return (note,) if note else ()
 
 
 def region_notes(rows: list[Row]) -> list[str]:
@@ -321,7 +328,7 @@ class SkyPilotCatalog(Scraper):
             instance_type=name,
             source_url=url,
             claims=(model, gpus, *memory_claims, *extra_claims),
-            notes=(*region_notes(rows), *notes, *extra_notes, *self.row_notes, NO_NETWORK_NOTE),
+            notes=(*region_notes(rows), *notes, *extra_notes, *self.row_notes, *_age(url), NO_NETWORK_NOTE),
             identity=self.identity(name, first),
         )
 

@@ -41,10 +41,14 @@ def test_the_measurements_tab(shipped, monkeypatch):
     tab = app_tab(app, "Measurements")
     assert tab.subheader[0].value == "Claimed, expected, measured"
     coverage = frame_with(tab, "measured readings").set_index("instance")
-    # 127 rows with readings, 92 measured: Spare Cores' ovh runs reach the ovhcloud rows (issue 20); the
-    # Azure sizes only a health check or the price table names are rows, their health checks matched
-    assert len(coverage) == 127 and (coverage["measured readings"] > 0).sum() == 92
-    assert (coverage["expected readings"] > 0).sum() == 42  # + OCI shapes of the offer lists, + 3 Azure sizes
+    # 132 rows with readings, 93 measured: Spare Cores' ovh runs reach the ovhcloud rows (issue 20); the
+    # Azure sizes only a health check or the price table names are rows, their health checks matched;
+    # AWS's health-check profiles and Nebius's MLPerf descriptions add expected readings to 6 more, and
+    # an nvidia-smi report of p4d.24xlarge (whose nvbandwidth run failed) makes it measured
+    assert len(coverage) == 132 and (coverage["measured readings"] > 0).sum() == 93
+    # + OCI shapes of the offer lists, + 3 Azure sizes; + p5e, p5en, p6-b200, g6.48xlarge (AWS's
+    # health-check profiles) and Nebius's B200 and H200 presets (its MLPerf system descriptions)
+    assert (coverage["expected readings"] > 0).sum() == 48
     assert coverage.loc["a3-highgpu-8g", "sources"] == "gcphealth, sparecores"
     gaps = frame_with(tab, "of the claim (%)")
     first = gaps.iloc[0]
@@ -56,12 +60,16 @@ def test_the_measurements_tab(shipped, monkeypatch):
     )
     assert first["verdict"].startswith("health check expects ≥ 335 GB/s one-way per GPU pair of 900 GB/s")
     counts = frame_with(tab, "matched_instances").set_index(["source", "kind"])
-    assert counts.loc[("sparecores", "measured"), "readings"] == 1364  # + 36 "Waived" peer statuses
-    assert counts.loc[("sparecores", "measured"), "matched"] == 762  # ovh runs reach ovhcloud rows
+    # 1,344 copies, 36 "Waived" peer statuses, 13 nvidia-smi readings
+    assert counts.loc[("sparecores", "measured"), "readings"] == 1393
+    # ovh runs reach ovhcloud rows; + 8 nvidia-smi readings of p4d.24xlarge, a3-megagpu-8g, a3-ultragpu-8g
+    assert counts.loc[("sparecores", "measured"), "matched"] == 770
     # the HB/HC/HX CPU sizes' readings, and the ROCm MI200 size's (no row: catalog/not_rows.toml says why)
     assert counts.loc[("azurehpc", "expected"), "unmatched"] == 40
     unmatched = frame_with(tab, "metrics")
-    assert len(unmatched) == 90 and unmatched.iloc[0]["instance_type"] == "Standard_HB120-16rs_v3"
+    # + MLPerf's Lambda GB300 rack and DataCrunch Instant Cluster, and two Vultr runs whose meta.json
+    # records a later failed attempt (their outputs are read now)
+    assert len(unmatched) == 94 and unmatched.iloc[0]["instance_type"] == "Standard_HB120-16rs_v3"
     assert unmatched.iloc[0]["metrics"] == "ib_port_gbits_per_s, ib_write_gbits_per_s"
     assert any(SPARE_CORES in c for c in captions(tab))
 

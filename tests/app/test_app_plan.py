@@ -111,14 +111,16 @@ def test_cheapest_nvswitch_with_a_3200_fabric_in_two_steps(shipped, monkeypatch)
     )
     table = ranking_table(app)
     priced = table[table["USD/GPU-hour"].notna()]
-    assert list(priced["instance"][:5]) == [
+    assert list(priced["instance"][:7]) == [
         "nebius__8xH100_80GB__128__1600",  # Prime Intellect reselling Nebius's box, its fabric carried
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",  # Nebius, 23.60 USD/h in eu-north1
+        "gpu-h200-sxm_8gpu-128vcpu-1600gb",  # Nebius, 8 x 400 Gb/s from its MLPerf system description
+        "gpu-b200-sxm_8gpu-160vcpu-1792gb",
         "p5.48xlarge",
         "p5en.48xlarge",
         "BM.GPU.H100.8",  # OCI, 80 USD/h per shape in SkyPilot's v8 OCI list
     ]
-    assert list(priced["USD/GPU-hour"][:4]) == [2.12, 2.95, 6.88, 7.91]
+    assert list(priced["USD/GPU-hour"][:6]) == [2.12, 2.95, 3.5, 5.5, 6.88, 7.91]
     assert (table["fabric Gb/s/node one-way"] >= 3200).all()
 
 
@@ -136,15 +138,19 @@ def test_price_per_fabric_gbytes_orders_the_link_view(shipped, monkeypatch):
     # Prime Intellect's resold Nebius box: 2.12 USD per GPU-hour / 50 GB/s = 0.0424 (Nebius's fabric,
     # carried: basis upstream); Nebius: 2.95 / 50 = 0.059; BM.GPU4.8: 3.05 per GPU-hour over 1,600 Gb/s
     # / 8 / 8 = 25 GB/s per GPU = 0.122; Standard_ND96asr_v4: 3.40 / 25 = 0.136, tied with
-    # Standard_ND96asr_A100_v4 (a size the price table names in the same series, at the same price)
-    assert list(table["instance"][:5]) == [
+    # Standard_ND96asr_A100_v4 (a size the price table names in the same series, at the same price);
+    # Nebius's H200 and B200 presets (3,200 Gb/s from its MLPerf system descriptions): 3.50 / 50 = 0.07,
+    # 5.50 / 50 = 0.11
+    assert list(table["instance"][:7]) == [
         "nebius__8xH100_80GB__128__1600",
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",
+        "gpu-h200-sxm_8gpu-128vcpu-1600gb",
+        "gpu-b200-sxm_8gpu-160vcpu-1792gb",
         "BM.GPU4.8",
         "Standard_ND96asr_A100_v4",
         "Standard_ND96asr_v4",
     ]
-    assert list(table[column][:5]) == [0.0424, 0.059, 0.122, 0.136, 0.136]
+    assert list(table[column][:7]) == [0.0424, 0.059, 0.07, 0.11, 0.122, 0.136, 0.136]
 
 
 def test_ready_questions_are_one_pick_away(shipped, monkeypatch):
@@ -158,9 +164,9 @@ def test_ready_questions_are_one_pick_away(shipped, monkeypatch):
     assert list(table["instance"][:3]) == [
         "nebius__8xH100_80GB__128__1600",
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",
-        "p5.48xlarge",
+        "gpu-h200-sxm_8gpu-128vcpu-1600gb",
     ]
-    assert list(table["USD/GPU-hour"][:3]) == [2.12, 2.95, 6.88]
+    assert list(table["USD/GPU-hour"][:3]) == [2.12, 2.95, 3.5]
     assert (table["fabric Gb/s/node one-way"] >= 3200).all()
     app.selectbox(key="ready").select("Serve Llama 3.1 70B: what to rent, what it costs").run()
     assert (app.radio(key="mode").value, app.text_input(key="q").value) == ("Plan a model", "")

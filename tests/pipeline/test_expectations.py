@@ -243,9 +243,11 @@ def test_real_expected_fabrics_agree_with_every_page_nebius_included(real_catalo
         "SELECT provider, instance_type, value, qualifiers FROM current_claims WHERE basis = 'expected' "
         "AND field = 'inter_node_gbits_per_s' ORDER BY 1, 2",
     )
-    # + the OCI shapes only the offer lists and the template give, + Standard_ND96isrf_H200_v5 (a size
-    # only its health check names: its 8 x 400 ports agree with the InfiniBand its series states)
-    assert len(claims) == 23
+    # + the OCI shapes only the offer lists and the template give, + Nebius's B200 and H200 presets
+    # from its MLPerf system descriptions (8 x 400 Gbit/s, where its pages state no figure), +
+    # Standard_ND96isrf_H200_v5 (a size only its health check names: its 8 x 400 ports agree with the
+    # InfiniBand its series states)
+    assert len(claims) == 25
     assert (
         "azure",
         "Standard_ND96isrf_H200_v5",

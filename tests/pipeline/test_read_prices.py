@@ -141,6 +141,8 @@ def test_real_cheapest_nvswitch_question_is_answered(real):
     assert list(fast["instance_type"]) == [
         "nebius__8xH100_80GB__128__1600",  # Prime Intellect reselling it: Nebius's fabric, basis upstream
         "gpu-h100-sxm_8gpu-128vcpu-1600gb",  # Nebius: 8 x 400 Gb/s InfiniBand, paraphrased
+        "gpu-h200-sxm_8gpu-128vcpu-1600gb",  # Nebius's MLPerf system description: 8 x 400, expected
+        "gpu-b200-sxm_8gpu-160vcpu-1792gb",
         "p5.48xlarge",
         "p5en.48xlarge",
         "BM.GPU.H100.8",  # OCI: 80 USD/h per shape (SkyPilot's v8 OCI list)

@@ -100,6 +100,9 @@ def test_the_manifest_says_how_old_each_provider_is_and_under_which_licence(cata
         spare = con.execute(
             "SELECT count(*) FROM measurements WHERE source_url LIKE ?", [SPARE_CORES + "/%"]
         ).fetchone()[0]
+        derived = con.execute(  # gpu_model claims from nvidia-smi product names
+            "SELECT count(*) FROM claims WHERE source_url LIKE ?", [SPARE_CORES + "/%"]
+        ).fetchone()[0]
     assert list(manifest["data_as_of"]) == providers
     assert manifest["data_as_of"]["aws"]["last_fetched_at"] == f"{built:%Y-%m-%dT%H:%M:%S}Z"
     assert (
@@ -108,8 +111,9 @@ def test_the_manifest_says_how_old_each_provider_is_and_under_which_licence(cata
     )
     by_source = {s["source"]: s for s in manifest["sources"]}
     assert spare > 0 and by_source[SPARE_CORES]["licence"] == "CC-BY-SA-4.0"
-    assert by_source[SPARE_CORES]["rows"] == {"measurements": spare}
+    assert derived > 0 and by_source[SPARE_CORES]["rows"] == {"measurements": spare, "claims": derived}
     assert manifest["licence"]["cc_by_sa_4_0"]["measurements_rows"] == spare
+    assert manifest["licence"]["cc_by_sa_4_0"]["claims_rows"] == derived
     assert "CC BY-SA 4.0" in manifest["licence"]["cc_by_sa_4_0"]["statement"]
     for source in manifest["sources"]:  # a licence with where it is stated, or says none is recorded
         assert source["licence_basis"] and (source["licence"] or source["licence_basis"] == NOT_RECORDED)

@@ -31,7 +31,7 @@ def test_shipped_snapshot_loads(tmp_path):
         )
         assert con.execute(columns).fetchall() == [(55.04, 6.88)]
         readings = "SELECT kind, count(DISTINCT source) FROM measurements GROUP BY 1 ORDER BY 1"
-        assert con.execute(readings).fetchall() == [("expected", 5), ("measured", 1)]
+        assert con.execute(readings).fetchall() == [("expected", 7), ("measured", 1)]
 
 
 def test_seeded_rows_carry_the_snapshot_build_time(tmp_path):

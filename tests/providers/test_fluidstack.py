@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from normalize.vocab import Basis, Link
-from scrapers.offer_lists.fluidstack import NVLINK_NOTE, VMS_URL, Fluidstack
+from scrapers.offer_lists.ages import V9_FLUIDSTACK
+from scrapers.offer_lists.fluidstack import NVLINK_NOTE, VMS_URL, Fluidstack, v9_offers
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 
@@ -39,3 +40,19 @@ def test_real_pcie_from_the_name(real):
     assert row.gpu_model == "H100-PCIE-80GB" and row.intra_node_link == Link.UNKNOWN  # bridged or not
     assert "pairs may use an NVLink bridge (600 GB/s) or PCIe Gen5 (128 GB/s)" in row.notes_text
     assert real[1]["L40_48GB::8"].intra_node_link == Link.PCIE  # L40 has no NVLink at all
+
+
+def test_real_frozen_v6_list_is_said_and_each_row_says_whether_v9_still_lists_it(real):
+    bodies, rows, _ = real
+    assert V9_FLUIDSTACK in bodies and bodies[V9_FLUIDSTACK].count("\r\n") == 2  # header + one offer
+    for name, row in rows.items():
+        assert "offer list: SkyPilot's v6 list, a tree SkyPilot no longer reads: frozen" in row.notes_text
+        if name == "H100_NVLINK_80GB::8":
+            assert "still listed in SkyPilot's newer v9 Fluidstack list (23.92 in FINLAND)" in row.notes_text
+        else:
+            assert "not in SkyPilot's newer v9 Fluidstack list" in row.notes_text, name
+    assert len(rows) == 12  # the v6 list stays the one read: no row vanishes on v9's word
+
+
+def test_fixture_v9_list_unreadable_adds_no_note():
+    assert v9_offers("not,a,catalog\n") == {}

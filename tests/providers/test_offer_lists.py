@@ -9,7 +9,8 @@ from records.documents import DocumentSet
 from scrapers import PROVIDER_NAMES, REGISTRY
 from scrapers.offer_lists.skypilot import csv_rows, is_gpu_row
 from scrapers.offer_lists.skypilot_catalog import SkyPilotCatalog
-from tests.helpers import fetch_from_mirror, query
+from tests.conftest import shared_fixture
+from tests.helpers import SHARED, fetch_from_mirror, query
 
 pytestmark = pytest.mark.shared
 
@@ -122,3 +123,26 @@ def test_real_every_gpu_instance_type_of_the_list_is_a_row(name):
     }
     rows = {offer.instance_type for offer in scraper.parse(documents)}
     assert listed and listed <= rows
+
+
+@shared_fixture()
+def manifest() -> str:
+    return (SHARED / "MANIFEST.md").read_text(encoding="utf-8")
+
+
+def test_real_every_skypilot_list_a_provider_reads_has_its_age_declared(manifest):
+    """Each SkyPilot catalog URL a registered provider reads is in scrapers.offer_lists.ages, with the
+    commit ../shared/MANIFEST.md names for its copy; the v6 ones are frozen and their date unknown."""
+    from scrapers.offer_lists.ages import BY_URL, FROZEN
+    from scrapers.offer_lists.skypilot import CATALOGS
+
+    read = {getattr(REGISTRY[name], "catalog_url", None) for name in PROVIDER_NAMES} | {
+        CATALOGS + "v8/oci/vms.csv",
+        CATALOGS + "v6/oci/vms.csv",
+    }
+    read.discard(None)
+    assert read <= set(BY_URL)
+    for url, offer_list in BY_URL.items():
+        assert offer_list.stored_commit in manifest, url
+        assert offer_list.data_as_of is None and "undated" in offer_list.as_of_note
+        assert (offer_list.status == FROZEN) == ("/v6/" in url), url

@@ -27,7 +27,7 @@ from normalize.boards import board_of
 from normalize.errors import LayoutError, ParseError
 from normalize.gpus import identify_gpu
 from normalize.units import parse_bandwidth, parse_gpu_count, to_number
-from normalize.vocab import Fabric, Link
+from normalize.vocab import PCIE_PEER_TO_PEER, Fabric, Link
 from records.documents import copy_url
 from records.offers import Claim, RawOffer
 from scrapers.claims import bandwidth_claim, fact, gpu_model_claim
@@ -243,7 +243,7 @@ def prose_claims(text: str, url: str) -> list[Prose]:
             )
             found.append(Prose(series, claim, only=only))
     if m := _G4_P2P.search(text):
-        p2p = "GPU peer-to-peer over PCIe (machine types with two or more GPUs)"
+        p2p = f"{PCIE_PEER_TO_PEER} (machine types with two or more GPUs)"
         link = fact("intra_node_link", Link.PCIE.value, quote=m.group(0), source_url=url, qualifiers=p2p)
         found.append(Prose(("G4",), link, True))
     return found
@@ -326,7 +326,7 @@ def _offer(row: MachineRow, url: str, prose: list[Prose], named: dict[str, tuple
     shares = False
     if total is not None:
         notes.append(TOTAL_NOTE.format(total=total, nics=nics or "not given"))
-        claims += _total_claims(total, nics, series, fabrics, url, context)
+        claims += _total_claims(total, nics, series, fabrics, url, context, whole=count >= 1)
         tcpx = bool(fabrics & {Fabric.GPUDIRECT_TCPX, Fabric.GPUDIRECT_TCPXO})
         shares = tcpx or (not fabrics and (series in NO_GPU_NIC_SERIES or nics == "1"))
     claims += [p.claim for p in prose if _applies(p, row, series, count)]
@@ -347,10 +347,19 @@ def _gpu(row: MachineRow, series: str, per_gpu: float, url: str, named: dict[str
 
 
 def _total_claims(
-    total: str, nics: str | None, series: str, fabrics: set[float | str], url: str, context: str
+    total: str,
+    nics: str | None,
+    series: str,
+    fabrics: set[float | str],
+    url: str,
+    context: str,
+    *,
+    whole: bool = True,
 ) -> list[Claim]:
     """What the machine's total network bandwidth says: the GPU fabric's shared allowance for the
-    GPUDirect-TCPX(O) types, the front end's figure where there are no GPU NICs, else nothing."""
+    GPUDirect-TCPX(O) types, the front end's figure where there are no GPU NICs, else nothing. A
+    whole-GPU machine of a series Google sells without a GPU network (A2, G2, G4) has no other network
+    between machines: its total is also the inter-node figure, as AWS's ENA-only rows have theirs."""
     if not re.fullmatch(r"[\d,]+", total):
         return []  # A3 Edge: "600: for asia-south1 ... / 400: for all other ...": per region, in the note
     bandwidth = parse_bandwidth(total, default_unit="Gbps")
@@ -365,9 +374,16 @@ def _total_claims(
     if series in NO_GPU_NIC_SERIES or nics == "1":
         why = "one physical NIC" if nics == "1" else "a series without GPU NICs"
         claim = bandwidth_claim("frontend_gbits_per_s", bandwidth, quote=total, source_url=url, context=where)
-        return [
+        found = [
             replace(
                 claim, qualifiers=f"the machine's total network bandwidth; {why}, so all of it is front end"
             )
         ]
+        if series in NO_GPU_NIC_SERIES and whole:
+            inter = bandwidth_claim(
+                "inter_node_gbits_per_s", bandwidth, quote=total, source_url=url, context=where
+            )
+            said = "the machine's total network bandwidth: no GPU network, the front end is its only one"
+            found.append(replace(inter, qualifiers=said))
+        return found
     return []
