@@ -28,12 +28,18 @@ from planner.layouts import Layout
 from planner.memory import serve_memory
 from planner.models import MAX_BATCH_PER_REPLICA, ModelSpec, ServeWorkload
 from planner.result import LayoutResult
-from planner.step import Options, StepCost, serve_pass
+from planner.serve_pass import serve_pass
+from planner.step import Options, StepCost
 
 
 def served_model(model: ModelSpec, work: ServeWorkload) -> ModelSpec:
-    """The model with the workload's serving format for its weights ("" keeps its own)."""
-    return model if not work.precision else replace(model, weight_dtype=work.precision)
+    """The model as served: its weights in the workload's precision ("" keeps its own), which the
+    matmuls follow (``planner.step.matmul_dtype``), and its KV cache in ``work.kv_dtype``."""
+    weights = work.precision or model.weight_dtype
+    kv = work.kv_dtype(model)
+    if (weights, kv) == (model.weight_dtype, model.kv_cache_dtype):
+        return model
+    return replace(model, weight_dtype=weights, kv_cache_dtype=kv)
 
 
 def _limit(cluster: Cluster, options: Options) -> float:

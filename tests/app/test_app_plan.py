@@ -71,7 +71,7 @@ def test_training_405b_on_the_shipped_catalog(shipped, monkeypatch):
         "nebius__8xH100_80GB__128__1600",
         12,
         13.47,
-        3211.1,
+        3211.0,
     )
     assert top["verdict"].startswith("Llama 3.1 405B training fits 12 nodes (96 GPUs at least)")
     # its fabric is Nebius's, carried (basis upstream); the verdict names the row it planned

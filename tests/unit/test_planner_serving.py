@@ -9,6 +9,7 @@ import pytest
 from normalize.errors import ParseError
 from planner.hardware import Cluster
 from planner.layouts import Layout
+from planner.link_costs import NVLS_LATENCY_S
 from planner.models import ServeWorkload, model_from_hf_config, preset
 from planner.plan import evaluate, plan
 from planner.step import Options, matmul_dtype
@@ -49,7 +50,7 @@ def test_a_decode_step_pays_two_all_reduces_per_layer_with_their_latency():
     model, node = preset("llama-3.1-70b"), planner_node("H100-SXM-80GB", 8)
     result = evaluate(model, ServeWorkload(batch_sequences=32), Layout(8, 1, 1, 1), Cluster(node), Options())
     [tp] = [t for t in result.step.transfers if t.collective == "TP all-reduce"]
-    assert tp.count == 160 and tp.latency_s == pytest.approx(160 * 17.9e-6)
+    assert tp.count == 160 and tp.latency_s == pytest.approx(160 * NVLS_LATENCY_S.value)
     assert result.ttft_s > result.tpot_s  # a prompt's prefill and the step it waits for
 
 
