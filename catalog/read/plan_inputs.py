@@ -10,7 +10,8 @@ Which figure each link gets, best first (the plan says which it used):
      copy is never taken as the ring's rate for every group size);
   2. measured ``nccl_allreduce_busbw_gbytes_per_s`` from a run on one node over all its GPUs
      (``nodes`` = 1, ``gpus`` = the instance's GPUs): the largest busbw, marked ``achieved="busbw"``;
-  3. expected ``gpu_to_gpu_gbytes_per_s`` (as 1.), or expected/measured ``nvlink_gbytes_per_s`` ×
+  3. expected ``gpu_to_gpu_gbytes_per_s`` (as 1., an achieved copy too: the rate a health check
+     wants nvbandwidth to reach), or expected/measured ``nvlink_gbytes_per_s`` ×
      ``port_count`` (one NVLink's rate per direction × the GPU's links);
   4. the catalog's ``intra_node_gbytes_per_s`` (stated or inferred), two-way, halved.
 - Fabric (per GPU, one way): measured ``nic_gbits_per_s`` or ``ib_write_gbits_per_s`` × ``port_count``,
@@ -105,7 +106,9 @@ def _copy_figure(records: list[Measurement], kind: str) -> Figure | None:
         return None
     median = statistics.median(values)
     detail = f"{kind} GPU-to-GPU copy, one way, median of {len(values)}"
-    return Figure(median, kind, detail, achieved="copy" if kind == "measured" else "")
+    # Measured or expected, a copy is what one pair achieved (a health check's expected figure is
+    # the copy rate it wants nvbandwidth to reach), never a line rate.
+    return Figure(median, kind, detail, achieved="copy")
 
 
 def intra_figure(row: dict, records: list[Measurement]) -> Figure:
@@ -169,6 +172,15 @@ def dense_peaks(gpu_model: str | None) -> tuple[float | None, float | None]:
     return (bf16.pop() if len(bf16) == 1 else None), (fp8.pop() if len(fp8) == 1 else None)
 
 
+def gpu_memory_per_gpu(row: dict) -> float | None:
+    """A GPU's memory in the catalog's one unit (``gpu_memory_nominal_gb``, docs/schema.md): the
+    datasheet's size when the stated figure is it read as GB or as GiB, so one GPU plans alike on
+    every cloud (AWS's "80 GiB" A100 and Azure's "80 GB" are both 80, not 85.9 and 80); the stated
+    ``gpu_memory_gb`` where a row has no nominal figure (a row built before the column)."""
+    nominal = row.get("gpu_memory_nominal_gb")
+    return nominal if known(nominal) else row.get("gpu_memory_gb")
+
+
 def node_from_row(
     row: dict,
     price: tuple[float, str] | None = None,
@@ -185,7 +197,7 @@ def node_from_row(
         return f"a fraction of a GPU ({count:g}): not planned"
     gpus = int(count)
     spec = BY_ID.get(row["gpu_model"] or "")
-    memory_gb, memory_basis = row["gpu_memory_gb"], "stated"
+    memory_gb, memory_basis = gpu_memory_per_gpu(row), "stated"
     if not known(memory_gb):
         if spec is None:
             return f"GPU memory of {row['gpu_model']} not stated"
@@ -227,7 +239,7 @@ def node_from_row(
 #: name, so ``catalog.read.plan.rank`` plans one of them per group (tests/unit/test_read_app.py checks
 #: that every row's plan is the one it would get alone).
 NODE_INPUTS = (
-    "gpu_count", "gpu_model", "gpu_memory_gb", "gpu_memory_gbytes_per_s", "gpu_memory_bw_basis",
+    "gpu_count", "gpu_model", "gpu_memory_nominal_gb", "gpu_memory_gbytes_per_s", "gpu_memory_bw_basis",
     "intra_node_link", "intra_node_gbytes_per_s", "intra_node_basis", "scale_up_domain_gpus",
     "inter_node_fabric", "inter_node_gbits_per_s", "inter_node_basis",
 )  # fmt: skip
