@@ -253,6 +253,9 @@ def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]
     if args.workload == "serve":
         if args.precision not in (None, "bf16", "fp8", "fp4"):
             raise ParseError(f"--precision for serving is bf16, fp8 or fp4, got {args.precision!r}")
+        kv_cache = getattr(args, "kv_cache", None)
+        if kv_cache not in (None, "bf16", "fp8"):
+            raise ParseError(f"--kv-cache is bf16 or fp8, got {str(kv_cache)[:40]!r}")
         workload = ServeWorkload(
             batch_sequences=batch,
             prompt_tokens=context or 2048,
@@ -261,8 +264,11 @@ def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]
             tpot_ms=_bounded_float("--tpot-ms", args.tpot_ms),
             ttft_ms=_bounded_float("--ttft-ms", args.ttft_ms),
             precision=args.precision or "",
+            kv_cache_dtype=kv_cache or "",
         )
     else:
+        if getattr(args, "kv_cache", None) is not None:
+            raise ParseError("--kv-cache is a serving option (training keeps no KV cache)")
         if args.precision not in (None, "bf16", "fp8"):
             raise ParseError(f"--precision for training is bf16 or fp8, got {args.precision!r}")
         sequence = context or 8192
@@ -439,6 +445,11 @@ def register_plan(
     planning.add_argument("--ttft-ms", help="serve: time to first token at most (ms)")
     planning.add_argument(
         "--precision", help="weights and matmuls: serve bf16|fp8|fp4 (default the model's); train bf16|fp8"
+    )
+    planning.add_argument(
+        "--kv-cache",
+        help="serve: the KV cache's format, bf16|fp8 (default: fp8 when --precision is fp8 or fp4, as "
+        "quantized checkpoints keep it; else the model's)",
     )
     planning.add_argument(
         "--efficiency", help="share of the dense peak every kernel reaches (default: planner/efficiency.csv)"

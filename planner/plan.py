@@ -19,7 +19,7 @@ from planner.layouts import Layout, candidate_layouts, layout_problem
 from planner.memory import serve_memory, train_memory
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
-from planner.serving import evaluate_serving, served_model
+from planner.serving import evaluate_serving, served_model, with_decode_split
 from planner.serving import fits as serving_fits
 from planner.step import Options, StepCost, matmul_dtype, train_step
 from planner.verdict import fits_label
@@ -49,7 +49,7 @@ def evaluate(
         problem = _problem(step, cluster, matmul_dtype(model, cluster, workload))
         tokens = None if step.step_s is None else workload.global_batch_tokens / step.step_s
         return LayoutResult(layout, memory, step, None, tokens, problem)
-    return evaluate_serving(
+    found = evaluate_serving(
         model,
         workload,
         layout,
@@ -57,6 +57,7 @@ def evaluate(
         options,
         lambda step: _problem(step, cluster, _dtype(model, workload, cluster)),
     )
+    return with_decode_split(model, workload, found, cluster, options)
 
 
 def _dtype(model: ModelSpec, workload: ServeWorkload, cluster: Cluster) -> str:

@@ -121,6 +121,25 @@ def _result(
     return LayoutResult(layout, memory, step, prefill, tokens, problem, layout.dp * b, tpot, ttft)
 
 
+def with_decode_split(
+    model: ModelSpec, work: ServeWorkload, result: LayoutResult, cluster: Cluster, options: Options
+) -> LayoutResult:
+    """``result`` with ``decode_s``: its step with the same conversations and no prompt mixed in, so
+    a cost can be split between the output tokens (that step) and the prompts (the rest of TPOT)."""
+    if result.concurrency is None or result.tpot_s is None:
+        return result
+    decode = serve_pass(
+        served_model(model, work),
+        result.layout,
+        cluster,
+        options,
+        sequences=result.concurrency / result.layout.dp,
+        new_tokens=1,
+        context_tokens=work.prompt_tokens + work.output_tokens / 2,
+    ).step_s
+    return replace(result, decode_s=None if decode is None else min(decode, result.tpot_s))
+
+
 def evaluate_serving(
     model: ModelSpec,
     work: ServeWorkload,

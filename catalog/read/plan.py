@@ -39,6 +39,7 @@ from planner.verdict import (
     bound,
     comm_share,
     usd_per_billion_tokens,
+    usd_per_million_split,
     usd_per_million_tokens,
     usd_per_step,
     verdict,
@@ -142,6 +143,7 @@ def _row(row: dict, result: Plan | str) -> dict:
         return out
     worst = bottleneck(best.step)
     layout = best.layout
+    split = usd_per_million_split(result)
     return out | {
         "layout": layout.label,
         "tp": layout.tp,
@@ -159,6 +161,8 @@ def _row(row: dict, result: Plan | str) -> dict:
         "ttft_s": best.ttft_s,
         "tpot_s": best.tpot_s,
         "usd_per_million_tokens": usd_per_million_tokens(result) if result.workload.kind == "serve" else None,
+        "usd_per_million_input_tokens": split[0],
+        "usd_per_million_output_tokens": split[1],
         "usd_per_step": usd_per_step(result) if result.workload.kind == "train" else None,
         "usd_per_billion_tokens": usd_per_billion_tokens(result) if result.workload.kind == "train" else None,
         "days_to_train": days_to_train(result),
@@ -171,7 +175,8 @@ COLUMNS = (
     "rank", "provider", "instance_type", "gpu_model", "gpus_per_node", "nodes", "layout", "fits", "min_gpus",
     "step_s", "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "concurrency",
     "tokens_per_s_per_user", "ttft_s", "tpot_s", "usd_per_hour", "price_region", "price_kind", "currency",
-    "price_flag", "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "days_to_train",
+    "price_flag", "usd_per_million_tokens", "usd_per_million_input_tokens", "usd_per_million_output_tokens",
+    "usd_per_step", "usd_per_billion_tokens", "days_to_train",
     "usd_to_train", "bandwidth_basis", "verdict",
     "reason", "flags", "tp", "pp", "ep", "dp",
 )  # fmt: skip
@@ -266,6 +271,8 @@ def rank(
         "tpot_s",
         "usd_per_hour",
         *COST_COLUMN.values(),
+        "usd_per_million_input_tokens",
+        "usd_per_million_output_tokens",
         "usd_per_step",
         "days_to_train",
         "usd_to_train",

@@ -16,7 +16,11 @@ from planner.result import Plan
 from planner.verdict import basis_text, duration, number, verdict
 
 _COST = {
-    "serve": [("usd_per_million_tokens", "$/M tokens", "usd")],
+    "serve": [
+        ("usd_per_million_input_tokens", "$/M in", "usd"),
+        ("usd_per_million_output_tokens", "$/M out", "usd"),
+        ("usd_per_million_tokens", "$/M out all-in", "usd"),
+    ],
     "train": [
         ("days_to_train", "days", "count"),
         ("usd_to_train", "$ to train", "usd"),

@@ -46,12 +46,26 @@ def test_cli_serving_options(small_catalog_file, tmp_path, capsys):
     [row] = json.loads(capsys.readouterr().out)
     assert row["concurrency"] > 1 and row["tpot_s"] > 0 and row["ttft_s"] > row["tpot_s"]
     assert row["tokens_per_s_per_user"] == pytest.approx(1 / row["tpot_s"])
+    # Input and output tokens at their own rates; with the prompts, they add up to the all-in cost.
+    prompts_per_output = 2048 / 512
+    assert row["usd_per_million_input_tokens"] < row["usd_per_million_output_tokens"]
+    assert row["usd_per_million_input_tokens"] * prompts_per_output + row[
+        "usd_per_million_output_tokens"
+    ] == pytest.approx(row["usd_per_million_tokens"])
+    # FP8 weights keep an FP8 KV cache unless asked: bf16 holds half the conversations.
+    assert main([*base, "--model", "llama-3.1-70b", "--precision", "fp8", "--format", "json"]) == 0
+    [fp8] = json.loads(capsys.readouterr().out)
+    args = ["--model", "llama-3.1-70b", "--precision", "fp8", "--kv-cache", "bf16", "--format", "json"]
+    assert main([*base, *args]) == 0
+    [bf16] = json.loads(capsys.readouterr().out)
+    assert bf16["concurrency"] < fp8["concurrency"]
     for args, field in (
         (["--model", "llama-3.1-70b", "--tpot-ms", "nan"], "--tpot-ms"),
         (["--model", "llama-3.1-70b", "--ttft-ms", "0"], "--ttft-ms"),
         (["--model", "llama-3.1-70b", "--batch", "lots"], "--batch"),
         (["--model", "llama-3.1-70b", "--context", "99999999999"], "--context"),
         (["--model", "llama-3.1-70b", "--precision", "fp2"], "--precision"),
+        (["--model", "llama-3.1-70b", "--kv-cache", "int4"], "--kv-cache"),
         (["--model", "m" * 5000], "--model"),
     ):
         assert main([*base, *args]) == 2

@@ -15,6 +15,7 @@ from planner.hardware import Cluster
 from planner.layouts import Group, Layout
 from planner.memory import serve_memory
 from planner.models import ServeWorkload, preset
+from planner.plan import plan
 from planner.serve_pass import (
     EXPERT_ROW_BLOCK,
     _shape_share,
@@ -131,3 +132,49 @@ def test_nccl_changes_protocol_with_the_message_size(size, nvls, algorithm):
     # An A100 board has no NVLink SHARP, whatever is asked.
     a100, _ = collective_cost("all-reduce", Group(8, 1), 64 << 20, Cluster(planner_node("A100-SXM-80GB", 8)))
     assert a100.algorithm == "ring"
+
+
+def test_input_and_output_tokens_cost_at_their_own_rates():
+    from planner.verdict import usd_per_million_split, usd_per_million_tokens, verdict
+
+    node = planner_node("H100-SXM-80GB", 8, usd_per_hour=98.32)
+    work = ServeWorkload(prompt_tokens=4000, output_tokens=400)
+    found = plan(preset("llama-3.1-70b"), work, node)
+    best = found.best
+    assert 0 < best.decode_s < best.tpot_s  # the same step without the prompts mixed in is shorter
+    usd_in, usd_out = usd_per_million_split(found)
+    per_s = 98.32 / 3600
+    assert usd_out == pytest.approx(per_s * best.decode_s / best.concurrency * 1e6)
+    assert usd_in == pytest.approx(per_s * (best.tpot_s - best.decode_s) / (best.concurrency * 10) * 1e6)
+    assert usd_in * 10 + usd_out == pytest.approx(usd_per_million_tokens(found))
+    assert "each at its own rate" in verdict(found)
+    # Unpriced: no split, and no sentence about it.
+    assert usd_per_million_split(plan(preset("llama-3.1-70b"), work, planner_node("H100-SXM-80GB", 8))) == (
+        None,
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("gpu", "precision", "weights", "matmuls"),
+    [
+        ("B200-SXM-180GB", "fp4", "fp4", "fp4"),  # Blackwell has an FP4 peak
+        ("H100-SXM-80GB", "fp4", "fp4", "fp8"),  # Hopper reads FP4 weights, multiplies in FP8
+        ("H100-SXM-80GB", "fp8", "fp8", "fp8"),
+        ("A100-SXM-80GB", "fp8", "fp8", "bf16"),  # no FP8 tensor cores: weights stay small, math is BF16
+        ("H100-SXM-80GB", "bf16", "bf16", "bf16"),
+    ],
+)
+def test_serving_precision_sets_the_weights_and_the_matmuls(gpu, precision, weights, matmuls):
+    from planner.step import matmul_dtype
+
+    model = preset("deepseek-v3")  # published in FP8: a bf16 request doubles its weights
+    served = served_model(model, ServeWorkload(precision=precision))
+    assert served.weight_dtype == weights
+    assert matmul_dtype(served, Cluster(planner_node(gpu, 8))) == matmuls
+    layout = Layout(8, 1, 1, 1)
+    ratio = (
+        serve_memory(served, ServeWorkload(), layout, 1).weights_bytes
+        / serve_memory(model, ServeWorkload(), layout, 1).weights_bytes
+    )
+    assert ratio == {"fp4": 0.5, "fp8": 1.0, "bf16": 2.0}[precision]
