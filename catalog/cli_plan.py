@@ -389,9 +389,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if layout is not None and not frame.empty and frame["tokens_per_s"].isna().all():
+        # No instance runs the layout: the rows that could be planned say why (the others lack a
+        # figure a plan needs, whatever the layout).
         forced = frame["reason"].fillna("").str.startswith("--layout")
-        if forced.all():
-            print(f"error: {frame['reason'].iloc[0]} (on every instance)", file=sys.stderr)
+        if forced.any():
+            why = frame["reason"][forced].iloc[0]
+            print(f"error: {why} (no instance can run it: {int(forced.sum())} say why)", file=sys.stderr)
             return 2
     targets = getattr(workload, "tpot_ms", None) or getattr(workload, "ttft_ms", None)
     if targets and not frame.empty and frame["tokens_per_s"].isna().all():

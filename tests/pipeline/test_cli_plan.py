@@ -93,6 +93,29 @@ def test_cli_layout(small_catalog_file, capsys):
     assert main([*base, "--instance", "p5.48xlarge", "--layout", "TP3xPP1xEP1xDP1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --layout") and err.count("\n") == 1
+    # Ranking every instance: a layout none can run is the same one-line error, though some rows
+    # are unplanned for reasons of their own (no GPU count, no peak); it once printed a table of
+    # "does not fit" and exited 0.
+    assert main([*base, "--layout", "TP3xPP1xEP1xDP1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --layout TP3 x PP1 x EP1 x DP1 uses 3 GPUs") and err.count("\n") == 1
+
+
+def test_cli_an_impossible_model_file_is_one_line_naming_the_field(small_catalog_file, tmp_path, capsys):
+    from catalog.cli import main
+
+    sizes = {
+        "name": '"bad"', "source_url": '"https://example.com"', "source_note": '"x"', "params_total": "1e9",
+        "params_active": "1e9", "layers": "32", "hidden_size": "4096", "attention_heads": "32",
+        "kv_heads": "8", "head_dim": "128", "ffn_hidden_size": "14336", "vocab_size": "32000",
+    }  # fmt: skip
+    base = ["plan", "--workload", "serve", "--db", str(small_catalog_file)]
+    for key, value in (("layers", "0"), ("kv_heads", "7"), ("params_active", "2e9"), ("hidden_size", "-1")):
+        path = tmp_path / f"{key}.toml"
+        path.write_text("\n".join(f"{k} = {value if k == key else v}" for k, v in sizes.items()))
+        assert main([*base, "--model", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and key in err and err.count("\n") == 1, err
 
 
 def test_cli_training_budget_and_deadline(small_catalog_file, capsys):
