@@ -126,6 +126,7 @@ def _kernel_row(arch: str, kernel: str, fmt: str) -> Efficiency | None:
     return None
 
 
+@cache
 def compute_efficiency(gpu_model: str, kernel: str, fmt: str) -> Efficiency:
     """The share of ``gpu_model``'s dense ``fmt`` peak ``kernel`` reaches."""
     arch = arch_of(gpu_model)
@@ -144,6 +145,7 @@ def compute_efficiency(gpu_model: str, kernel: str, fmt: str) -> Efficiency:
     )
 
 
+@cache
 def hbm_efficiency(gpu_model: str, kernel: str = "stream") -> Efficiency:
     """The share of ``gpu_model``'s datasheet HBM bandwidth a memory-bound ``kernel`` (one of
     ``HBM_KERNELS``) reaches: the architecture's row, else its ``stream`` row (inferred), else

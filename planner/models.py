@@ -8,6 +8,7 @@ every other figure carries its unit in its name.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import tomllib
@@ -65,34 +66,34 @@ class ModelSpec:
     def is_mla(self) -> bool:
         return self.kv_lora_rank > 0
 
-    @property
+    @functools.cached_property
     def moe_layers(self) -> int:
         return self.layers - self.dense_layers if self.is_moe else 0
 
-    @property
+    @functools.cached_property
     def expert_params(self) -> float:
         """Routed-expert parameters: MoE layers x experts x 3 matrices (gate, up, down), each
         hidden size x expert width."""
         return float(self.moe_layers * self.experts * 3 * self.hidden_size * self.expert_ffn_hidden_size)
 
-    @property
+    @functools.cached_property
     def non_expert_params(self) -> float:
         """Everything else (attention, dense MLPs, shared experts, embeddings, norms)."""
         return self.params_total - self.expert_params
 
-    @property
+    @functools.cached_property
     def attention_dim(self) -> int:
         """heads x head dim: the width the attention FLOPs scale with."""
         return self.attention_heads * self.head_dim
 
-    @property
+    @functools.cached_property
     def kv_elements_per_token_per_layer(self) -> int:
         """K and V (2 x KV heads x head dim), or MLA's latent plus its RoPE key."""
         if self.is_mla:
             return self.kv_lora_rank + self.rope_head_dim
         return 2 * self.kv_heads * self.head_dim
 
-    @property
+    @functools.cached_property
     def kv_bytes_per_token(self) -> float:
         """KV-cache bytes one token adds across all layers, unsharded."""
         return self.kv_elements_per_token_per_layer * self.layers * BYTES_PER_ELEMENT[self.kv_cache_dtype]

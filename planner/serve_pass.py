@@ -25,6 +25,7 @@ tokens chunked prefill mixes in):
 
 from __future__ import annotations
 
+import functools
 import math
 
 from planner.comms import Transfer
@@ -95,6 +96,7 @@ def _kernel(
     )
 
 
+@functools.lru_cache(maxsize=64)
 def gemm_calls(model: ModelSpec) -> dict[str, float]:
     """GEMM launches one token's pass makes per GPU, by kernel class: per layer the fused QKV and
     the output projection, a dense MLP's fused gate-up and down, an MoE layer's two grouped GEMMs
@@ -110,7 +112,8 @@ def _attention_widths(model: ModelSpec) -> tuple[int, int]:
     return model.attention_dim, kv
 
 
-def gemm_shapes(model: ModelSpec, tp: int) -> dict[str, list[tuple[float, float]]]:
+@functools.lru_cache(maxsize=256)
+def gemm_shapes(model: ModelSpec, tp: int) -> dict[str, tuple[tuple[float, float], ...]]:
     """(parameters, reduction length K) of the GEMMs one token passes, by kernel class: the
     attention projections (K = hidden; the output projection K = heads x head dim / TP), the dense
     MLPs' gate and up (K = hidden) and down (K = MLP width / TP), every other non-expert weight
@@ -128,13 +131,14 @@ def gemm_shapes(model: ModelSpec, tp: int) -> dict[str, list[tuple[float, float]
     ]
     routed_active = model.moe_layers * model.experts_per_token * 3 * h * model.expert_ffn_hidden_size
     rest = model.params_active - routed_active - sum(p for p, _ in attention + mlp)
-    dense = [*attention, *mlp, (max(rest, 0.0), h)]
+    dense = (*attention, *mlp, (max(rest, 0.0), h))
     fe = model.expert_ffn_hidden_size
-    routed = [(2.0 * h * fe, h), (1.0 * h * fe, fe / tp)] if model.is_moe else []
+    routed = ((2.0 * h * fe, h), (1.0 * h * fe, fe / tp)) if model.is_moe else ()
     return {"dense_gemm": dense, "moe_gemm": routed}
 
 
-def _shape_share(measured: Efficiency, shapes: list[tuple[float, float]]) -> float:
+@functools.lru_cache(maxsize=1024)
+def _shape_share(measured: Efficiency, shapes: tuple[tuple[float, float], ...]) -> float:
     """The share a mix of GEMMs reaches: each at ``gemm_k_share`` for its K, weighted by its FLOPs
     (times add, so the shares combine harmonically)."""
     total = sum(p for p, _ in shapes)
@@ -143,6 +147,7 @@ def _shape_share(measured: Efficiency, shapes: list[tuple[float, float]]) -> flo
     return total / sum(p / gemm_k_share(k, measured) for p, k in shapes if p > 0)
 
 
+@functools.lru_cache(maxsize=256)
 def activation_elements(model: ModelSpec, tp: int) -> dict[str, float]:
     """Activation elements one token moves through HBM per layer on one GPU (LLM-Viewer's layer
     list, https://github.com/hahnyuan/LLM-Viewer ``model_analyzer.py``: each linear layer loads its

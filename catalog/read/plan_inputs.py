@@ -27,7 +27,6 @@ import statistics
 from collections.abc import Iterable
 
 import duckdb
-import pandas as pd
 
 from catalog.read.text import known
 from normalize.gpus import BY_ID, GPUS
@@ -76,17 +75,25 @@ def cheapest_prices(
     return {(p, t): (float(usd), where) for p, t, usd, where in rows}
 
 
+def _records(cursor: duckdb.DuckDBPyConnection) -> list[dict]:
+    """The rows of an executed query as dicts keyed by column (no pandas on the read path)."""
+    names = [d[0] for d in cursor.description or ()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
 def measurements_by_instance(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], list[Measurement]]:
     """The numeric measurements that name their instance, by (provider, instance_type)."""
     if not _has(con, "measurements"):
         return {}
-    frame = con.execute(
-        """SELECT provider, instance_type, kind, metric, value, direction, nodes, gpus, port_count, tool
-           FROM measurements
-           WHERE provider IS NOT NULL AND instance_type IS NOT NULL AND value IS NOT NULL"""
-    ).df()
+    records = _records(
+        con.execute(
+            """SELECT provider, instance_type, kind, metric, value, direction, nodes, gpus, port_count, tool
+               FROM measurements
+               WHERE provider IS NOT NULL AND instance_type IS NOT NULL AND value IS NOT NULL"""
+        )
+    )
     found: dict[tuple[str, str], list[Measurement]] = {}
-    for record in frame.to_dict("records"):
+    for record in records:
         found.setdefault((record["provider"], record["instance_type"]), []).append(record)
     return found
 
@@ -248,7 +255,7 @@ _READINGS = "kind, metric, value, direction, nodes, gpus, port_count, tool"
 
 def node_groups(
     con: duckdb.DuckDBPyConnection, sql: str, params: dict, region: str = "", spot: bool = False
-) -> pd.DataFrame:
+) -> list[dict]:
     """The rows of ``sql`` (``instances_sql``): their names, flags and ``NODE_INPUTS``, with
     ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand price, or spot when ``spot``,
     in ``region`` when one is named: ``cheapest_prices``), ``price_flag`` (why that price looks like a
@@ -276,15 +283,17 @@ def node_groups(
                     FROM measurements WHERE value IS NOT NULL GROUP BY 1, 2) m
                    USING (provider, instance_type)"""
     inputs = ", ".join(NODE_INPUTS)
-    return con.execute(
-        f"""WITH shown AS ({sql}),
-           keyed AS (SELECT shown.*, {price}, {readings} AS readings FROM shown {joins})
-           SELECT provider, instance_type, flags, plan_flag AS price_flag, {inputs},
-                  plan_usd AS usd_per_hour_min, plan_region AS price_region,
-                  dense_rank() OVER (ORDER BY {inputs}, plan_usd, plan_region, readings) AS node_group
-           FROM keyed ORDER BY provider, instance_type""",
-        params | asked,
-    ).df()
+    return _records(
+        con.execute(
+            f"""WITH shown AS ({sql}),
+               keyed AS (SELECT shown.*, {price}, {readings} AS readings FROM shown {joins})
+               SELECT provider, instance_type, flags, plan_flag AS price_flag, {inputs},
+                      plan_usd AS usd_per_hour_min, plan_region AS price_region,
+                      dense_rank() OVER (ORDER BY {inputs}, plan_usd, plan_region, readings) AS node_group
+               FROM keyed ORDER BY provider, instance_type""",
+            params | asked,
+        )
+    )
 
 
 def measurements_of(
@@ -293,13 +302,15 @@ def measurements_of(
     """``measurements_by_instance`` for the ``(provider, instance_type)`` pairs in ``keys`` only."""
     if not keys or not _has(con, "measurements"):
         return {}
-    frame = con.execute(
-        """SELECT provider, instance_type, kind, metric, value, direction, nodes, gpus, port_count, tool
-           FROM measurements
-           WHERE value IS NOT NULL AND list_contains($keys, provider || chr(10) || instance_type)""",
-        {"keys": [f"{p}\n{i}" for p, i in keys]},
-    ).df()
+    records = _records(
+        con.execute(
+            """SELECT provider, instance_type, kind, metric, value, direction, nodes, gpus, port_count, tool
+               FROM measurements
+               WHERE value IS NOT NULL AND list_contains($keys, provider || chr(10) || instance_type)""",
+            {"keys": [f"{p}\n{i}" for p, i in keys]},
+        )
+    )
     found: dict[tuple[str, str], list[Measurement]] = {}
-    for record in frame.to_dict("records"):
+    for record in records:
         found.setdefault((record["provider"], record["instance_type"]), []).append(record)
     return found

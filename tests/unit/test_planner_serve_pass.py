@@ -178,3 +178,24 @@ def test_serving_precision_sets_the_weights_and_the_matmuls(gpu, precision, weig
         / serve_memory(model, ServeWorkload(), layout, 1).weights_bytes
     )
     assert ratio == {"fp4": 0.5, "fp8": 1.0, "bf16": 2.0}[precision]
+
+
+@pytest.mark.parametrize("name", ["llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "deepseek-v3"])
+@pytest.mark.parametrize("prompt", [128, 2048, 20_000])
+def test_the_largest_batch_is_solved_exactly_as_a_search_would_find_it(name, prompt):
+    from planner.models import MAX_BATCH_PER_REPLICA
+    from planner.serving import _limit, max_batch
+
+    model, work = preset(name), ServeWorkload(prompt_tokens=prompt, output_tokens=512)
+    for gpu, layout in (("H100-SXM-80GB", Layout(8, 1, 1, 1)), ("B200-SXM-180GB", Layout(2, 2, 1, 2))):
+        cluster, options = Cluster(planner_node(gpu, 8)), Options()
+        limit = _limit(cluster, options)
+        low, high = 0, MAX_BATCH_PER_REPLICA  # the reference: a binary search on serve_memory
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (
+                (middle, high)
+                if serve_memory(model, work, layout, middle).total_bytes <= limit
+                else (low, middle - 1)
+            )
+        assert max_batch(model, work, layout, cluster, options) == low
