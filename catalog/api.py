@@ -122,6 +122,7 @@ class Catalog:
         """
         from catalog.cli import build_parser
         from catalog.cli_plan import plan_ranking
+        from catalog.read.plan import ranking_frame
         from normalize.errors import ParseError
 
         parser = build_parser()
@@ -144,9 +145,10 @@ class Catalog:
             raise ValueError(f"plan() options do not parse: {' '.join(argv[5:])}") from None
         args.db = self.path
         try:
-            frame, _, _ = plan_ranking(args)
+            rows, _, _ = plan_ranking(args)
         except ParseError as exc:
             raise ValueError(str(exc)) from None
+        frame = ranking_frame(rows)
         return frame.head(top) if top > 0 else frame
 
     def query(self, sql: str, *, timeout_s: float = 30.0) -> pd.DataFrame:

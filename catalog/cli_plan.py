@@ -22,7 +22,6 @@ from normalize.safe_text import escaped
 
 if TYPE_CHECKING:
     import duckdb
-    import pandas as pd
 
     from catalog.read.filters import Filters
     from planner.layouts import Layout
@@ -253,6 +252,9 @@ def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]
     if args.workload == "serve":
         if args.precision not in (None, "bf16", "fp8", "fp4"):
             raise ParseError(f"--precision for serving is bf16, fp8 or fp4, got {args.precision!r}")
+        kv_cache = getattr(args, "kv_cache", None)
+        if kv_cache not in (None, "bf16", "fp8"):
+            raise ParseError(f"--kv-cache is bf16 or fp8, got {str(kv_cache)[:40]!r}")
         workload = ServeWorkload(
             batch_sequences=batch,
             prompt_tokens=context or 2048,
@@ -261,8 +263,11 @@ def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]
             tpot_ms=_bounded_float("--tpot-ms", args.tpot_ms),
             ttft_ms=_bounded_float("--ttft-ms", args.ttft_ms),
             precision=args.precision or "",
+            kv_cache_dtype=kv_cache or "",
         )
     else:
+        if getattr(args, "kv_cache", None) is not None:
+            raise ParseError("--kv-cache is a serving option (training keeps no KV cache)")
         if args.precision not in (None, "bf16", "fp8"):
             raise ParseError(f"--precision for training is bf16 or fp8, got {args.precision!r}")
         sequence = context or 8192
@@ -309,13 +314,13 @@ def plan_filters(args: argparse.Namespace) -> Filters:
     return Filters(providers=tuple(_providers(args)), region=(args.region or "")[:100], spot=args.spot)
 
 
-def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, Workload, Layout | None]:
+def plan_ranking(args: argparse.Namespace) -> tuple[list[dict[str, Any]], Workload, Layout | None]:
     """The ranking ``plan`` prints for the model, workload and options ``args`` name, with the workload
     and forced layout it used. ParseError names a bad input (a name the catalog lacks included);
     FileNotFoundError if there is no catalog. ``catalog.api.Catalog.plan`` calls it too, so an option
     added to ``plan`` reaches both."""
     from catalog.read.connect import connect_readonly
-    from catalog.read.plan import rank
+    from catalog.read.plan import rank_rows
 
     model, workload, options = plan_inputs(args)
     nodes = _bounded_int("--nodes", args.nodes, 1, MAX_PLAN_NODES)
@@ -324,7 +329,7 @@ def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, Workload, Layo
         problem = _names_problem(con, args, None)
         if problem:
             raise ParseError(problem)
-        frame = rank(
+        rows = rank_rows(
             con,
             model,
             workload,
@@ -334,7 +339,7 @@ def plan_ranking(args: argparse.Namespace) -> tuple[pd.DataFrame, Workload, Layo
             by=args.by,
             layout=layout,
         )
-    return frame, workload, layout
+    return rows, workload, layout
 
 
 def _one_instance(args: argparse.Namespace, plan_output: Any) -> int:
@@ -371,37 +376,40 @@ def _one_instance(args: argparse.Namespace, plan_output: Any) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     """plan: rank every instance by a model's time or cost, or show one instance's plan in full."""
     from catalog.read import plan_output
+    from catalog.read.text import known
 
     try:
         if args.instance:
             return _one_instance(args, plan_output)
-        frame, workload, layout = plan_ranking(args)
+        rows, workload, layout = plan_ranking(args)
     except ParseError as exc:
         print(f"error: {str(exc).splitlines()[0][:500]}", file=sys.stderr)
         return 2
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    if layout is not None and not frame.empty and frame["tokens_per_s"].isna().all():
-        forced = frame["reason"].fillna("").str.startswith("--layout")
-        if forced.all():
-            print(f"error: {frame['reason'].iloc[0]} (on every instance)", file=sys.stderr)
+    reasons = [row["reason"] or "" for row in rows]
+    unplanned = bool(rows) and not any(known(row["tokens_per_s"]) for row in rows)
+    if layout is not None and unplanned:
+        # No instance runs the layout: the rows that could be planned say why (the others lack a
+        # figure a plan needs, whatever the layout).
+        forced = [r for r in reasons if r.startswith("--layout")]
+        if forced:
+            print(f"error: {forced[0]} (no instance can run it: {len(forced)} say why)", file=sys.stderr)
             return 2
     targets = getattr(workload, "tpot_ms", None) or getattr(workload, "ttft_ms", None)
-    if targets and not frame.empty and frame["tokens_per_s"].isna().all():
-        missed = frame["reason"].fillna("").str.contains("misses the latency target")
-        if missed.any():
-            print(
-                f"error: --tpot-ms/--ttft-ms: no instance meets them; {frame['reason'][missed].iloc[0]}",
-                file=sys.stderr,
-            )
+    if targets and unplanned:
+        missed = [r for r in reasons if "misses the latency target" in r]
+        if missed:
+            print(f"error: --tpot-ms/--ttft-ms: no instance meets them; {missed[0]}", file=sys.stderr)
             return 2
+    from catalog.read.plan import COLUMNS
     from catalog.read.plan_inputs import price_words
     from catalog.read.prices import CURRENCY
 
     asked = plan_filters(args)
     prices = f"{CURRENCY}, {price_words(asked.region, asked.spot)}"
-    report = plan_output.ranking_report(frame, workload.kind, args.top, args.format, prices)
+    report = plan_output.ranking_report(rows, workload.kind, args.top, args.format, prices, list(COLUMNS))
     sys.stdout.write(escaped(report, keep="\n"))  # a name's escape sequence is printed, never obeyed
     return 0
 
@@ -439,6 +447,11 @@ def register_plan(
     planning.add_argument("--ttft-ms", help="serve: time to first token at most (ms)")
     planning.add_argument(
         "--precision", help="weights and matmuls: serve bf16|fp8|fp4 (default the model's); train bf16|fp8"
+    )
+    planning.add_argument(
+        "--kv-cache",
+        help="serve: the KV cache's format, bf16|fp8 (default: fp8 when --precision is fp8 or fp4, as "
+        "quantized checkpoints keep it; else the model's)",
     )
     planning.add_argument(
         "--efficiency", help="share of the dense peak every kernel reaches (default: planner/efficiency.csv)"

@@ -8,6 +8,8 @@
    200 ms added to every response: concurrent, sequential, and the slowest source alone.
 5. Bytes on the wire: a cold refresh against an unchanged one (conditional GET, 304s).
 6. Parse time per source, from the stored documents (no network).
+7. ``catalog plan`` ranking the shipped catalog (serving and training) against a bare
+   ``python -c "import duckdb"`` start in the same run (``devtools.bench_plan``).
 
 Every figure is min / median / max over its runs. The table is printed and written into docs/benchmarks.md
 between the bench markers, under a line naming the machine.
@@ -324,7 +326,13 @@ def machine() -> str:
 
 
 def report(
-    offline: dict, scaled: list[dict], query: list[float], live: dict, wire: dict, parsing: dict
+    offline: dict,
+    scaled: list[dict],
+    query: list[float],
+    live: dict,
+    wire: dict,
+    parsing: dict,
+    planning: dict | None = None,
 ) -> str:
     """The figures as the markdown table the README shows."""
     floor = statistics.median(offline["floor"])
@@ -374,7 +382,17 @@ def report(
         f"| {spread(times, 'ms', 1000)} | |"
         for name, (times, docs) in parsing.items()
     ]
+    if planning is not None:
+        from devtools.bench_plan import plan_lines
+
+        lines += plan_lines(planning, spread)
     return "\n".join(lines)
+
+
+def _planning(scratch: Path, repeat: int) -> dict:
+    from devtools import bench_plan
+
+    return bench_plan.plan_speed(bench_plan.shipped_catalog(scratch), repeat)
 
 
 def write_readme(table: str, machine_line: str) -> None:
@@ -394,7 +412,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--scales", default="10,100", help="synthetic scale factors (comma-separated)")
     parser.add_argument("--no-readme", action="store_true", help="print only")
+    parser.add_argument("--only", choices=("plan",), help="run one measurement alone and print it")
     args = parser.parse_args(argv)
+    if args.only == "plan":
+        from devtools import bench_plan
+
+        return bench_plan.main(args.repeat)
     logging.basicConfig(level=logging.ERROR)  # the mirror lacks GCP/OCI pages: expected, not news
     if not args.mirror.is_dir():
         print(f"error: no mirror at {args.mirror}", file=sys.stderr)
@@ -412,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
             live_refresh(args.mirror, scratch, 3),
             transfer(args.mirror, scratch),
             parse_times(db, args.repeat),
+            _planning(scratch, args.repeat),
         )
     line = machine()
     print(line + "\n\n" + table)

@@ -6,3 +6,13 @@ from __future__ import annotations
 
 #: Bits in a byte: Gb/s = GB/s x BITS_PER_BYTE.
 BITS_PER_BYTE = 8
+
+#: Bytes in a GB (decimal): the catalog's memory and bandwidth unit.
+BYTES_PER_GB = 1_000_000_000
+#: FLOP/s in a TFLOPS.
+FLOPS_PER_TFLOPS = 1_000_000_000_000
+#: Seconds in an hour (prices are per hour).
+SECONDS_PER_HOUR = 3600
+#: Tokens in a million and in a billion (costs are per million or billion tokens).
+TOKENS_PER_MILLION = 1_000_000
+TOKENS_PER_BILLION = 1_000_000_000

@@ -37,6 +37,7 @@ from planner.link_costs import (
     MESH_LINKS,
     NVLS_EFFICIENCY,
     NVLS_FAMILIES,
+    NVLS_LATENCY_S,
     PCIE_PAIR_LATENCY_S,
     PCIE_SMALL_GROUP,
     PCIE_SMALL_GROUP_EFFICIENCY,
@@ -140,20 +141,33 @@ def _scaled(rate: float | None, share: float) -> float | None:
     return None if rate is None else rate * share
 
 
-def _inside(op: str, level: LinkLevel, cluster: Cluster, n: int, message_bytes: float) -> Cost:
-    """One collective over ``n`` GPUs inside one block of ``level``."""
-    cost, rate = cost_of(level.kind), line_rate(level, cluster, n)
+def _protocols(kind: str, level: LinkLevel, n: int, wire: float, ring: float | None) -> list[Cost]:
+    """A ring's ``wire`` bytes under each protocol the link has: Simple (``ring``), and on
+    NVLink-class links LL and LL128, each with its latency and at most its rate."""
+    cost = cost_of(level.kind)
+    options = [_cost(kind, _ring_latency(level, n), wire, ring)]
+    for name, latency, cap in (
+        ("ll", cost.ll_latency_s, cost.ll_bytes_per_s),
+        ("ll128", cost.ll128_latency_s, cost.ll128_bytes_per_s),
+    ):
+        if latency is not None and cap is not None:
+            options.append(_cost(name, latency.value, wire, None if ring is None else min(ring, cap.value)))
+    return options
+
+
+def _inside(op: str, level: LinkLevel, cluster: Cluster, n: int, message_bytes: float, nvls: bool) -> Cost:
+    """One collective over ``n`` GPUs inside one block of ``level`` (``nvls``: NVLink SHARP may
+    be used where the switch has it)."""
+    rate = line_rate(level, cluster, n)
     wire = (ring_fraction(n) if op == "all-reduce" else (n - 1) / n) * message_bytes
     ring = _scaled(rate, _ring_efficiency(level, n))
-    options = [_cost("ring", _ring_latency(level, n), wire, ring)]
-    if cost.ll_latency_s is not None and cost.ll_bytes_per_s is not None and op != "all-to-all":
-        ll = None if ring is None else min(ring, cost.ll_bytes_per_s.value)
-        options.append(_cost("ll", cost.ll_latency_s.value, wire, ll))
-    if op == "all-reduce" and _nvls(level, cluster):
-        nvls = _scaled(rate, NVLS_EFFICIENCY.value)
-        options.append(_cost("nvls", cost.ring_latency_s.value, message_bytes, nvls))
     if op == "all-to-all":
-        options[0] = _cost("direct", options[0].latency_s, wire, ring)
+        return _cost("direct", _ring_latency(level, n), wire, ring)
+    options = _protocols("ring", level, n, wire, ring)
+    if op == "all-reduce" and nvls and _nvls(level, cluster):
+        options.append(
+            _cost("nvls", NVLS_LATENCY_S.value, message_bytes, _scaled(rate, NVLS_EFFICIENCY.value))
+        )
     return _best(options)
 
 
@@ -203,8 +217,11 @@ def _reduce_in_node(island: LinkLevel | None, cluster: Cluster, local: int, ring
     return by_ring
 
 
-def collective_cost(op: str, group: Group, message_bytes: float, cluster: Cluster) -> tuple[Cost, Route]:
-    """One ``op`` of ``message_bytes`` over ``group``, and where it runs."""
+def collective_cost(
+    op: str, group: Group, message_bytes: float, cluster: Cluster, *, nvls: bool = True
+) -> tuple[Cost, Route]:
+    """One ``op`` of ``message_bytes`` over ``group``, and where it runs (``nvls`` False prices a
+    run without NVLink SHARP, as NCCL_NVLS_ENABLE=0 or a system without it would be)."""
     if op not in OPERATIONS:
         raise ValueError(f"collective {op!r}; expected one of {OPERATIONS}")
     where = route(group, cluster)
@@ -212,7 +229,7 @@ def collective_cost(op: str, group: Group, message_bytes: float, cluster: Cluste
     if n == 1 or message_bytes == 0:
         return Cost(0.0, "none", 0.0, 0.0, None), where
     if not where.level.is_fabric:
-        return _inside(op, where.level, cluster, n, message_bytes), where
+        return _inside(op, where.level, cluster, n, message_bytes, nvls), where
     return _across(op, where, cluster, n, message_bytes), where
 
 
@@ -270,9 +287,12 @@ def send(collective: str, group: Group, message_bytes: float, count: float, clus
     where = route(group, cluster)
     level = where.level
     cost = cost_of(level.kind)
-    latency = cost.ring_latency_s.value if level.is_fabric else _ring_latency(level, 2)
-    share = cost.ring_efficiency.value if level.is_fabric else _ring_efficiency(level, 2)
-    one = _cost("p2p", latency, message_bytes, _scaled(line_rate(level, cluster, 2), share))
+    if level.is_fabric:
+        rate = _scaled(line_rate(level, cluster, 2), cost.ring_efficiency.value)
+        one = _cost("p2p", cost.ring_latency_s.value, message_bytes, rate)
+    else:
+        rate = _scaled(line_rate(level, cluster, 2), _ring_efficiency(level, 2))
+        one = _best(_protocols("p2p", level, 2, message_bytes, rate))
     if message_bytes == 0:
         one = Cost(0.0, "none", 0.0, 0.0, None)
     seconds = None if one.seconds is None else one.seconds * count

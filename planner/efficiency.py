@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 
@@ -35,11 +35,34 @@ FALLBACK = 0.5
 
 @dataclass(frozen=True)
 class Efficiency:
-    """One factor: the share, whether a row measured it or it was ``inferred`` (and from what)."""
+    """One factor: the share, whether a row measured it or it was ``inferred`` (and from what), and
+    for a GEMM measured at one shape its reduction length ``k_elements`` (None otherwise) and the
+    fixed time ``call_s`` each call pays beyond its compute and reads (0 where none was measured)."""
 
     fraction: float
     basis: str
     detail: str
+    k_elements: float | None = None
+    call_s: float = 0.0
+
+
+#: A GEMM's share of the peak grows with its reduction length K as K / (K + K0): every output tile
+#: pays a fixed prologue and epilogue worth K0 elements of K. K0 is read from DeepGEMM's README
+#: table at its February 2025 release (H800, M = 4096): K = 512, 1,536, 2,048, 7,168 and 16,384 at
+#: 590, 990, 1,025, 1,304 and 1,358 TFLOPS fit 1,417 x K / (K + 718) within 3%.
+GEMM_TILE_K0 = 718.0
+GEMM_TILE_K0_SOURCE = "https://github.com/deepseek-ai/DeepGEMM"
+
+
+def gemm_k_share(k_elements: float, measured: Efficiency) -> float:
+    """The share ``measured`` (a GEMM row) becomes for a reduction length of ``k_elements``: the row
+    times (K / (K + K0)) / (K_row / (K_row + K0)), at most 1. A row without a K is taken as is."""
+    if measured.k_elements is None or k_elements <= 0:
+        return measured.fraction
+    scale = (k_elements / (k_elements + GEMM_TILE_K0)) / (
+        measured.k_elements / (measured.k_elements + GEMM_TILE_K0)
+    )
+    return min(1.0, measured.fraction * scale)
 
 
 def _rows(name: str) -> list[dict[str, str]]:
@@ -51,16 +74,28 @@ def _rows(name: str) -> list[dict[str, str]]:
 def _compute_table() -> dict[tuple[str, str, str], Efficiency]:
     return {
         (r["arch"], r["kernel"], r["format"]): Efficiency(
-            float(r["fraction"]), "measured", f"{r['figure']} ({r['source_url']})"
+            float(r["fraction"]),
+            "measured",
+            f"{r['figure']} ({r['source_url']})",
+            float(r["k_elements"]) if r.get("k_elements") else None,
+            float(r["call_us"]) * 1e-6 if r.get("call_us") else 0.0,
         )
         for r in _rows("efficiency.csv")
     }
 
 
+#: HBM kernel classes: ``stream`` a kernel built to stream memory (attention over the KV cache,
+#: FlashMLA's figure; also what training's weight and optimizer reads take), ``gemm_weights`` the
+#: weights a GEMM with few rows (a decode batch) streams, which reaches less (DeepGEMM's table).
+HBM_KERNELS = ("stream", "gemm_weights")
+
+
 @cache
-def _hbm_table() -> dict[str, Efficiency]:
+def _hbm_table() -> dict[tuple[str, str], Efficiency]:
     return {
-        r["arch"]: Efficiency(float(r["fraction"]), "measured", f"{r['figure']} ({r['source_url']})")
+        (r["arch"], r["kernel"]): Efficiency(
+            float(r["fraction"]), "measured", f"{r['figure']} ({r['source_url']})"
+        )
         for r in _rows("hbm_efficiency.csv")
     }
 
@@ -74,19 +109,24 @@ def _kernel_row(arch: str, kernel: str, fmt: str) -> Efficiency | None:
     table = _compute_table()
     if (arch, kernel, fmt) in table:
         return table[(arch, kernel, fmt)]
-    others = [v for (a, k, _), v in table.items() if a == arch and k == kernel]
+    # FP4 runs on its own tensor-core path: its share stands in for no other format, nor theirs for it.
+    others = [
+        v for (a, k, f), v in table.items() if a == arch and k == kernel and (f == "fp4") == (fmt == "fp4")
+    ]
     if others:
-        row = others[0]
-        return Efficiency(row.fraction, "inferred", f"the {kernel} share in another format: {row.detail}")
+        return replace(
+            others[0], basis="inferred", detail=f"the {kernel} share in another format: {others[0].detail}"
+        )
     if kernel == "moe_gemm":
         dense = _kernel_row(arch, "dense_gemm", fmt)
         if dense is not None:
-            return Efficiency(
-                dense.fraction, "inferred", f"no grouped-GEMM run: the dense share, {dense.detail}"
+            return replace(
+                dense, basis="inferred", detail=f"no grouped-GEMM run: the dense share, {dense.detail}"
             )
     return None
 
 
+@cache
 def compute_efficiency(gpu_model: str, kernel: str, fmt: str) -> Efficiency:
     """The share of ``gpu_model``'s dense ``fmt`` peak ``kernel`` reaches."""
     arch = arch_of(gpu_model)
@@ -98,29 +138,33 @@ def compute_efficiency(gpu_model: str, kernel: str, fmt: str) -> Efficiency:
             return (
                 row
                 if candidate == arch
-                else Efficiency(row.fraction, "inferred", f"{candidate}'s: {row.detail}")
+                else replace(row, basis="inferred", detail=f"{candidate}'s: {row.detail}")
             )
     return Efficiency(
         FALLBACK, "assumed", "no published run for this GPU: the planner's former single factor"
     )
 
 
-def hbm_efficiency(gpu_model: str) -> Efficiency:
-    """The share of ``gpu_model``'s datasheet HBM bandwidth a memory-bound kernel reaches."""
+@cache
+def hbm_efficiency(gpu_model: str, kernel: str = "stream") -> Efficiency:
+    """The share of ``gpu_model``'s datasheet HBM bandwidth a memory-bound ``kernel`` (one of
+    ``HBM_KERNELS``) reaches: the architecture's row, else its ``stream`` row (inferred), else
+    Hopper's (inferred)."""
     arch = arch_of(gpu_model)
     table = _hbm_table()
     for candidate in (arch, BORROW.get(arch or ""), "hopper"):
-        if candidate in table:
-            row = table[candidate]
-            return (
-                row
-                if candidate == arch
-                else Efficiency(row.fraction, "inferred", f"{candidate}'s: {row.detail}")
-            )
+        for kind in dict.fromkeys((kernel, "stream")):
+            if candidate is None or (candidate, kind) not in table:
+                continue
+            row = table[(candidate, kind)]
+            if candidate == arch and kind == kernel:
+                return row
+            whose = f"{candidate}'s" + ("" if kind == kernel else f" {kind} share")
+            return Efficiency(row.fraction, "inferred", f"{whose}: {row.detail}")
     return Efficiency(1.0, "assumed", "no published run")
 
 
 def every_row() -> list[tuple[str, str, str, Efficiency]]:
-    """(arch, kernel, format, factor) of every measured row, and (arch, "hbm", "", factor)."""
+    """(arch, kernel, format, factor) of every measured row, and (arch, "hbm", HBM kernel, factor)."""
     rows = [(a, k, f, e) for (a, k, f), e in _compute_table().items()]
-    return rows + [(a, "hbm", "", e) for a, e in _hbm_table().items()]
+    return rows + [(a, "hbm", k, e) for (a, k), e in _hbm_table().items()]

@@ -14,10 +14,11 @@ joins the blocks. Every figure keeps its basis (stated, inferred, expected, meas
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 
-from normalize.units import gbits_to_gbytes
+from normalize.factors import BITS_PER_BYTE
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS, NVLINK_CLASS_LINKS, Basis, Fabric, Link
 
 #: A two-way (bidirectional) figure counts both directions of a full-duplex link.
@@ -31,7 +32,7 @@ def one_way_gbytes_per_s(two_way_gbytes_per_s: float) -> float:
 
 def fabric_gbytes_per_s_per_gpu(node_gbits_per_s: float, gpus_per_node: int) -> float:
     """A node's fabric (Gbit/s summed over its NICs, per direction) → GB/s per GPU, one way."""
-    return gbits_to_gbytes(node_gbits_per_s) / gpus_per_node
+    return node_gbits_per_s / BITS_PER_BYTE / gpus_per_node
 
 
 @dataclass(frozen=True)
@@ -115,8 +116,9 @@ class Cluster:
     def gpus(self) -> int:
         return self.node.gpus * self.nodes
 
-    @property
+    @functools.cached_property
     def levels(self) -> tuple[LinkLevel, ...]:
+        """The node's link levels, blocks cut to the cluster (computed once per cluster)."""
         inner = [replace(lv, gpus=min(lv.gpus, self.gpus)) for lv in self.node.links if lv.gpus is not None]
         return (*inner, self.node.fabric)
 

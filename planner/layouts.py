@@ -18,7 +18,7 @@ from planner.hardware import Cluster, LinkLevel
 from planner.models import ModelSpec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Layout:
     """Tensor, pipeline, expert and data parallel degrees; ``recompute`` is training's activation
     recomputation ("selective" or "full"; "" when serving); ``virtual`` the model chunks each

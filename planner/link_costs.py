@@ -7,8 +7,10 @@ of it NCCL's protocol reaches (``busbw`` / line rate for a ring). Several algori
 the fastest is taken, which is how NCCL's tuner chooses (``src/graph/tuning.cc`` in NVIDIA/nccl
 predicts each algorithm's and protocol's time and picks the least):
 
-- ``ring`` everywhere; on NVLink-class links also ``ll`` (NCCL's low-latency protocol: a lower α, a
-  much lower rate, which wins below tens of KiB);
+- ``ring`` everywhere (NCCL's Simple protocol); on NVLink-class links also ``ll`` (NCCL's
+  low-latency protocol: a lower α, a much lower rate, which wins below tens of KiB) and ``ll128``
+  (a middle α and rate, which wins from tens of KiB to a few MiB: NCCL's LL128 protocol, or the
+  Simple one on fewer channels; the run it was read from does not say which);
 - ``nvls`` (NVLink SHARP: the switch reduces) on NVSwitch boards of Hopper and later;
 - ``tree`` across exactly two nodes (the inter-node bytes of a tree are the message once per node,
   not 2(n−1)/n of it; a gain published for two nodes, and reported absent at four, nccl#1221).
@@ -36,14 +38,17 @@ class Calibration:
 
 @dataclass(frozen=True)
 class LinkCost:
-    """A link kind's ring latency and efficiency, and (NVLink-class) the LL protocol's latency and
-    rate; ``tree_efficiency`` for fabrics (a two-node tree's bytes per node over its NICs)."""
+    """A link kind's ring latency and efficiency, and (NVLink-class) the LL and LL128 protocols'
+    latencies and rates; ``tree_efficiency`` for fabrics (a two-node tree's bytes per node over its
+    NICs)."""
 
     ring_latency_s: Calibration
     ring_efficiency: Calibration
     ll_latency_s: Calibration | None = None
     ll_bytes_per_s: Calibration | None = None
     tree_efficiency: Calibration | None = None
+    ll128_latency_s: Calibration | None = None
+    ll128_bytes_per_s: Calibration | None = None
 
 
 _NCCL_TESTS_212 = "https://github.com/NVIDIA/nccl-tests/issues/212"
@@ -52,12 +57,19 @@ _DEEPEP_303 = "https://github.com/deepseek-ai/DeepEP/issues/303"
 _NCCL_1221 = "https://github.com/NVIDIA/nccl/issues/1221"
 _NCCL_1244 = "https://github.com/NVIDIA/nccl/issues/1244"
 
+#: The 8 x H20 all_reduce_perf curve of kvcache-ai/Mooncake#3484 (NVLink 4, 450 GB/s one way; no
+#: NVLink SHARP in that run: its 1 GiB busbw, 357.7, is the ring's): 32 KiB in 18.66 us, 512 KiB in
+#: 20.39, 4 MiB in 53.24, 32 MiB in 195.4. Up to a few MiB the time grows at ~220 GB/s of ring bytes
+#: (2(n-1)/n of the message), above at the Simple ring's ~370: NCCL changes protocol (and channels)
+#: with the size, and each regime has its own latency and rate.
+_MOONCAKE_WIRE_32M = 58_720_256
+
 _NVLINK = LinkCost(
     ring_latency_s=Calibration(
-        17.9e-6,
+        195.4e-6 - _MOONCAKE_WIRE_32M / 370e9,
         _MOONCAKE_3484,
-        "8 x H20 (NVLink 4, 450 GB/s one way) all_reduce_perf: 524,288 B in 20.39 us; less its "
-        "bytes at the ring rate (917,504 B / 370 GB/s = 2.48 us) leaves 17.9 us",
+        "8 x H20 (NVLink 4) all_reduce_perf: 33,554,432 B in 195.4 us; less its 58,720,256 ring bytes "
+        "at the Simple ring's 370 GB/s (158.7 us) leaves 36.7 us",
     ),
     ring_efficiency=Calibration(
         370 / 450,
@@ -71,6 +83,17 @@ _NVLINK = LinkCost(
         _MOONCAKE_3484,
         "8 x H20: 32,768 B in 18.66 us; its 57,344 ring bytes over the 6.17 us above the 4-byte "
         "latency: 9.3 GB/s for LL's few channels at small sizes",
+    ),
+    ll128_latency_s=Calibration(
+        17.41e-6,
+        _MOONCAKE_3484,
+        "8 x H20: the line latency + ring bytes / rate nearest (each within 5.6%) to 32,768 B in "
+        "18.66 us, 524,288 B in 20.39 us and 4,194,304 B in 53.24 us: 17.41 us",
+    ),
+    ll128_bytes_per_s=Calibration(
+        222.4e9,
+        _MOONCAKE_3484,
+        "the same line through the 32 KiB, 512 KiB and 4 MiB points: 222.4 GB/s of ring bytes",
     ),
 )
 
@@ -169,6 +192,12 @@ LINK_COSTS: dict[str, LinkCost] = {
     Fabric.UNKNOWN: _TCPX,
 }
 
+#: NVLink SHARP's latency per call: no small-message NVLS run was found, so it is LL128's (inferred).
+NVLS_LATENCY_S = Calibration(
+    17.41e-6,
+    _MOONCAKE_3484,
+    "no NVLink SHARP latency was found in a published run: the LL128 protocol's 17.41 us (inferred)",
+)
 #: NVLink SHARP: all-reduce algbw as a share of the one-way line rate.
 NVLS_EFFICIENCY = Calibration(
     480 / 1.75 / 450,
@@ -201,11 +230,14 @@ def every_calibration() -> list[tuple[str, str, Calibration]]:
             "ll_latency_s",
             "ll_bytes_per_s",
             "tree_efficiency",
+            "ll128_latency_s",
+            "ll128_bytes_per_s",
         ):
             value = getattr(cost, name)
             if value is not None:
                 found.append((str(kind), name, value))
     found.append(("nvswitch", "nvls_efficiency", NVLS_EFFICIENCY))
+    found.append(("nvswitch", "nvls_latency_s", NVLS_LATENCY_S))
     found.append(("pcie", "small_group_efficiency", PCIE_SMALL_GROUP_EFFICIENCY))
     found.append(("pcie", "pair_latency_s", PCIE_PAIR_LATENCY_S))
     return found

@@ -8,6 +8,7 @@ every other figure carries its unit in its name.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import tomllib
@@ -65,34 +66,34 @@ class ModelSpec:
     def is_mla(self) -> bool:
         return self.kv_lora_rank > 0
 
-    @property
+    @functools.cached_property
     def moe_layers(self) -> int:
         return self.layers - self.dense_layers if self.is_moe else 0
 
-    @property
+    @functools.cached_property
     def expert_params(self) -> float:
         """Routed-expert parameters: MoE layers x experts x 3 matrices (gate, up, down), each
         hidden size x expert width."""
         return float(self.moe_layers * self.experts * 3 * self.hidden_size * self.expert_ffn_hidden_size)
 
-    @property
+    @functools.cached_property
     def non_expert_params(self) -> float:
         """Everything else (attention, dense MLPs, shared experts, embeddings, norms)."""
         return self.params_total - self.expert_params
 
-    @property
+    @functools.cached_property
     def attention_dim(self) -> int:
         """heads x head dim: the width the attention FLOPs scale with."""
         return self.attention_heads * self.head_dim
 
-    @property
+    @functools.cached_property
     def kv_elements_per_token_per_layer(self) -> int:
         """K and V (2 x KV heads x head dim), or MLA's latent plus its RoPE key."""
         if self.is_mla:
             return self.kv_lora_rank + self.rope_head_dim
         return 2 * self.kv_heads * self.head_dim
 
-    @property
+    @functools.cached_property
     def kv_bytes_per_token(self) -> float:
         """KV-cache bytes one token adds across all layers, unsharded."""
         return self.kv_elements_per_token_per_layer * self.layers * BYTES_PER_ELEMENT[self.kv_cache_dtype]
@@ -143,6 +144,17 @@ def _check_model(m: ModelSpec) -> None:
 
 #: Serving formats (weights and matmuls) a user may ask for; "" keeps the model's own.
 SERVE_PRECISIONS = ("", "bf16", "fp8", "fp4")
+#: KV-cache formats a user may ask for; "" follows the precision (``ServeWorkload.kv_dtype``).
+KV_CACHE_DTYPES = ("", "bf16", "fp8")
+#: Quantized checkpoints keep their KV cache in FP8: NVIDIA's ModelOpt FP8 and FP4 checkpoints
+#: (which TensorRT-LLM's performance overview serves) state ``"kv_cache_quant_algo": "FP8"`` in
+#: hf_quant_config.json, and vLLM follows that directive; NVIDIA's MLPerf v5.0 llama2-70b Offline
+#: configs set ``'kv_cache_dtype': 'fp8'`` for FP8 (Hopper) and FP4 (Blackwell) alike.
+QUANTIZED_KV_DTYPE = "fp8"
+QUANTIZED_KV_SOURCE = (
+    "https://github.com/mlcommons/inference_results_v5.0/blob/main/closed/NVIDIA/configs/llama2-70b/"
+    "Offline/__init__.py"
+)
 #: The most sequences one replica batches at once when searching for the best batch: TensorRT-LLM's
 #: default ``max_batch_size`` (2,048); a user's ``batch_sequences`` may go beyond it.
 MAX_BATCH_PER_REPLICA = 2048
@@ -156,7 +168,8 @@ class ServeWorkload:
     ``ttft_ms`` to the first). Each conversation reads a ``prompt_tokens`` prompt and writes
     ``output_tokens``; ``target_tokens_per_s`` (output tokens, whole cluster) is what the user
     needs, if they said. ``prefill_chunk_tokens`` bounds the prompt tokens one step holds
-    activations for. ``precision`` sets the weights' and matmuls' format ("" keeps the model's)."""
+    activations for. ``precision`` sets the weights' and matmuls' format ("" keeps the model's);
+    ``kv_cache_dtype`` the KV cache's ("" follows the precision: see ``kv_dtype``)."""
 
     batch_sequences: int | None = None
     prompt_tokens: int = 2048
@@ -166,7 +179,16 @@ class ServeWorkload:
     tpot_ms: float | None = None
     ttft_ms: float | None = None
     precision: str = ""
+    kv_cache_dtype: str = ""
     kind: str = "serve"
+
+    def kv_dtype(self, model: ModelSpec) -> str:
+        """The KV cache's format: the one asked for, else FP8 when the weights are quantized to fp8
+        or fp4 (``QUANTIZED_KV_DTYPE``: as NVIDIA's quantized checkpoints and MLPerf runs keep it),
+        else the model's own."""
+        if self.kv_cache_dtype:
+            return self.kv_cache_dtype
+        return QUANTIZED_KV_DTYPE if self.precision in ("fp8", "fp4") else model.kv_cache_dtype
 
     def __post_init__(self) -> None:
         for name in ("prompt_tokens", "output_tokens", "prefill_chunk_tokens"):
@@ -182,6 +204,10 @@ class ServeWorkload:
         if self.precision not in SERVE_PRECISIONS:
             raise ParseError(
                 f"serving workload: precision must be one of bf16, fp8, fp4, got {self.precision!r}"
+            )
+        if self.kv_cache_dtype not in KV_CACHE_DTYPES:
+            raise ParseError(
+                f"serving workload: kv_cache_dtype must be bf16 or fp8, got {self.kv_cache_dtype!r}"
             )
 
 

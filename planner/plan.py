@@ -19,7 +19,7 @@ from planner.layouts import Layout, candidate_layouts, layout_problem
 from planner.memory import serve_memory, train_memory
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
-from planner.serving import evaluate_serving, served_model
+from planner.serving import evaluate_serving, served_model, with_decode_split, with_ttft
 from planner.serving import fits as serving_fits
 from planner.step import Options, StepCost, matmul_dtype, train_step
 from planner.verdict import fits_label
@@ -59,6 +59,17 @@ def evaluate(
     )
 
 
+def _split_best(
+    model: ModelSpec, workload: Workload, results: list[LayoutResult], cluster: Cluster, options: Options
+) -> tuple[LayoutResult, ...]:
+    """The results, the first (the best) with its TTFT and its decode share of TPOT when serving
+    (what its verdict and its cost split need; the other layouts are compared by tokens/s)."""
+    if results and isinstance(workload, ServeWorkload) and results[0].tokens_per_s is not None:
+        best = with_ttft(model, workload, results[0], cluster, options)
+        results[0] = with_decode_split(model, workload, best, cluster, options)
+    return tuple(results)
+
+
 def _dtype(model: ModelSpec, workload: ServeWorkload, cluster: Cluster) -> str:
     return matmul_dtype(served_model(model, workload), cluster)
 
@@ -78,14 +89,8 @@ def fitting_layouts(model: ModelSpec, workload: Workload, cluster: Cluster, opti
             if workload.global_batch_sequences < layout.dp * layout.ep * workload.micro_batch_sequences:
                 continue  # fewer sequences than data-parallel ranks
             choices = ("selective", "full") if workload.recompute == "auto" else (workload.recompute,)
-            fit = next(
-                (
-                    replace(layout, recompute=c)
-                    for c in choices
-                    if train_memory(model, workload, replace(layout, recompute=c)).total_bytes <= limit
-                ),
-                None,
-            )
+            tries = (replace(layout, recompute=c) for c in choices)
+            fit = next((t for t in tries if train_memory(model, workload, t).total_bytes <= limit), None)
             if fit is not None:
                 found.append(fit)
         elif serving_fits(served_model(model, workload), workload, layout, cluster, options):
@@ -140,6 +145,7 @@ def plan(
             reason += f" (its weights and state alone need {least})"
         return Plan(model, workload, Cluster(node, tried), options, (), f"more than {tried} nodes", reason)
     results = sorted((evaluate(model, workload, lay, cluster, options) for lay in layouts), key=_rank_key)
+    results = list(_split_best(model, workload, results, cluster, options))
     fits = fits_label(min(r.layout.replica_gpus for r in results), cluster)
     found = Plan(model, workload, cluster, options, tuple(results), fits)
     if found.best is None:
@@ -187,7 +193,9 @@ def forced(
             chosen = replace(layout, recompute=choice)
             if train_memory(model, workload, chosen).total_bytes <= limit:
                 break
-    result = evaluate(model, workload, chosen, cluster, options)
+    [result] = _split_best(
+        model, workload, [evaluate(model, workload, chosen, cluster, options)], cluster, options
+    )
     used = result.memory.total_bytes
     if used > limit:
         why = (

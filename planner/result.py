@@ -22,7 +22,8 @@ class LayoutResult:
     """One layout that fits: its memory per GPU, its step (serving: one decode step with its share
     of chunked prefill), the prefill pass of one prompt (serving), tokens/s of the whole cluster, or
     the ``problem`` that leaves it without a time; serving also its ``concurrency`` (conversations
-    at once on the cluster), TPOT and TTFT in seconds."""
+    at once on the cluster), TPOT and TTFT in seconds, and ``decode_s``: the same step with no
+    prompt mixed in (what the output tokens alone take; the rest of TPOT is the prompts')."""
 
     layout: Layout
     memory: MemoryUse
@@ -33,6 +34,7 @@ class LayoutResult:
     concurrency: float | None = None
     tpot_s: float | None = None
     ttft_s: float | None = None
+    decode_s: float | None = None
 
     @property
     def tokens_per_s_per_user(self) -> float | None:

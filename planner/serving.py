@@ -19,6 +19,7 @@ TTFT grow with B, tokens/s does not fall). With ``batch_sequences`` = C, each re
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -28,12 +29,18 @@ from planner.layouts import Layout
 from planner.memory import serve_memory
 from planner.models import MAX_BATCH_PER_REPLICA, ModelSpec, ServeWorkload
 from planner.result import LayoutResult
-from planner.step import Options, StepCost, serve_pass
+from planner.serve_pass import serve_pass
+from planner.step import Options, StepCost
 
 
 def served_model(model: ModelSpec, work: ServeWorkload) -> ModelSpec:
-    """The model with the workload's serving format for its weights ("" keeps its own)."""
-    return model if not work.precision else replace(model, weight_dtype=work.precision)
+    """The model as served: its weights in the workload's precision ("" keeps its own), which the
+    matmuls follow (``planner.step.matmul_dtype``), and its KV cache in ``work.kv_dtype``."""
+    weights = work.precision or model.weight_dtype
+    kv = work.kv_dtype(model)
+    if (weights, kv) == (model.weight_dtype, model.kv_cache_dtype):
+        return model
+    return replace(model, weight_dtype=weights, kv_cache_dtype=kv)
 
 
 def _limit(cluster: Cluster, options: Options) -> float:
@@ -55,24 +62,46 @@ def _per_replica(work: ServeWorkload, layout: Layout) -> float | None:
 def max_batch(
     model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options
 ) -> int:
-    """The most conversations one replica holds in memory (0 if not even one), at most the cap."""
+    """The most conversations one replica holds in memory (0 if not even one), at most the cap.
+
+    Memory is the weights, a KV cache linear in the conversations and a prefill workspace linear
+    until it reaches the chunk's size: solved on each piece from ``serve_memory``'s own parts, then
+    checked against it (a binary search if the check disagrees)."""
     limit = _limit(cluster, options)
+
+    def fits_b(b: int) -> bool:
+        return serve_memory(model, work, layout, b).total_bytes <= limit
+
+    one = serve_memory(model, work, layout, 1)
+    cap = serve_memory(model, work, layout, MAX_BATCH_PER_REPLICA).activation_bytes
+    kv, act = one.kv_cache_bytes, one.activation_bytes
+    room = limit - one.weights_bytes
+    saturated = (room - cap) / kv if kv > 0 else float(MAX_BATCH_PER_REPLICA)
+    guess = saturated if act > 0 and saturated >= cap / act else room / (kv + act) if kv + act > 0 else 0.0
+    b = int(max(0.0, min(float(MAX_BATCH_PER_REPLICA), math.floor(guess))))
+    for _ in range(3):  # rounding: step to the exact edge, usually two checks
+        if b > 0 and not fits_b(b):
+            b -= 1
+        elif b < MAX_BATCH_PER_REPLICA and fits_b(b + 1):
+            b += 1
+        else:
+            return b
     low, high = 0, MAX_BATCH_PER_REPLICA
     while low < high:
         middle = (low + high + 1) // 2
-        if serve_memory(model, work, layout, middle).total_bytes <= limit:
+        if fits_b(middle):
             low = middle
         else:
             high = middle - 1
     return low
 
 
-def _steps(
+def _step(
     model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options, b: float
-) -> tuple[StepCost, StepCost]:
-    """(the mixed decode step at B = ``b`` per replica, one prompt's prefill pass)."""
+) -> StepCost:
+    """The mixed decode step at B = ``b`` per replica."""
     prompt, out = work.prompt_tokens, work.output_tokens
-    step = serve_pass(
+    return serve_pass(
         model,
         layout,
         cluster,
@@ -83,18 +112,24 @@ def _steps(
         prefill_tokens=b * prompt / out,
         prefill_context_tokens=prompt / 2,
     )
-    prefill = serve_pass(
+
+
+def _prefill(
+    model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> StepCost:
+    """One prompt's prefill pass (the same whatever the batch)."""
+    prompt = work.prompt_tokens
+    return serve_pass(
         model, layout, cluster, options, sequences=1, new_tokens=prompt, context_tokens=prompt / 2
     )
-    return step, prefill
 
 
 def _meets(work: ServeWorkload, tpot: float | None, ttft: float | None) -> bool:
-    if tpot is None or ttft is None:
-        return True  # no time: the problem is reported instead
-    return (work.tpot_ms is None or tpot * 1e3 <= work.tpot_ms) and (
-        work.ttft_ms is None or ttft * 1e3 <= work.ttft_ms
-    )
+    """Whether the targets asked for are met (a time that could not be computed meets them: the
+    problem is reported instead; TTFT is computed whenever a TTFT target is set)."""
+    tpot_ok = work.tpot_ms is None or tpot is None or tpot * 1e3 <= work.tpot_ms
+    ttft_ok = work.ttft_ms is None or ttft is None or ttft * 1e3 <= work.ttft_ms
+    return tpot_ok and ttft_ok
 
 
 def _result(
@@ -105,14 +140,47 @@ def _result(
     options: Options,
     b: float,
     problem_of: Callable[[StepCost], str | None],
+    prefill: StepCost | None,
 ) -> LayoutResult:
-    step, prefill = _steps(model, work, layout, cluster, options, b)
-    problem = problem_of(step) or problem_of(prefill)
+    """The layout at ``b`` conversations per replica; TTFT only with ``prefill`` (one prompt's pass)."""
+    step = _step(model, work, layout, cluster, options, b)
+    problem = problem_of(step) or (problem_of(prefill) if prefill is not None else None)
     memory = serve_memory(model, work, layout, b)
     tpot = step.step_s
-    ttft = None if prefill.step_s is None or tpot is None else prefill.step_s + tpot
+    ttft = None if prefill is None or prefill.step_s is None or tpot is None else prefill.step_s + tpot
     tokens = None if problem is not None or not tpot else layout.dp * b / tpot
     return LayoutResult(layout, memory, step, prefill, tokens, problem, layout.dp * b, tpot, ttft)
+
+
+def with_ttft(
+    model: ModelSpec, work: ServeWorkload, result: LayoutResult, cluster: Cluster, options: Options
+) -> LayoutResult:
+    """``result`` with its prefill pass and TTFT, when the search did not need them (a ranking
+    compares layouts by tokens/s; the best one, and every layout a report shows, gets them)."""
+    if result.prefill is not None or result.tpot_s is None:
+        return result
+    prefill = _prefill(served_model(model, work), work, result.layout, cluster, options)
+    ttft = None if prefill.step_s is None else prefill.step_s + result.tpot_s
+    return replace(result, prefill=prefill, ttft_s=ttft)
+
+
+def with_decode_split(
+    model: ModelSpec, work: ServeWorkload, result: LayoutResult, cluster: Cluster, options: Options
+) -> LayoutResult:
+    """``result`` with ``decode_s``: its step with the same conversations and no prompt mixed in, so
+    a cost can be split between the output tokens (that step) and the prompts (the rest of TPOT)."""
+    if result.concurrency is None or result.tpot_s is None:
+        return result
+    decode = serve_pass(
+        served_model(model, work),
+        result.layout,
+        cluster,
+        options,
+        sequences=result.concurrency / result.layout.dp,
+        new_tokens=1,
+        context_tokens=work.prompt_tokens + work.output_tokens / 2,
+    ).step_s
+    return replace(result, decode_s=None if decode is None else min(decode, result.tpot_s))
 
 
 def evaluate_serving(
@@ -126,30 +194,39 @@ def evaluate_serving(
     """The layout at the user's concurrency, or at the batch the search picks (module docstring).
     A layout that misses a latency target even at one conversation per replica says so."""
     model = served_model(model, work)
+    # TTFT matters to the search only under a TTFT target; else the best layout gets it afterwards.
+    prefill = _prefill(model, work, layout, cluster, options) if work.ttft_ms is not None else None
+
+    def at(b: float) -> LayoutResult:
+        return _result(model, work, layout, cluster, options, b, problem_of, prefill)
+
     fixed = _per_replica(work, layout)
     if fixed is not None:
-        found = _result(model, work, layout, cluster, options, fixed, problem_of)
+        found = at(fixed)
         return (
             found
             if _meets(work, found.tpot_s, found.ttft_s)
             else replace(found, tokens_per_s=None, problem=_missed(work, found))
         )
     most = max_batch(model, work, layout, cluster, options)
-    best = _result(model, work, layout, cluster, options, max(most, 1), problem_of)
+    best = at(max(most, 1))
     if best.problem or _meets(work, best.tpot_s, best.ttft_s):
         return best
     low, high = 1, most
-    first = _result(model, work, layout, cluster, options, 1, problem_of)
+    first = at(1)
     if not _meets(work, first.tpot_s, first.ttft_s):
         return replace(first, tokens_per_s=None, problem=_missed(work, first))
     while low < high:  # the largest batch that still meets the targets
         middle = (low + high + 1) // 2
-        trial = _result(model, work, layout, cluster, options, middle, problem_of)
-        if _meets(work, trial.tpot_s, trial.ttft_s):
+        if _meets(work, *_latencies(at(middle))):
             low = middle
         else:
             high = middle - 1
-    return _result(model, work, layout, cluster, options, low, problem_of)
+    return at(low)
+
+
+def _latencies(result: LayoutResult) -> tuple[float | None, float | None]:
+    return result.tpot_s, result.ttft_s
 
 
 def _missed(work: ServeWorkload, result: LayoutResult) -> str:

@@ -30,7 +30,7 @@ from planner.conversions import BYTES_PER_ELEMENT, gbytes_per_s_to_bytes_per_s, 
 from planner.efficiency import compute_efficiency, hbm_efficiency
 from planner.hardware import Cluster
 from planner.layouts import Layout, groups
-from planner.memory import TRAIN_WEIGHT_DTYPE, kv_split, micro_batches, params_per_gpu
+from planner.memory import TRAIN_WEIGHT_DTYPE, micro_batches, params_per_gpu
 from planner.models import OPTIMIZER_STATES, ModelSpec, TrainWorkload
 
 #: Forward, backward through activations, backward through weights.
@@ -50,15 +50,53 @@ class Options:
 
 
 @dataclass(frozen=True)
+class KernelTime:
+    """One kernel class of a pass on one GPU: its FLOPs and HBM bytes and their times (None when
+    the peak or the HBM bandwidth is not known); it takes the longer of the two, plus ``fixed_s``
+    (its calls' fixed cost)."""
+
+    kernel: str
+    flops: float
+    hbm_bytes: float
+    compute_s: float | None
+    memory_s: float | None
+    fixed_s: float = 0.0
+
+    @property
+    def seconds(self) -> float | None:
+        if self.compute_s is None or self.memory_s is None:
+            return None
+        return max(self.compute_s, self.memory_s) + self.fixed_s
+
+
+def _total(values: list[float | None]) -> float | None:
+    return None if any(v is None for v in values) else sum(v or 0.0 for v in values)
+
+
+@dataclass(frozen=True)
 class StepCost:
     """One step of one GPU: FLOPs and HBM bytes with their times (None when the peak or the HBM
-    bandwidth is not known) and the collectives."""
+    bandwidth is not known) and the collectives. With ``kernels`` (serving) the step is their
+    times in turn, each the longer of its compute and its reads; without, max(compute, memory)."""
 
     flops_per_gpu: float
     compute_s: float | None
     hbm_bytes_per_gpu: float
     memory_s: float | None
     transfers: tuple[Transfer, ...]
+    kernels: tuple[KernelTime, ...] = ()
+
+    @classmethod
+    def of_kernels(cls, kernels: tuple[KernelTime, ...], transfers: tuple[Transfer, ...]) -> StepCost:
+        """A step made of ``kernels`` run one after another, and ``transfers``."""
+        return cls(
+            sum(k.flops for k in kernels),
+            _total([k.compute_s for k in kernels]),
+            sum(k.hbm_bytes for k in kernels),
+            _total([k.memory_s for k in kernels]),
+            transfers,
+            kernels,
+        )
 
     @property
     def comm_s(self) -> float | None:
@@ -69,6 +107,8 @@ class StepCost:
     def step_s(self) -> float | None:
         if self.compute_s is None or self.memory_s is None or self.comm_s is None:
             return None
+        if self.kernels:
+            return (_total([k.seconds for k in self.kernels]) or 0.0) + self.comm_s
         return max(self.compute_s, self.memory_s) + self.comm_s
 
 
@@ -144,50 +184,6 @@ def experts_touched(model: ModelSpec, tokens: float) -> float:
     if not model.is_moe:
         return 1.0
     return 1 - (1 - model.experts_per_token / model.experts) ** tokens
-
-
-def serve_pass(
-    model: ModelSpec,
-    layout: Layout,
-    cluster: Cluster,
-    options: Options,
-    *,
-    sequences: float,
-    new_tokens: float,
-    context_tokens: float,
-    prefill_tokens: float = 0.0,
-    prefill_context_tokens: float = 0.0,
-) -> StepCost:
-    """One forward pass of a replica over ``sequences`` × ``new_tokens`` tokens, each attending to
-    ``context_tokens`` (decode: 1 new token per sequence; prefill: the prompt), plus
-    ``prefill_tokens`` of prompts mixed into the same pass (chunked prefill), attending to
-    ``prefill_context_tokens`` each."""
-    decode_tokens = sequences * new_tokens
-    tokens = decode_tokens + prefill_tokens
-    flops = (
-        decode_tokens * forward_flops_per_token(model, context_tokens)
-        + prefill_tokens * forward_flops_per_token(model, prefill_context_tokens)
-    ) / layout.replica_gpus
-    dtype = matmul_dtype(model, cluster)
-    compute = compute_seconds(
-        model,
-        cluster,
-        options,
-        dtype,
-        [(decode_tokens, context_tokens), (prefill_tokens, prefill_context_tokens)],
-        layout.replica_gpus,
-    )
-    non_expert, expert = params_per_gpu(model, layout)
-    micro_tokens = tokens / layout.pp  # the pass runs as PP micro-batches, one stage read each
-    stage_read = non_expert + expert * experts_touched(model, micro_tokens)
-    weight_bytes = stage_read * layout.pp * BYTES_PER_ELEMENT[model.weight_dtype]
-    kv_bytes = sequences / layout.ep * context_tokens * model.kv_bytes_per_token
-    hbm = weight_bytes + kv_bytes / layout.pp / kv_split(model, layout.tp)
-    hbm_rate = _hbm_rate(cluster)
-    transfers = _pass_transfers(
-        model, layout, cluster, options, tokens / layout.ep, passes=1, pp_sends=1, workload="serve"
-    )
-    return StepCost(flops, compute, hbm, _seconds(hbm, hbm_rate), transfers)
 
 
 def _hbm_rate(cluster: Cluster) -> float | None:

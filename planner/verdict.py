@@ -7,7 +7,7 @@ import math
 from normalize.vocab import LINK_LABELS, SCALE_UP_LINKS
 from planner.conversions import SECONDS_PER_HOUR, TOKENS_PER_BILLION, TOKENS_PER_MILLION
 from planner.hardware import Cluster, LinkLevel
-from planner.models import TrainWorkload
+from planner.models import ServeWorkload, TrainWorkload
 from planner.result import Plan
 from planner.step import StepCost
 
@@ -71,8 +71,32 @@ def basis_text(plan: Plan) -> str:
 
 
 def usd_per_million_tokens(plan: Plan) -> float | None:
-    """Serving cost: the cluster's USD per second / output tokens per second x 10^6."""
+    """Serving cost all-in: the cluster's USD per second / output tokens per second x 10^6 (each
+    output token carries its share of the prompts' prefill)."""
     return _usd_per_tokens(plan, TOKENS_PER_MILLION)
+
+
+def usd_per_million_split(plan: Plan) -> tuple[float | None, float | None]:
+    """Serving cost per million (input, output) tokens, each at its own rate: a step of TPOT holds
+    the output tokens' decode (``decode_s``, the step with no prompt mixed in) and the prompts'
+    prefill (the rest), so input = USD/s x (TPOT − decode) / prompt tokens per step and output =
+    USD/s x decode / output tokens per step. Input x prompt / output + output = the all-in figure."""
+    price, best, work = plan.cluster_usd_per_hour, plan.best, plan.workload
+    if (
+        price is None
+        or best is None
+        or not isinstance(work, ServeWorkload)
+        or not best.concurrency
+        or best.tpot_s is None
+        or best.decode_s is None
+    ):
+        return None, None
+    per_s = price / SECONDS_PER_HOUR
+    prompts = best.concurrency * work.prompt_tokens / work.output_tokens  # prompt tokens per step
+    return (
+        per_s * (best.tpot_s - best.decode_s) / prompts * TOKENS_PER_MILLION,
+        per_s * best.decode_s / best.concurrency * TOKENS_PER_MILLION,
+    )
 
 
 def usd_per_billion_tokens(plan: Plan) -> float | None:
@@ -160,7 +184,10 @@ def verdict(plan: Plan) -> str:
             f"{_comm_clause(best.step)}{money}{_caveats(plan)}."
         )
     cost = usd_per_million_tokens(plan)
-    money = "" if cost is None else f"; ${cost:,.2f} per million output tokens"
+    split = usd_per_million_split(plan)
+    money = "" if cost is None else f"; ${cost:,.2f} per million output tokens with their prompts"
+    if cost is not None and split[0] is not None and split[1] is not None:
+        money += f" (input ${split[0]:,.3g}, output ${split[1]:,.3g} per million, each at its own rate)"
     target = plan.workload.target_tokens_per_s
     goal = ""
     if target:

@@ -10,10 +10,11 @@ the arithmetic is the ``planner`` package's.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pandas as pd
 
 from catalog.read.plan_inputs import (
     cheapest_prices,
@@ -27,18 +28,23 @@ from catalog.read.queries import Filters, filtered_instances, instances_sql
 from catalog.read.shape import shape
 from catalog.read.text import known
 from planner.conversions import bytes_to_gb
-from planner.hardware import Node
+from planner.hardware import MISSING, Node
 from planner.layouts import Layout
 from planner.models import ModelSpec, TrainWorkload
 from planner.plan import days_to_train, plan
 from planner.result import Plan, Workload
 from planner.step import Options
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 from planner.verdict import (
     basis_text,
     bottleneck,
     bound,
     comm_share,
     usd_per_billion_tokens,
+    usd_per_million_split,
     usd_per_million_tokens,
     usd_per_step,
     verdict,
@@ -69,6 +75,12 @@ def _hardware(node: Node) -> Node:
         usd_per_hour=None,
         price_detail="",
     )
+
+
+def _inside_one_node(hardware: Node) -> Node:
+    """``hardware`` without its fabric: a plan on one node never uses the fabric (the node count
+    follows from memory, every group stays inside), so nodes equal but for their fabric share it."""
+    return replace(hardware, links=(*hardware.links[:-1], replace(hardware.fabric, figure=MISSING, kind="")))
 
 
 def _as_node(shared: Plan, node: Node) -> Plan:
@@ -142,6 +154,7 @@ def _row(row: dict, result: Plan | str) -> dict:
         return out
     worst = bottleneck(best.step)
     layout = best.layout
+    split = usd_per_million_split(result)
     return out | {
         "layout": layout.label,
         "tp": layout.tp,
@@ -159,6 +172,8 @@ def _row(row: dict, result: Plan | str) -> dict:
         "ttft_s": best.ttft_s,
         "tpot_s": best.tpot_s,
         "usd_per_million_tokens": usd_per_million_tokens(result) if result.workload.kind == "serve" else None,
+        "usd_per_million_input_tokens": split[0],
+        "usd_per_million_output_tokens": split[1],
         "usd_per_step": usd_per_step(result) if result.workload.kind == "train" else None,
         "usd_per_billion_tokens": usd_per_billion_tokens(result) if result.workload.kind == "train" else None,
         "days_to_train": days_to_train(result),
@@ -171,7 +186,8 @@ COLUMNS = (
     "rank", "provider", "instance_type", "gpu_model", "gpus_per_node", "nodes", "layout", "fits", "min_gpus",
     "step_s", "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "concurrency",
     "tokens_per_s_per_user", "ttft_s", "tpot_s", "usd_per_hour", "price_region", "price_kind", "currency",
-    "price_flag", "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "days_to_train",
+    "price_flag", "usd_per_million_tokens", "usd_per_million_input_tokens", "usd_per_million_output_tokens",
+    "usd_per_step", "usd_per_billion_tokens", "days_to_train",
     "usd_to_train", "bandwidth_basis", "verdict",
     "reason", "flags", "tp", "pp", "ep", "dp",
 )  # fmt: skip
@@ -190,17 +206,19 @@ def _group_rows(
     filters: Filters,
     options: Options | None,
     layout: Layout | None = None,
-) -> pd.DataFrame:
+) -> list[dict[str, Any]]:
     """``_row`` of every row matching ``filters``, planned once per node group (``node_groups``): a
     group's verdict is written for a stand-in name, then each row gets its own name back."""
     sql, params = instances_sql(filters, shape(con))
     rows = node_groups(con, sql, params, filters.region, filters.spot)
-    if rows.empty:
-        return pd.DataFrame(columns=[c for c in COLUMNS if c != "rank"])
-    firsts = rows.drop_duplicates("node_group").to_dict("records")
+    first_of: dict[Any, dict] = {}
+    for row in rows:
+        first_of.setdefault(row["node_group"], row)  # a group is planned for its first row
+    firsts = list(first_of.values())
     measured = measurements_of(con, [(r["provider"], r["instance_type"]) for r in firsts])
     planned: dict[Node, Plan] = {}
-    found = []
+    planned_inside: dict[Node, Plan] = {}  # plans of one node, by the hardware inside it
+    by_group: dict[Any, dict[str, Any]] = {}
     for row in firsts:
         price = (row["usd_per_hour_min"], row["price_region"]) if known(row["usd_per_hour_min"]) else None
         node = node_from_row(row, price, measured.get((row["provider"], row["instance_type"])), filters.spot)
@@ -209,22 +227,88 @@ def _group_rows(
             result = node  # the reason it cannot be planned
         else:
             hardware = _hardware(node)
+            inside = _inside_one_node(hardware)
             if hardware not in planned:
-                planned[hardware] = plan(
+                planned[hardware] = planned_inside.get(inside) or plan(
                     model, workload, hardware, nodes=nodes, options=options, layout=layout
                 )
+                if planned[hardware].cluster.nodes == 1:
+                    planned_inside.setdefault(inside, planned[hardware])
             result = _as_node(planned[hardware], replace(node, instance_type=_SHARED_NAME))
-        found.append({"node_group": row["node_group"], **_row(row, result)})
-    groups = pd.DataFrame(found).drop(columns=list(_OWN)).set_index("node_group")
-    own = rows.rename(columns={"gpu_count": "gpus_per_node"})[["node_group", *_OWN]]
-    expanded = own.join(groups, on="node_group").drop(columns="node_group")
-    names = expanded["instance_type"].tolist()
-    for column in ("verdict", "reason"):
-        expanded[column] = [
-            text.replace(_SHARED_NAME, name) if isinstance(text, str) else text
-            for text, name in zip(expanded[column].tolist(), names, strict=True)
-        ]
-    return expanded
+        shared = _row(row, result)
+        by_group[row["node_group"]] = {k: v for k, v in shared.items() if k not in _OWN}
+    found = []
+    for row in rows:
+        own = {k: row["gpu_count" if k == "gpus_per_node" else k] for k in _OWN}
+        out = {c: None for c in COLUMNS if c != "rank"} | own | by_group[row["node_group"]]
+        for column in ("verdict", "reason"):
+            if isinstance(out[column], str):
+                out[column] = out[column].replace(_SHARED_NAME, row["instance_type"])
+        found.append(out)
+    return found
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _sort_key(row: dict[str, Any], keys: list[str], cost: str) -> tuple:
+    """Planned rows first; each key ascending for the cost, descending for tokens/s, missing last;
+    then provider and instance type."""
+    parts: list[Any] = [_missing(row["tokens_per_s"])]
+    for key in keys:
+        value = row[key]
+        parts += [True, 0.0] if _missing(value) else [False, value if key == cost else -value]
+    return (*parts, row["provider"], row["instance_type"])
+
+
+def rank_rows(
+    con: duckdb.DuckDBPyConnection,
+    model: ModelSpec,
+    workload: Workload,
+    *,
+    nodes: int | None = None,
+    filters: Filters | None = None,
+    options: Options | None = None,
+    by: str = "time",
+    layout: Layout | None = None,
+) -> list[dict[str, Any]]:
+    """``rank`` as plain rows (dicts keyed by ``COLUMNS``, None where unknown), without pandas: the
+    command line's ranking reads this, so a plan never pays for loading pandas."""
+    if by not in RANK_BY:
+        raise ValueError(f"rank by {by!r}; expected one of {RANK_BY}")
+    filters = filters or Filters()
+    found = _group_rows(con, model, workload, nodes=nodes, filters=filters, options=options, layout=layout)
+    cost = COST_COLUMN[workload.kind]
+    keys = [cost, "tokens_per_s"] if by == "cost" else ["tokens_per_s", cost]  # a tie: cheaper first
+    found.sort(key=lambda row: _sort_key(row, keys, cost))
+    ranked = []
+    for position, row in enumerate(found, start=1):
+        row["price_kind"] = "spot" if filters.spot else "on-demand"
+        row["currency"] = CURRENCY
+        ranked.append({"rank": None if _missing(row[keys[0]]) else position} | row)
+    return [{column: row.get(column) for column in COLUMNS} for row in ranked]
+
+
+#: The float and whole-number columns of a ranking (the rest are text).
+FLOAT_COLUMNS = (
+    "step_s", "comm_s", "comm_share", "tokens_per_s", "concurrency", "tokens_per_s_per_user", "ttft_s",
+    "tpot_s", "usd_per_hour", *COST_COLUMN.values(), "usd_per_million_input_tokens",
+    "usd_per_million_output_tokens", "usd_per_step", "days_to_train", "usd_to_train",
+)  # fmt: skip
+INT_COLUMNS = ("rank", "nodes", "min_gpus", "tp", "pp", "ep", "dp")
+
+
+def ranking_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """``rank_rows`` as the DataFrame ``rank`` returns: floats, nullable whole numbers, ``COLUMNS``."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    for column in FLOAT_COLUMNS:
+        frame[column] = frame[column].astype("float64")
+    for column in INT_COLUMNS:
+        frame[column] = frame[column].astype("Int64")
+    return frame
 
 
 def rank(
@@ -249,45 +333,10 @@ def rank(
     ``filters.spot`` (``price_region``, ``price_kind`` and ``currency`` say which price; ``price_flag``
     why it looks like a placeholder, when it does).
     """
-    if by not in RANK_BY:
-        raise ValueError(f"rank by {by!r}; expected one of {RANK_BY}")
-    found = _group_rows(
-        con, model, workload, nodes=nodes, filters=filters or Filters(), options=options, layout=layout
+    rows = rank_rows(
+        con, model, workload, nodes=nodes, filters=filters, options=options, by=by, layout=layout
     )
-    frame = found.reindex(columns=[c for c in COLUMNS if c != "rank"])
-    for column in (
-        "step_s",
-        "comm_s",
-        "comm_share",
-        "tokens_per_s",
-        "concurrency",
-        "tokens_per_s_per_user",
-        "ttft_s",
-        "tpot_s",
-        "usd_per_hour",
-        *COST_COLUMN.values(),
-        "usd_per_step",
-        "days_to_train",
-        "usd_to_train",
-    ):
-        frame[column] = frame[column].astype("float64")
-    for column in ("nodes", "min_gpus", "tp", "pp", "ep", "dp"):
-        frame[column] = frame[column].astype("Int64")
-    frame["price_kind"] = "spot" if filters is not None and filters.spot else "on-demand"
-    frame["currency"] = CURRENCY
-    cost = COST_COLUMN[workload.kind]
-    keys = [cost, "tokens_per_s"] if by == "cost" else ["tokens_per_s", cost]  # a tie: cheaper first
-    frame["_planned"] = frame["tokens_per_s"].notna()
-    frame = frame.sort_values(
-        ["_planned", *keys, "provider", "instance_type"],
-        ascending=[False, *(k == cost for k in keys), True, True],
-        na_position="last",
-        kind="stable",
-    ).drop(columns="_planned")
-    ranked = frame[keys[0]].notna().to_numpy()
-    ranks = pd.array([i + 1 if r else None for i, r in enumerate(ranked)], dtype="Int64")
-    frame.insert(0, "rank", ranks)  # type: ignore[arg-type]  # pandas-stubs omits ExtensionArray values
-    return frame.reset_index(drop=True)
+    return ranking_frame(rows)
 
 
 def instance_plans(
@@ -317,9 +366,19 @@ def instance_plans(
 
 
 def layouts_frame(result: Plan) -> pd.DataFrame:
-    """Every fitting layout of one plan, best first: memory per GPU, step, its parts, tokens/s."""
+    """Every fitting layout of one plan, best first: memory per GPU, step, its parts, tokens/s, and
+    when serving its concurrency, TPOT and TTFT."""
+    import pandas as pd
+
+    from planner.models import ServeWorkload
+    from planner.serving import with_ttft
+
+    work = result.workload
     rows = []
-    for r in result.results:
+    for found in result.results:
+        r = found
+        if isinstance(work, ServeWorkload):
+            r = with_ttft(result.model, work, found, result.cluster, result.options)
         step = r.step
         rows.append(
             {
@@ -341,6 +400,8 @@ def layouts_frame(result: Plan) -> pd.DataFrame:
 
 def transfers_frame(result: Plan) -> pd.DataFrame:
     """The best layout's collectives in one step: bytes per GPU, the link, the seconds."""
+    import pandas as pd
+
     best = result.best
     if best is None:
         return pd.DataFrame(

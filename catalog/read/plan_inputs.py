@@ -10,7 +10,8 @@ Which figure each link gets, best first (the plan says which it used):
      copy is never taken as the ring's rate for every group size);
   2. measured ``nccl_allreduce_busbw_gbytes_per_s`` from a run on one node over all its GPUs
      (``nodes`` = 1, ``gpus`` = the instance's GPUs): the largest busbw, marked ``achieved="busbw"``;
-  3. expected ``gpu_to_gpu_gbytes_per_s`` (as 1.), or expected/measured ``nvlink_gbytes_per_s`` ×
+  3. expected ``gpu_to_gpu_gbytes_per_s`` (as 1., an achieved copy too: the rate a health check
+     wants nvbandwidth to reach), or expected/measured ``nvlink_gbytes_per_s`` ×
      ``port_count`` (one NVLink's rate per direction × the GPU's links);
   4. the catalog's ``intra_node_gbytes_per_s`` (stated or inferred), two-way, halved.
 - Fabric (per GPU, one way): measured ``nic_gbits_per_s`` or ``ib_write_gbits_per_s`` × ``port_count``,
@@ -26,7 +27,6 @@ import statistics
 from collections.abc import Iterable
 
 import duckdb
-import pandas as pd
 
 from catalog.read.text import known
 from normalize.gpus import BY_ID, GPUS
@@ -75,17 +75,25 @@ def cheapest_prices(
     return {(p, t): (float(usd), where) for p, t, usd, where in rows}
 
 
+def _records(cursor: duckdb.DuckDBPyConnection) -> list[dict]:
+    """The rows of an executed query as dicts keyed by column (no pandas on the read path)."""
+    names = [d[0] for d in cursor.description or ()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
 def measurements_by_instance(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], list[Measurement]]:
     """The numeric measurements that name their instance, by (provider, instance_type)."""
     if not _has(con, "measurements"):
         return {}
-    frame = con.execute(
-        """SELECT provider, instance_type, kind, metric, value, direction, nodes, gpus, port_count, tool
-           FROM measurements
-           WHERE provider IS NOT NULL AND instance_type IS NOT NULL AND value IS NOT NULL"""
-    ).df()
+    records = _records(
+        con.execute(
+            """SELECT provider, instance_type, kind, metric, value, direction, nodes, gpus, port_count, tool
+               FROM measurements
+               WHERE provider IS NOT NULL AND instance_type IS NOT NULL AND value IS NOT NULL"""
+        )
+    )
     found: dict[tuple[str, str], list[Measurement]] = {}
-    for record in frame.to_dict("records"):
+    for record in records:
         found.setdefault((record["provider"], record["instance_type"]), []).append(record)
     return found
 
@@ -105,7 +113,9 @@ def _copy_figure(records: list[Measurement], kind: str) -> Figure | None:
         return None
     median = statistics.median(values)
     detail = f"{kind} GPU-to-GPU copy, one way, median of {len(values)}"
-    return Figure(median, kind, detail, achieved="copy" if kind == "measured" else "")
+    # Measured or expected, a copy is what one pair achieved (a health check's expected figure is
+    # the copy rate it wants nvbandwidth to reach), never a line rate.
+    return Figure(median, kind, detail, achieved="copy")
 
 
 def intra_figure(row: dict, records: list[Measurement]) -> Figure:
@@ -169,6 +179,15 @@ def dense_peaks(gpu_model: str | None) -> tuple[float | None, float | None]:
     return (bf16.pop() if len(bf16) == 1 else None), (fp8.pop() if len(fp8) == 1 else None)
 
 
+def gpu_memory_per_gpu(row: dict) -> float | None:
+    """A GPU's memory in the catalog's one unit (``gpu_memory_nominal_gb``, docs/schema.md): the
+    datasheet's size when the stated figure is it read as GB or as GiB, so one GPU plans alike on
+    every cloud (AWS's "80 GiB" A100 and Azure's "80 GB" are both 80, not 85.9 and 80); the stated
+    ``gpu_memory_gb`` where a row has no nominal figure (a row built before the column)."""
+    nominal = row.get("gpu_memory_nominal_gb")
+    return nominal if known(nominal) else row.get("gpu_memory_gb")
+
+
 def node_from_row(
     row: dict,
     price: tuple[float, str] | None = None,
@@ -185,7 +204,7 @@ def node_from_row(
         return f"a fraction of a GPU ({count:g}): not planned"
     gpus = int(count)
     spec = BY_ID.get(row["gpu_model"] or "")
-    memory_gb, memory_basis = row["gpu_memory_gb"], "stated"
+    memory_gb, memory_basis = gpu_memory_per_gpu(row), "stated"
     if not known(memory_gb):
         if spec is None:
             return f"GPU memory of {row['gpu_model']} not stated"
@@ -227,7 +246,7 @@ def node_from_row(
 #: name, so ``catalog.read.plan.rank`` plans one of them per group (tests/unit/test_read_app.py checks
 #: that every row's plan is the one it would get alone).
 NODE_INPUTS = (
-    "gpu_count", "gpu_model", "gpu_memory_gb", "gpu_memory_gbytes_per_s", "gpu_memory_bw_basis",
+    "gpu_count", "gpu_model", "gpu_memory_nominal_gb", "gpu_memory_gbytes_per_s", "gpu_memory_bw_basis",
     "intra_node_link", "intra_node_gbytes_per_s", "intra_node_basis", "scale_up_domain_gpus",
     "inter_node_fabric", "inter_node_gbits_per_s", "inter_node_basis",
 )  # fmt: skip
@@ -236,7 +255,7 @@ _READINGS = "kind, metric, value, direction, nodes, gpus, port_count, tool"
 
 def node_groups(
     con: duckdb.DuckDBPyConnection, sql: str, params: dict, region: str = "", spot: bool = False
-) -> pd.DataFrame:
+) -> list[dict]:
     """The rows of ``sql`` (``instances_sql``): their names, flags and ``NODE_INPUTS``, with
     ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand price, or spot when ``spot``,
     in ``region`` when one is named: ``cheapest_prices``), ``price_flag`` (why that price looks like a
@@ -264,15 +283,17 @@ def node_groups(
                     FROM measurements WHERE value IS NOT NULL GROUP BY 1, 2) m
                    USING (provider, instance_type)"""
     inputs = ", ".join(NODE_INPUTS)
-    return con.execute(
-        f"""WITH shown AS ({sql}),
-           keyed AS (SELECT shown.*, {price}, {readings} AS readings FROM shown {joins})
-           SELECT provider, instance_type, flags, plan_flag AS price_flag, {inputs},
-                  plan_usd AS usd_per_hour_min, plan_region AS price_region,
-                  dense_rank() OVER (ORDER BY {inputs}, plan_usd, plan_region, readings) AS node_group
-           FROM keyed ORDER BY provider, instance_type""",
-        params | asked,
-    ).df()
+    return _records(
+        con.execute(
+            f"""WITH shown AS ({sql}),
+               keyed AS (SELECT shown.*, {price}, {readings} AS readings FROM shown {joins})
+               SELECT provider, instance_type, flags, plan_flag AS price_flag, {inputs},
+                      plan_usd AS usd_per_hour_min, plan_region AS price_region,
+                      dense_rank() OVER (ORDER BY {inputs}, plan_usd, plan_region, readings) AS node_group
+               FROM keyed ORDER BY provider, instance_type""",
+            params | asked,
+        )
+    )
 
 
 def measurements_of(
@@ -281,13 +302,15 @@ def measurements_of(
     """``measurements_by_instance`` for the ``(provider, instance_type)`` pairs in ``keys`` only."""
     if not keys or not _has(con, "measurements"):
         return {}
-    frame = con.execute(
-        """SELECT provider, instance_type, kind, metric, value, direction, nodes, gpus, port_count, tool
-           FROM measurements
-           WHERE value IS NOT NULL AND list_contains($keys, provider || chr(10) || instance_type)""",
-        {"keys": [f"{p}\n{i}" for p, i in keys]},
-    ).df()
+    records = _records(
+        con.execute(
+            """SELECT provider, instance_type, kind, metric, value, direction, nodes, gpus, port_count, tool
+               FROM measurements
+               WHERE value IS NOT NULL AND list_contains($keys, provider || chr(10) || instance_type)""",
+            {"keys": [f"{p}\n{i}" for p, i in keys]},
+        )
+    )
     found: dict[tuple[str, str], list[Measurement]] = {}
-    for record in frame.to_dict("records"):
+    for record in records:
         found.setdefault((record["provider"], record["instance_type"]), []).append(record)
     return found

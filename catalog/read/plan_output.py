@@ -4,19 +4,25 @@ every column, unrounded; the table rounds for reading and leaves unknown cells e
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import math
 from typing import Any
-
-import pandas as pd
 
 from catalog.read.plan import layouts_frame, transfers_frame
 from catalog.read.text import known
-from normalize.safe_text import csv_safe_frame
+from normalize.safe_text import csv_cell, formula_safe
 from planner.conversions import bytes_to_gb, gb_to_bytes
 from planner.result import Plan
 from planner.verdict import basis_text, duration, number, verdict
 
 _COST = {
-    "serve": [("usd_per_million_tokens", "$/M tokens", "usd")],
+    "serve": [
+        ("usd_per_million_input_tokens", "$/M in", "usd"),
+        ("usd_per_million_output_tokens", "$/M out", "usd"),
+        ("usd_per_million_tokens", "$/M out all-in", "usd"),
+    ],
     "train": [
         ("days_to_train", "days", "count"),
         ("usd_to_train", "$ to train", "usd"),
@@ -49,21 +55,48 @@ def _cell(value: Any, kind: str) -> str:
     return str(value)
 
 
-def _emit(frame: pd.DataFrame, fmt: str) -> str:
+def _plain(value: Any) -> Any:
+    """A cell for JSON: a missing number (NaN) is null."""
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def emit_rows(rows: list[dict[str, Any]], columns: list[str], fmt: str) -> str:
+    """Rows as CSV (every text cell ``formula_safe``, lists joined) or as a JSON list of records."""
     if fmt == "csv":
-        return csv_safe_frame(frame).to_csv(index=False)
-    return frame.to_json(orient="records") + "\n"
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow([formula_safe(c) for c in columns])
+        for row in rows:
+            writer.writerow(["" if not known(row[c]) else csv_cell(row[c]) for c in columns])
+        return out.getvalue()
+    return json.dumps([{c: _plain(row[c]) for c in columns} for row in rows]) + "\n"
 
 
-def ranking_report(frame: pd.DataFrame, workload: str, top: int, fmt: str, prices: str = "") -> str:
+def text_table(cells: dict[str, list[str]]) -> str:
+    """Columns of text, each right-aligned under its header and one space apart (as a DataFrame's
+    ``to_string(index=False)`` lays them out)."""
+    widths = {h: max([len(h), *(len(c) for c in column)]) for h, column in cells.items()}
+    rows = [[h.rjust(widths[h]) for h in cells]]
+    rows += [[cells[h][i].rjust(widths[h]) for h in cells] for i in range(len(next(iter(cells.values()))))]
+    return "\n".join(" ".join(row) for row in rows)
+
+
+def ranking_report(
+    rows: list[dict[str, Any]],
+    workload: str,
+    top: int,
+    fmt: str,
+    prices: str = "",
+    columns: list[str] | None = None,
+) -> str:
     """The ranking's first ``top`` rows (all for 0): every column in csv/json; in a table the key
     columns, then one verdict per row, and ``prices`` (which price the costs are at) under them."""
-    shown = frame.head(top) if top > 0 else frame
+    shown = rows[:top] if top > 0 else rows
     if fmt != "table":
-        return _emit(shown, fmt)
-    if shown.empty:
+        return emit_rows(shown, columns or (list(shown[0]) if shown else []), fmt)
+    if not shown:
         return f"(no instances{f' priced in {prices}' if prices else ''})\n"
-    columns = [
+    layout = [
         ("rank", "#", "text"),
         ("provider", "provider", "text"),
         ("instance_type", "instance", "text"),
@@ -77,11 +110,11 @@ def ranking_report(frame: pd.DataFrame, workload: str, top: int, fmt: str, price
         *(_SERVE_COLUMNS if workload == "serve" else ()),
         *_COST[workload],
     ]
-    table = pd.DataFrame({label: [_cell(v, kind) for v in shown[name]] for name, label, kind in columns})
-    lines = [table.to_string(index=False), ""]
-    for position, row in enumerate(shown.itertuples(index=False), start=1):
-        lines.append(f"{position}. {row.provider} {row.instance_type}: {row.verdict}")
-    if workload in _COST and shown[_COST[workload][-1][0]].isna().all():
+    table = text_table({label: [_cell(row[name], kind) for row in shown] for name, label, kind in layout})
+    lines = [table, ""]
+    for position, row in enumerate(shown, start=1):
+        lines.append(f"{position}. {row['provider']} {row['instance_type']}: {row['verdict']}")
+    if workload in _COST and not any(known(row[_COST[workload][-1][0]]) for row in shown):
         lines.append("\nNo prices in this catalog: the cost columns fill in once `prices` has rows.")
     elif prices:
         lines.append(f"\nCosts in {prices} (csv/json: price_region, price_flag).")
@@ -142,4 +175,11 @@ def instance_report(plans: list[tuple[str, Plan | str]], fmt: str) -> str:
             frame.insert(0, "provider", provider)
             frame.insert(2, "nodes", result.cluster.nodes)
             frames.append(frame)
-    return _emit(pd.concat(frames) if frames else pd.DataFrame(), fmt)
+    import pandas as pd
+
+    from normalize.safe_text import csv_safe_frame
+
+    frame = pd.concat(frames) if frames else pd.DataFrame()
+    if fmt == "csv":
+        return csv_safe_frame(frame).to_csv(index=False)
+    return frame.to_json(orient="records") + "\n"

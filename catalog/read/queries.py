@@ -10,14 +10,18 @@ health (missing values, conflicts, refresh status) has its own modules.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import duckdb
-import pandas as pd
 
 from catalog.read.filters import NO_FILTERS, WORKLOADS, Filters, where_sql
 from catalog.read.shape import Shape, shape
 from catalog.read.text import fmt_sql, label_sql
 from normalize.factors import BITS_PER_BYTE
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS, NVLINK_CLASS_LINKS, sql_list
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["WORKLOADS", "Filters", "filtered_instances", "instances_sql"]
 

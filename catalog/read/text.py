@@ -4,10 +4,9 @@ like one built here)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, TypeGuard
-
-import pandas as pd
 
 
 def fmt(number: float) -> str:
@@ -26,8 +25,15 @@ def fmt_sql(expression: str) -> str:
 
 
 def known(value: Any) -> TypeGuard[Any]:
-    """Whether a cell holds a value (not None, NaN or NA)."""
-    return value is not None and not pd.isna(value)
+    """Whether a cell holds a value (not None, NaN or pandas' NA/NaT), without loading pandas."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return False
+    if isinstance(value, float):
+        return not math.isnan(value)
+    try:
+        return bool(value == value)  # NaN-like scalars (numpy's) are not equal to themselves
+    except (TypeError, ValueError):
+        return True
 
 
 def sql_text(text: str) -> str:

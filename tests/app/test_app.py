@@ -111,7 +111,7 @@ def test_ranking_plans_a_model_by_default(first_view):
     from planner.plan import plan
     from tests.helpers import planner_node
 
-    node = planner_node("H100-SXM-80GB", 8, memory_gb=85.89934592)
+    node = planner_node("H100-SXM-80GB", 8, memory_gb=80)  # AWS's "80 GiB", planned as 80 GB
     alone = plan(preset("llama-3.1-70b"), ServeWorkload(batch_sequences=32), node).best
     assert (first["layout (TP×PP×EP×DP)"], first["output tokens/s"]) == (
         alone.layout.label,
@@ -127,12 +127,12 @@ def test_ranking_plans_a_model_by_default(first_view):
         "HBM-bound",
     )
     assert first["verdict"].startswith(
-        "Llama 3.1 70B fits one NVLink domain (2 GPUs at least); on 1 x p5.48xlarge"
+        "Llama 3.1 70B fits one NVLink domain (4 GPUs at least); on 1 x p5.48xlarge"
     )
     unplanned = table.iloc[3]
-    assert pd.isna(unplanned["rank"]) and pd.isna(unplanned["output tokens/s"]) and unplanned["nodes"] == 3
+    assert pd.isna(unplanned["rank"]) and pd.isna(unplanned["output tokens/s"]) and unplanned["nodes"] == 2
     assert unplanned["verdict"] == (
-        "Llama 3.1 70B cannot be planned on 3 x g5.12xlarge: no dense BF16 peak for A10G-24GB in the "
+        "Llama 3.1 70B cannot be planned on 2 x g5.12xlarge: no dense BF16 peak for A10G-24GB in the "
         "datasheet table: compute time unknown."
     )
     assert rendered(ranking.caption[1].value) == "planned: 3 of 5 · with a cost: 3"
@@ -234,18 +234,19 @@ def test_training_by_cost_reranks_and_retitles(db, monkeypatch):
         "Training llama-3.1-405b: every instance ranked by USD per billion trained tokens, cheapest first"
     )
     table = ranking.dataframe[0].value
-    # 12 x p5.48xlarge: 44.38 USD per step, 10,582 USD per billion tokens
+    # 13 x p5.48xlarge (AWS's "80 GiB" planned as the 80 GB an H100 SXM has): 46.34 USD per step,
+    # 11,048 USD per billion tokens
     assert list(table["instance"][:3]) == [P5, ND96, ND48]
     assert (table.loc[0, "nodes"], table.loc[0, "USD/B tokens"], table.loc[0, "USD/step"]) == (
-        12,
-        10581.58,
-        44.38,
+        13,
+        11048.32,
+        46.34,
     )
-    assert table.loc[0, "layout (TP×PP×EP×DP)"] == "TP4 x PP24 x EP1 x DP1 (interleaved x4), full recompute"
-    assert table.loc[0, "trained tokens/s"] == 17338  # rounded, never past the units digit
+    assert table.loc[0, "layout (TP×PP×EP×DP)"] == "TP8 x PP13 x EP1 x DP1 (interleaved x4), full recompute"
+    assert table.loc[0, "trained tokens/s"] == 17990  # rounded, never past the units digit
     assert table.loc[4, "verdict"] == (
         "Llama 3.1 405B cannot be planned on 64 x g5.xlarge: does not fit in up to 64 x g5.xlarge "
-        "(its weights and state alone need 308)."
+        "(its weights and state alone need 303)."
     )
 
 

@@ -189,5 +189,5 @@ def test_document_text_in_the_new_views_stays_text(shipped, tmp_path, monkeypatc
     app = run_app(monkeypatch, db)
     table = app_tab(app, "Ranking").dataframe[0].value.set_index("instance")
     assert table.loc[f"p5 {HOSTILE}", "verdict"].startswith(
-        f"Llama 3.1 70B fits one NVLink domain (2 GPUs at least); on 1 x p5 {HOSTILE} the best"
+        f"Llama 3.1 70B fits one NVLink domain (4 GPUs at least); on 1 x p5 {HOSTILE} the best"
     )

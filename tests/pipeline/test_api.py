@@ -108,7 +108,7 @@ def test_plan_options_reach_the_cli_s_function_unchanged(cat, monkeypatch):
 
     def ranking(args):
         seen.update(vars(args))
-        return pd.DataFrame({"rank": [1]}), None, None
+        return [{"rank": 1}], None, None
 
     monkeypatch.setattr(cli_plan, "plan_ranking", ranking)
     cat.plan(model="llama-3.1-70b", workload="serve", tpot_ms=50, provider="aws")

@@ -17,8 +17,8 @@ def test_cli_collective_prints_the_terms_and_rejects_bad_sizes(small_catalog_fil
     args = ["collective", "--instance", "p5.48xlarge", "--op", "all-reduce", "--db", db]
     assert main([*args, "--bytes", "512K"]) == 0
     out = capsys.readouterr().out
-    # 8 x H100 by NVLink SHARP: 17.9 µs + 524,288 B / 274 GB/s = 19.8 µs (nccl-tests#212, Mooncake#3484).
-    assert "19.8 µs" in out and "nvls" in out and "NVSwitch 450 GB/s one way per GPU" in out
+    # 8 x H100 by NVLink SHARP: 17.41 µs + 524,288 B / 274 GB/s = 19.3 µs (nccl-tests#212, Mooncake#3484).
+    assert "19.3 µs" in out and "nvls" in out and "NVSwitch 450 GB/s one way per GPU" in out
     assert main([*args, "--bytes", "8G", "--nodes", "2", "--format", "json"]) == 0
     [row] = __import__("json").loads(capsys.readouterr().out)
     assert (row["gpus"], row["algorithm"]) == (16, "tree") and row["busbw_gbytes_per_s"] > 50
@@ -46,12 +46,26 @@ def test_cli_serving_options(small_catalog_file, tmp_path, capsys):
     [row] = json.loads(capsys.readouterr().out)
     assert row["concurrency"] > 1 and row["tpot_s"] > 0 and row["ttft_s"] > row["tpot_s"]
     assert row["tokens_per_s_per_user"] == pytest.approx(1 / row["tpot_s"])
+    # Input and output tokens at their own rates; with the prompts, they add up to the all-in cost.
+    prompts_per_output = 2048 / 512
+    assert row["usd_per_million_input_tokens"] < row["usd_per_million_output_tokens"]
+    assert row["usd_per_million_input_tokens"] * prompts_per_output + row[
+        "usd_per_million_output_tokens"
+    ] == pytest.approx(row["usd_per_million_tokens"])
+    # FP8 weights keep an FP8 KV cache unless asked: bf16 holds half the conversations.
+    assert main([*base, "--model", "llama-3.1-70b", "--precision", "fp8", "--format", "json"]) == 0
+    [fp8] = json.loads(capsys.readouterr().out)
+    args = ["--model", "llama-3.1-70b", "--precision", "fp8", "--kv-cache", "bf16", "--format", "json"]
+    assert main([*base, *args]) == 0
+    [bf16] = json.loads(capsys.readouterr().out)
+    assert bf16["concurrency"] < fp8["concurrency"]
     for args, field in (
         (["--model", "llama-3.1-70b", "--tpot-ms", "nan"], "--tpot-ms"),
         (["--model", "llama-3.1-70b", "--ttft-ms", "0"], "--ttft-ms"),
         (["--model", "llama-3.1-70b", "--batch", "lots"], "--batch"),
         (["--model", "llama-3.1-70b", "--context", "99999999999"], "--context"),
         (["--model", "llama-3.1-70b", "--precision", "fp2"], "--precision"),
+        (["--model", "llama-3.1-70b", "--kv-cache", "int4"], "--kv-cache"),
         (["--model", "m" * 5000], "--model"),
     ):
         assert main([*base, *args]) == 2
@@ -79,6 +93,29 @@ def test_cli_layout(small_catalog_file, capsys):
     assert main([*base, "--instance", "p5.48xlarge", "--layout", "TP3xPP1xEP1xDP1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --layout") and err.count("\n") == 1
+    # Ranking every instance: a layout none can run is the same one-line error, though some rows
+    # are unplanned for reasons of their own (no GPU count, no peak); it once printed a table of
+    # "does not fit" and exited 0.
+    assert main([*base, "--layout", "TP3xPP1xEP1xDP1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --layout TP3 x PP1 x EP1 x DP1 uses 3 GPUs") and err.count("\n") == 1
+
+
+def test_cli_an_impossible_model_file_is_one_line_naming_the_field(small_catalog_file, tmp_path, capsys):
+    from catalog.cli import main
+
+    sizes = {
+        "name": '"bad"', "source_url": '"https://example.com"', "source_note": '"x"', "params_total": "1e9",
+        "params_active": "1e9", "layers": "32", "hidden_size": "4096", "attention_heads": "32",
+        "kv_heads": "8", "head_dim": "128", "ffn_hidden_size": "14336", "vocab_size": "32000",
+    }  # fmt: skip
+    base = ["plan", "--workload", "serve", "--db", str(small_catalog_file)]
+    for key, value in (("layers", "0"), ("kv_heads", "7"), ("params_active", "2e9"), ("hidden_size", "-1")):
+        path = tmp_path / f"{key}.toml"
+        path.write_text("\n".join(f"{k} = {value if k == key else v}" for k, v in sizes.items()))
+        assert main([*base, "--model", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and key in err and err.count("\n") == 1, err
 
 
 def test_cli_training_budget_and_deadline(small_catalog_file, capsys):

@@ -7,21 +7,26 @@ bf16 (2 bytes), serving 32 sequences per replica with 2,048-token prompts and 51
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from planner.hardware import Cluster, fabric_gbytes_per_s_per_gpu, one_way_gbytes_per_s
 from planner.layouts import Layout
-from planner.link_costs import LINK_COSTS, NVLS_EFFICIENCY
+from planner.link_costs import LINK_COSTS, NVLS_EFFICIENCY, NVLS_LATENCY_S
 from planner.memory import serve_memory, train_memory
 from planner.models import ServeWorkload, TrainWorkload, preset
 from planner.plan import plan
-from planner.step import Options, serve_pass
+from planner.serve_pass import serve_pass
+from planner.step import Options
 from planner.verdict import bottleneck, comm_share, verdict
 from tests.helpers import planner_node
 
 OPTIONS = Options(compute_efficiency=0.5)  # one share for every kernel, as the hand-worked figures use
-HBM_SHARE = 0.896  # planner/hbm_efficiency.csv: Hopper's measured share of the datasheet HBM bandwidth
-NVLINK_LATENCY = LINK_COSTS["nvswitch"].ring_latency_s.value  # 17.9 µs
+HBM_SHARE = 0.896  # planner/hbm_efficiency.csv: Hopper's stream share (FlashMLA) of the datasheet HBM
+GEMM_HBM_SHARE = 0.686  # the share a GEMM streaming its weights reaches (DeepGEMM's README table)
+NVLINK_LATENCY = LINK_COSTS["nvswitch"].ring_latency_s.value  # 36.7 µs, the Simple ring's
+NVLS_LATENCY = NVLS_LATENCY_S.value  # 17.41 µs
 NVLINK_EFFICIENCY = LINK_COSTS["nvswitch"].ring_efficiency.value  # 370 / 450
 EFA_LATENCY = LINK_COSTS["efa"].ring_latency_s.value  # 50.58 µs
 EFA_EFFICIENCY = LINK_COSTS["efa"].ring_efficiency.value  # 29.61 / 50
@@ -61,27 +66,40 @@ def test_70b_on_8_h100_sxm_tp8_over_nvswitch():
     step = decode(model, Layout(8, 1, 1, 1), cluster, 32)
     # One decode step: 32 sequences each add a token, attending to 2,048 + 512/2 = 2,304 tokens.
     # All-reduce message = 32 tokens x 8,192 hidden x 2 bytes = 524,288 bytes, 2 per layer x 80
-    # layers = 160 calls. An H100 board reduces in its NVSwitch (NVLink SHARP): each call is the
-    # 17.9 µs latency (link_costs, Mooncake#3484) + 524,288 / (450 GB/s x 0.609) = 1.91 µs; a ring
-    # would take 17.9 + 917,504 / (450 x 0.822) = 20.4 µs. 160 x 19.81 µs = 3.170 ms, 2.864 ms of
-    # it latency: the calls' fixed cost, not the bytes, is what a decode step pays.
+    # layers = 160 calls. An H100 board reduces in its NVSwitch (NVLink SHARP): each call is 17.41
+    # µs (link_costs: LL128's latency, Mooncake#3484) + 524,288 / (450 GB/s x 0.609) = 1.91 µs;
+    # LL128 would take 17.41 + 917,504 / 222.4 GB/s = 21.5 µs, the Simple ring 36.7 + 917,504 /
+    # (450 x 0.822) = 39.2 µs. 160 x 19.32 µs = 3.09 ms, 2.79 ms of it latency: the calls' fixed
+    # cost, not the bytes, is what a decode step pays.
     tp = transfer(step, "TP all-reduce")
     assert (tp.message_bytes, tp.count, tp.algorithm, tp.link) == (524_288, 160, "nvls", "NVSwitch")
-    call = NVLINK_LATENCY + 524_288 / (450e9 * NVLS_EFFICIENCY.value)
+    call = NVLS_LATENCY + 524_288 / (450e9 * NVLS_EFFICIENCY.value)
     assert tp.seconds == pytest.approx(160 * call)
-    assert tp.latency_s == pytest.approx(160 * NVLINK_LATENCY)
-    # HBM per GPU: weights 70,553,706,496 x 2 / 8 = 17,638,426,624 bytes, KV read
-    # 32 x 2,304 x 327,680 / 8 = 3,019,898,880 bytes: 20,658,325,504 / (3,350 GB/s x 0.896 reached,
-    # FlashMLA's measured share) = 6.88 ms.
-    assert step.hbm_bytes_per_gpu == 20_658_325_504
-    assert step.memory_s == pytest.approx(20_658_325_504 / (3350e9 * HBM_SHARE))
-    # Compute: 32 x (2 x 70,553,706,496 + 4 x 80 x 2,304 x 8,192) / 8 GPUs = 588,588,843,008 FLOP
-    # at 989.5 TFLOPS x 0.5 = 1.19 ms: the step is HBM-bound.
-    assert step.flops_per_gpu == 588_588_843_008
-    assert step.compute_s == pytest.approx(588_588_843_008 / 494.75e12)
-    # Step = 6.88 + 3.17 = 10.05 ms, of which the all-reduces are 32% (with NCCL's latency;
-    # 5% if they cost only their bytes at the line rate).
-    assert step.step_s == pytest.approx(20_658_325_504 / (3350e9 * HBM_SHARE) + 160 * call)
+    assert tp.latency_s == pytest.approx(160 * NVLS_LATENCY)
+    # The kernels run one after another (planner/serve_pass.py), each the longer of its compute
+    # (989.5 TFLOPS x 0.5 here) and its reads:
+    # - GEMMs: 32 x 2 x 70,553,706,496 / 8 = 564,429,651,968 FLOP = 1.14 ms; they read the GPU's
+    #   weights, 70,553,706,496 x 2 / 8 = 17,638,426,624 bytes, and move their activations: per
+    #   token and layer (8,192 + 10,240 / 8) + (8,192 / 8 + 8,192) + (8,192 + 3 x 28,672 / 8 + 8,192)
+    #   = 45,824 elements x 2 bytes x 32 tokens x 80 layers = 234,618,880 bytes; at 3,350 GB/s x
+    #   0.686 (a GEMM streaming its weights, DeepGEMM's table) = 7.78 ms: HBM-bound.
+    gemm = next(k for k in step.kernels if k.kernel == "dense_gemm")
+    assert gemm.flops == 564_429_651_968 and gemm.hbm_bytes == 17_638_426_624 + 234_618_880
+    assert gemm.seconds == pytest.approx((17_638_426_624 + 234_618_880) / (3350e9 * GEMM_HBM_SHARE))
+    # - attention: 32 x 4 x 80 x 2,304 x 8,192 / 8 = 24,159,191,040 FLOP (0.05 ms) over a KV read of
+    #   32 x 2,304 x 327,680 / 8 = 3,019,898,880 bytes at 3,350 x 0.896 (FlashMLA's) = 1.01 ms;
+    attention = next(k for k in step.kernels if k.kernel == "attention")
+    assert attention.flops == 24_159_191_040 and attention.hbm_bytes == 3_019_898_880
+    assert attention.seconds == pytest.approx(3_019_898_880 / (3350e9 * HBM_SHARE))
+    # - the norms, residual adds and SwiGLU (LLM-Viewer's list): (8 x 8,192 + 3 x 28,672 / 8) x 2
+    #   bytes x 32 x 80 = 390,594,560 bytes = 0.13 ms.
+    elementwise = next(k for k in step.kernels if k.kernel == "elementwise")
+    assert elementwise.hbm_bytes == 390_594_560
+    kernels = (17_873_045_504 / GEMM_HBM_SHARE + (3_019_898_880 + 390_594_560) / HBM_SHARE) / 3350e9
+    # Step = 7.78 + 1.01 + 0.13 + 3.09 = 12.0 ms, of which the all-reduces are 26% (5% if they cost
+    # only their bytes at the line rate). One max(compute, reads) over the whole step, as the
+    # planner once took it, would have hidden the KV read behind the GEMMs' reads.
+    assert step.step_s == pytest.approx(kernels + 160 * call)
     assert comm_share(step) == pytest.approx(160 * call / step.step_s)
     # Memory per GPU: 17.64 GB weights + KV 32 x 2,560 x 327,680 / 8 = 3.36 GB + activations
     # 34 x 8,192 x 8,192 / 8 = 0.29 GB = 21.28 GB of 72 GB usable.
@@ -108,12 +126,16 @@ def test_70b_on_8_l4_over_pcie():
     tp = transfer(step, "TP all-reduce")
     assert (tp.bytes_per_gpu, tp.link, tp.algorithm) == (73_400_320, "PCIe", "ring")
     assert tp.seconds == pytest.approx(160 * 42.14e-6 + 73_400_320 / (32e9 * 28 / 64))
-    # HBM: 17,638,426,624 + 16 x 2,304 x 327,680 / 8 = 19,148,376,064 bytes at 300 GB/s = 63.83 ms.
-    assert step.memory_s == pytest.approx(19_148_376_064 / (300e9 * HBM_SHARE))
+    # HBM, kernel by kernel: the GEMMs' 17,638,426,624 weight bytes + 45,824 activation elements x
+    # 2 bytes x 16 tokens x 80 layers (117,309,440) at 300 GB/s x 0.686; the KV read, 16 x 2,304 x
+    # 327,680 / 8 = 1,509,949,440 bytes, and the norms, adds and SwiGLU, 76,288 x 2 x 16 x 80 =
+    # 195,297,280 bytes, at 300 x 0.896 (L4 borrows Hopper's shares): 86.4 + 6.3 = 92.6 ms.
+    reads = (17_638_426_624 + 117_309_440) / GEMM_HBM_SHARE + (1_509_949_440 + 195_297_280) / HBM_SHARE
+    assert step.memory_s == pytest.approx(reads / 300e9)
     # Compute: 16 x 147,147,210,752 / 8 = 294,294,421,504 FLOP at 121 x 0.5 TFLOPS = 4.86 ms.
     assert step.compute_s == pytest.approx(294_294_421_504 / 60.5e12)
-    # L4's HBM is 11x slower than H100's, so the all-reduces are 11.99 / (63.83 + 11.99) = 16%.
-    assert comm_share(step) == pytest.approx(tp.seconds / (19_148_376_064 / (300e9 * HBM_SHARE) + tp.seconds))
+    # L4's HBM is 11x slower than H100's, so the all-reduces are 11.99 / (92.6 + 11.99) = 11%.
+    assert comm_share(step) == pytest.approx(tp.seconds / (reads / 300e9 + tp.seconds))
     found = plan(model, work, cluster.node, nodes=1)
     assert found.fits == "one node"
     assert all(r.layout.replica_gpus == 8 for r in found.results)  # fewer GPUs do not hold 141 GB
@@ -139,9 +161,9 @@ def test_405b_across_two_nodes(node_gbits_per_s, per_gpu_gbytes_per_s):
     per_gpu = per_gpu_gbytes_per_s * 1e9
     assert pp.seconds == pytest.approx(2 * (EFA_LATENCY + 65_536 / (per_gpu * EFA_EFFICIENCY)))
     # The TP all-reduces stay on NVSwitch either way: 63 layers x 2 x 2 micro-batches = 252 calls of
-    # 524,288 bytes by NVLink SHARP, 17.9 µs + 524,288 / (450 GB/s x 0.609) each.
+    # 524,288 bytes by NVLink SHARP, 17.41 µs + 524,288 / (450 GB/s x 0.609) each.
     tp = transfer(step, "TP all-reduce")
-    assert tp.seconds == pytest.approx(252 * (NVLINK_LATENCY + 524_288 / (450e9 * NVLS_EFFICIENCY.value)))
+    assert tp.seconds == pytest.approx(252 * (NVLS_LATENCY + 524_288 / (450e9 * NVLS_EFFICIENCY.value)))
     # ... and everything for TP16 across the two nodes: a tree (two nodes) sends the message once
     # per node over its 8 GPUs' share of the NICs, at EFA's tree share 0.61 (nccl#527), bounded by the
     # node's own reduction (NVLink SHARP on H100); the ring would send 2 x 15/16 of it.
@@ -167,22 +189,35 @@ def test_deepseek_v3_expert_all_to_all_over_the_fabric_dominates():
     # Each GPU dispatches its 8 tokens to 8 experts: 8 x 8 x 7,168 x 2 bytes = 917,504 bytes, and
     # combines them back: 2 all-to-alls x 58 MoE layers = 116. Of each, 7/32 stays on the node
     # and 24/32 (688,128 bytes) crosses the fabric over each GPU's own share at EFA's 0.592, plus
-    # EFA's 50.58 µs per call: at 50 GB/s 116 x (50.58 + 23.25) µs = 8.56 ms, at 6.25 GB/s 28.2 ms.
+    # EFA's 50.58 µs per call: at 50 GB/s 116 x (50.58 + 23.24) µs = 8.56 ms, at 6.25 GB/s 27.4 ms.
     a2a = {g: transfer(r[0], "EP all-to-all") for g, r in results.items()}
     assert (a2a[400].message_bytes, a2a[400].count, a2a[400].link) == (917_504, 116, "NVSwitch + EFA")
     for gbits, per_gpu in ((3200, 50e9), (400, 6.25e9)):
         assert a2a[gbits].seconds == pytest.approx(116 * (EFA_LATENCY + 688_128 / (per_gpu * EFA_EFFICIENCY)))
-    # HBM: all weights of the GPU (256 tokens x 8 picks touch 1 − (1 − 8/256)^256 = 99.97% of its
-    # experts) plus 8 x 2,304 x 70,272 bytes of KV: about 38.8 GB at 3,350 GB/s = 11.6 ms.
+    # HBM, kernel by kernel (every kernel here is bound by its reads, at 0.5 of the FP8 peak):
+    # - the dense GEMMs read 17,091,229,184 weight bytes and move, per token and layer, (7,168 +
+    #   16,384 + 576) + (16,384 + 7,168) + 3/61 x (7,168 + 3 x 18,432 + 7,168) activation elements
+    #   (MLA's 512 + 64 latent; three dense layers of 61): x 2 bytes x 8 tokens x 61 layers;
+    # - the experts: the 256 tokens' 8 picks touch 1 − (1 − 8/256)^256 = 99.97% of the GPU's
+    #   20,434,649,088 expert bytes; routing moves 58/61 x 8 x (7,168 + 3 x 2,048 + 7,168) elements
+    #   per token and layer, on the busiest of 32 ranks: 1 + sqrt(2 ln 32 / (256 x 8 / 32)) = 1.329
+    #   times the mean (uniform routing's spread);
+    # both at 3,350 GB/s x 0.686; the KV read, 8 x 2,304 x 70,272 bytes, and the norms, adds,
+    # SwiGLU and routing's gather and reduce, (8 x 7,168 + 3/61 x 3 x 18,432 + 58/61 x (8 x 3 x
+    # 2,048 + 2 x 9 x 7,168)) elements x 976, at 3,350 x 0.896: 16.9 ms in all.
     touched = 1 - (1 - 8 / 256) ** 256
-    hbm = 17_091_229_184 + 20_434_649_088 * touched + 8 * 2304 * 70_272
-    assert results[400][0].memory_s == pytest.approx(hbm / (3350e9 * HBM_SHARE))
-    # At 400 Gb/s the all-to-all is 28.2 / (11.6 + 28.2) = 71% of the step; at 3,200 Gb/s 42%.
+    busiest = 1 + math.sqrt(2 * math.log(32) / 64)
+    per_token = 2 * 8 * 61  # bytes per element x tokens per GPU x layers
+    dense = 17_091_229_184 + per_token * (24_128 + 23_552 + 3 / 61 * 69_632)
+    experts = 20_434_649_088 * touched + per_token * 58 / 61 * 8 * 20_480 * busiest
+    stream = 8 * 2304 * 70_272 + per_token * (57_344 + 3 / 61 * 55_296 + 58 / 61 * (49_152 + 129_024))
+    kernels = (dense + experts) / (3350e9 * GEMM_HBM_SHARE) + stream / (3350e9 * HBM_SHARE)
+    assert all(k.memory_s >= k.compute_s for k in results[400][0].kernels)
+    assert results[400][0].memory_s == pytest.approx(kernels)
+    # At 400 Gb/s the all-to-all is 27.4 / (16.9 + 27.4) = 62% of the step; at 3,200 Gb/s 34%.
     for gbits in (3200, 400):
         seconds = a2a[gbits].seconds
-        assert comm_share(results[gbits][0]) == pytest.approx(
-            seconds / (hbm / (3350e9 * HBM_SHARE) + seconds), rel=1e-3
-        )
+        assert comm_share(results[gbits][0]) == pytest.approx(seconds / (kernels + seconds), rel=1e-3)
     assert bottleneck(results[400][0]) == ("EP all-to-all", "NVSwitch + EFA")
     # Left to choose, the planner keeps the experts' all-to-all inside the NVLink domain.
     slow = plan(model, work, planner_node("H100-SXM-80GB", 8, fabric_gbits_per_s=400, memory_gb=80), nodes=4)

@@ -30,7 +30,9 @@ def test_shares_by_family_kernel_and_format():
     # MI300X reaches less of its peak than H100 (the reason it ranks below it in MLPerf).
     assert compute_efficiency("MI300X-192GB", "dense_gemm", "fp8").fraction < 0.5
     assert hbm_efficiency("MI300X-192GB").fraction < hbm_efficiency("H100-SXM-80GB").fraction
-    # Blackwell borrows Hopper's rows and says so; a GPU with no row says it is assumed.
-    borrowed = compute_efficiency("B200-SXM-180GB", "dense_gemm", "fp4")
-    assert borrowed.basis == "inferred" and "hopper" in borrowed.detail
+    # Blackwell has its own FP4 GEMM row (DeepGEMM#348) and borrows Hopper's FP8 one, saying so; an
+    # FP4 share never stands in for another format.
+    assert compute_efficiency("B200-SXM-180GB", "dense_gemm", "fp4").fraction == pytest.approx(0.592)
+    borrowed = compute_efficiency("B200-SXM-180GB", "dense_gemm", "fp8")
+    assert borrowed.basis == "inferred" and "hopper" in borrowed.detail and borrowed.fraction == 0.696
     assert compute_efficiency("L4-24GB", "dense_gemm", "bf16").basis == "assumed"

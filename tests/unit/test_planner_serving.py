@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -9,9 +10,10 @@ import pytest
 from normalize.errors import ParseError
 from planner.hardware import Cluster
 from planner.layouts import Layout
+from planner.link_costs import NVLS_LATENCY_S
 from planner.models import ServeWorkload, model_from_hf_config, preset
-from planner.plan import evaluate, plan
-from planner.step import Options, matmul_dtype
+from planner.plan import plan
+from planner.step import matmul_dtype
 from tests.helpers import planner_node
 
 LLAMA_70B_CONFIG = {
@@ -47,9 +49,9 @@ def test_the_batch_search_fills_memory_and_the_targets_cut_it():
 
 def test_a_decode_step_pays_two_all_reduces_per_layer_with_their_latency():
     model, node = preset("llama-3.1-70b"), planner_node("H100-SXM-80GB", 8)
-    result = evaluate(model, ServeWorkload(batch_sequences=32), Layout(8, 1, 1, 1), Cluster(node), Options())
+    result = plan(model, ServeWorkload(batch_sequences=32), node, layout=Layout(8, 1, 1, 1)).best
     [tp] = [t for t in result.step.transfers if t.collective == "TP all-reduce"]
-    assert tp.count == 160 and tp.latency_s == pytest.approx(160 * 17.9e-6)
+    assert tp.count == 160 and tp.latency_s == pytest.approx(160 * NVLS_LATENCY_S.value)
     assert result.ttft_s > result.tpot_s  # a prompt's prefill and the step it waits for
 
 
@@ -59,7 +61,7 @@ def test_fp4_runs_at_the_fp4_peak_on_blackwell_and_beats_fp8():
     fp4 = plan(model, ServeWorkload(precision="fp4"), b200).best
     fp8 = plan(model, ServeWorkload(precision="fp8"), b200).best
     assert fp4.tokens_per_s > fp8.tokens_per_s
-    served = model.__class__(**{**model.__dict__, "weight_dtype": "fp4"})
+    served = dataclasses.replace(model, weight_dtype="fp4")
     assert matmul_dtype(served, Cluster(b200)) == "fp4" and matmul_dtype(served, Cluster(h100)) == "fp8"
     with pytest.raises(ParseError, match="precision must be one of bf16, fp8, fp4"):
         ServeWorkload(precision="int3")

@@ -195,7 +195,24 @@ def test_memory_gb_converts_through_pint(value, symbol, gb):
 
 def test_the_read_sides_factors_agree_with_the_registry():
     """normalize.factors serves code that never loads pint; each factor is what the registry says."""
-    from normalize.factors import BITS_PER_BYTE
+    from normalize.factors import (
+        BITS_PER_BYTE,
+        BYTES_PER_GB,
+        FLOPS_PER_TFLOPS,
+        SECONDS_PER_HOUR,
+        TOKENS_PER_BILLION,
+        TOKENS_PER_MILLION,
+    )
+    from normalize.units import factor
+
+    # The planner's factors (planner/conversions.py), which it reads without loading pint.
+    assert factor("gigabyte", "byte") == BYTES_PER_GB
+    assert factor("gigabyte / second", "byte / second") == BYTES_PER_GB
+    assert factor("teracount / second", "count / second") == FLOPS_PER_TFLOPS
+    assert factor("hour", "second") == SECONDS_PER_HOUR
+    assert factor("megacount", "count") == TOKENS_PER_MILLION
+    assert factor("gigacount", "count") == TOKENS_PER_BILLION
+    assert factor("bit", "byte") * BITS_PER_BYTE == 1
 
     assert gbytes_to_gbits(1.0) == BITS_PER_BYTE
     assert gbits_to_gbytes(BITS_PER_BYTE) == 1.0
