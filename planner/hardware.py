@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from normalize.units import gbits_to_gbytes
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS, NVLINK_CLASS_LINKS, Basis, Fabric, Link
@@ -115,7 +116,7 @@ class Cluster:
     def gpus(self) -> int:
         return self.node.gpus * self.nodes
 
-    @property
+    @cached_property
     def levels(self) -> tuple[LinkLevel, ...]:
         inner = [replace(lv, gpus=min(lv.gpus, self.gpus)) for lv in self.node.links if lv.gpus is not None]
         return (*inner, self.node.fabric)

@@ -1,4 +1,5 @@
-"""One step's time on one GPU: compute, HBM reads and the collectives, for serving and training.
+"""One step's time on one GPU: compute, HBM reads and the collectives; serving's pass here, a
+training step in ``planner.training`` (which uses this module's pieces).
 
 step = max(compute, memory) + communication: compute and HBM reads overlap each other, the
 collectives are counted as not overlapped with either (so the communication share is an upper
@@ -23,15 +24,15 @@ bound). All figures are per GPU of the busiest kind (an average pipeline stage).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from planner.comms import Transfer, all_reduce, all_to_all, send
 from planner.conversions import BYTES_PER_ELEMENT, gbytes_per_s_to_bytes_per_s, tflops_to_flops
 from planner.efficiency import compute_efficiency, hbm_efficiency
 from planner.hardware import Cluster
 from planner.layouts import Layout, groups
-from planner.memory import TRAIN_WEIGHT_DTYPE, kv_split, micro_batches, params_per_gpu
-from planner.models import OPTIMIZER_STATES, ModelSpec, TrainWorkload
+from planner.memory import kv_split, params_per_gpu
+from planner.models import ModelSpec, TrainWorkload
 
 #: Forward, backward through activations, backward through weights.
 TRAIN_PASSES = 3
@@ -52,13 +53,15 @@ class Options:
 @dataclass(frozen=True)
 class StepCost:
     """One step of one GPU: FLOPs and HBM bytes with their times (None when the peak or the HBM
-    bandwidth is not known) and the collectives."""
+    bandwidth is not known) and the collectives; ``hidden_s`` of their time runs behind compute
+    (training's overlaps, ``planner.training``; serving hides none)."""
 
     flops_per_gpu: float
     compute_s: float | None
     hbm_bytes_per_gpu: float
     memory_s: float | None
     transfers: tuple[Transfer, ...]
+    hidden_s: float = 0.0
 
     @property
     def comm_s(self) -> float | None:
@@ -66,10 +69,16 @@ class StepCost:
         return sum(times) if len(times) == len(self.transfers) else None
 
     @property
+    def exposed_comm_s(self) -> float | None:
+        """The collectives' time the step waits for: all of it but what runs behind compute."""
+        return None if self.comm_s is None else max(0.0, self.comm_s - self.hidden_s)
+
+    @property
     def step_s(self) -> float | None:
-        if self.compute_s is None or self.memory_s is None or self.comm_s is None:
+        exposed = self.exposed_comm_s
+        if self.compute_s is None or self.memory_s is None or exposed is None:
             return None
-        return max(self.compute_s, self.memory_s) + self.comm_s
+        return max(self.compute_s, self.memory_s) + exposed
 
 
 def matmul_dtype(model: ModelSpec, cluster: Cluster, training: TrainWorkload | None = None) -> str:
@@ -204,7 +213,7 @@ def _pass_transfers(
     options: Options,
     tokens: float,
     *,
-    passes: int,
+    passes: float,
     pp_sends: int,
     workload: str,
 ) -> tuple[Transfer, ...]:
@@ -228,67 +237,3 @@ def _pass_transfers(
     if layout.pp > 1:
         found.append(send("PP send", g["pp"], hidden_bytes / layout.tp, pp_sends * micro, cluster))
     return tuple(found)
-
-
-def train_step(
-    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
-) -> StepCost:
-    """One optimizer step of ``work`` under ``layout`` on one GPU (formulas in the module docstring)."""
-    m = micro_batches(work, layout)
-    passes = TRAIN_PASSES + (1 if layout.recompute == "full" else 0)
-    flops = (
-        work.global_batch_tokens
-        * passes
-        * forward_flops_per_token(model, work.sequence_tokens / 2)
-        / layout.gpus
-    )
-    bubble = 1 + (layout.pp - 1) / (m * layout.virtual)  # interleaved stages: v-fold smaller
-    tokens = work.global_batch_tokens * passes * bubble
-    dtype = matmul_dtype(model, cluster, work)
-    # Causal attention: a token attends to the tokens before it, half the sequence on average.
-    compute = compute_seconds(
-        model, cluster, options, dtype, [(tokens, work.sequence_tokens / 2)], layout.gpus
-    )
-    non_expert, expert = params_per_gpu(model, layout)
-    params = non_expert + expert
-    state = sum(BYTES_PER_ELEMENT[f] for f in OPTIMIZER_STATES[work.optimizer])
-    hbm = TRAIN_PASSES * m * params * BYTES_PER_ELEMENT[TRAIN_WEIGHT_DTYPE] + params * state
-    micro_tokens = work.sequence_tokens * work.micro_batch_sequences
-    layer_passes = 3 if layout.recompute == "full" else 2
-    per_micro = _pass_transfers(
-        model,
-        layout,
-        cluster,
-        options,
-        micro_tokens,
-        passes=layer_passes,
-        pp_sends=2 * layout.virtual,
-        workload="train",
-    )
-    transfers = [_times(t, m) for t in per_micro]
-    transfers.extend(_gradient_all_reduces(model, layout, cluster))
-    return StepCost(flops, compute, hbm, _seconds(hbm, _hbm_rate(cluster)), tuple(transfers))
-
-
-def _times(transfer: Transfer, factor: float) -> Transfer:
-    """The same collective repeated ``factor`` times (once per micro-batch)."""
-    seconds = None if transfer.seconds is None else transfer.seconds * factor
-    return replace(
-        transfer,
-        count=transfer.count * factor,
-        bytes_per_gpu=transfer.bytes_per_gpu * factor,
-        seconds=seconds,
-    )
-
-
-def _gradient_all_reduces(model: ModelSpec, layout: Layout, cluster: Cluster) -> list[Transfer]:
-    """bf16 gradients all-reduced over the ranks sharing them: non-expert over DP·EP, experts over DP."""
-    non_expert, expert = params_per_gpu(model, layout)
-    grad = BYTES_PER_ELEMENT[TRAIN_WEIGHT_DTYPE]
-    g = groups(layout, "train")
-    found = []
-    if layout.dp * layout.ep > 1:
-        found.append(all_reduce("DP gradient all-reduce", g["dp_ep"], non_expert * grad, 1, cluster))
-    if layout.dp > 1 and expert:
-        found.append(all_reduce("DP expert-gradient all-reduce", g["dp"], expert * grad, 1, cluster))
-    return found
