@@ -26,13 +26,14 @@ from catalog.read.prices import CURRENCY
 from catalog.read.queries import Filters, filtered_instances, instances_sql
 from catalog.read.shape import shape
 from catalog.read.text import known
-from planner.conversions import bytes_to_gb
+from planner.conversions import TOKENS_PER_BILLION, bytes_to_gb
 from planner.hardware import Node
 from planner.layouts import Layout
 from planner.models import ModelSpec, TrainWorkload
 from planner.plan import days_to_train, plan
 from planner.result import Plan, Workload
 from planner.step import Options
+from planner.training import token_budget
 from planner.verdict import (
     basis_text,
     bottleneck,
@@ -45,8 +46,11 @@ from planner.verdict import (
 )
 
 RANK_BY = ("time", "cost")
-#: The cost column each workload ranks by.
-COST_COLUMN = {"serve": "usd_per_million_tokens", "train": "usd_per_billion_tokens"}
+#: The cost column each workload ranks by: serving per million output tokens; training the dollars
+#: to train the token budget (every row trains the same budget, so rows compare at equal work).
+COST_COLUMN = {"serve": "usd_per_million_tokens", "train": "usd_to_train"}
+#: The time column each workload ranks by (most tokens/s first; fewest days first).
+TIME_COLUMN = {"serve": "tokens_per_s", "train": "days_to_train"}
 
 
 #: The name a plan is computed under when it is shared by every instance with the same hardware; the
@@ -110,11 +114,18 @@ def plan_rows(
 
 
 def _usd_to_train(result: Plan) -> float | None:
-    """The token budget at the plan's USD per billion tokens (None without a budget or a price)."""
+    """The token budget (``planner.training.token_budget``) at the plan's USD per billion tokens
+    (None without a price)."""
     work, per_billion = result.workload, usd_per_billion_tokens(result)
-    if not isinstance(work, TrainWorkload) or work.token_budget is None or per_billion is None:
+    if not isinstance(work, TrainWorkload) or per_billion is None:
         return None
-    return per_billion * work.token_budget / 1e9
+    return per_billion * token_budget(result.model, work) / TOKENS_PER_BILLION
+
+
+def _budget(result: Plan) -> float | None:
+    """Training: the tokens every row is ranked at training (None when serving)."""
+    work = result.workload
+    return token_budget(result.model, work) if isinstance(work, TrainWorkload) else None
 
 
 def _row(row: dict, result: Plan | str) -> dict:
@@ -163,6 +174,7 @@ def _row(row: dict, result: Plan | str) -> dict:
         "usd_per_billion_tokens": usd_per_billion_tokens(result) if result.workload.kind == "train" else None,
         "days_to_train": days_to_train(result),
         "usd_to_train": _usd_to_train(result),
+        "token_budget": _budget(result),
         "bandwidth_basis": basis_text(result),
     }
 
@@ -172,7 +184,7 @@ COLUMNS = (
     "step_s", "comm_s", "comm_share", "bottleneck_link", "bound", "tokens_per_s", "concurrency",
     "tokens_per_s_per_user", "ttft_s", "tpot_s", "usd_per_hour", "price_region", "price_kind", "currency",
     "price_flag", "usd_per_million_tokens", "usd_per_step", "usd_per_billion_tokens", "days_to_train",
-    "usd_to_train", "bandwidth_basis", "verdict",
+    "usd_to_train", "token_budget", "bandwidth_basis", "verdict",
     "reason", "flags", "tp", "pp", "ep", "dp",
 )  # fmt: skip
 
@@ -240,9 +252,10 @@ def rank(
 ) -> pd.DataFrame:
     """One row per instance, best first, for ``model`` and ``workload`` (columns: ``COLUMNS``).
 
-    ``by`` "time" ranks by tokens/s of the planned cluster (serving: output tokens; training:
-    trained tokens); "cost" by USD per million output tokens (serving) or per billion trained
-    tokens (training), then unpriced planned rows by time. ``rank`` numbers the rows that have the
+    ``by`` "time" ranks serving by output tokens/s of the planned cluster and training by the days
+    it takes to train the token budget (``token_budget``: the same for every row, so clusters
+    compare at equal work); "cost" by USD per million output tokens (serving) or the USD to train
+    the budget (training), then unpriced planned rows by time. ``rank`` numbers the rows that have the
     ranking figure; rows without a plan come last with their ``reason``. ``step_s`` is one decode
     step when serving and one optimizer step when training. Rows with the same hardware, price and
     measurements are planned once (``plan_inputs.node_groups``). Costs follow ``filters.region`` and
@@ -267,20 +280,21 @@ def rank(
         "usd_per_hour",
         *COST_COLUMN.values(),
         "usd_per_step",
+        "usd_per_billion_tokens",
         "days_to_train",
-        "usd_to_train",
+        "token_budget",
     ):
         frame[column] = frame[column].astype("float64")
     for column in ("nodes", "min_gpus", "tp", "pp", "ep", "dp"):
         frame[column] = frame[column].astype("Int64")
     frame["price_kind"] = "spot" if filters is not None and filters.spot else "on-demand"
     frame["currency"] = CURRENCY
-    cost = COST_COLUMN[workload.kind]
-    keys = [cost, "tokens_per_s"] if by == "cost" else ["tokens_per_s", cost]  # a tie: cheaper first
+    cost, time = COST_COLUMN[workload.kind], TIME_COLUMN[workload.kind]
+    keys = [cost, time] if by == "cost" else [time, cost]  # a tie: cheaper (or faster) first
     frame["_planned"] = frame["tokens_per_s"].notna()
     frame = frame.sort_values(
         ["_planned", *keys, "provider", "instance_type"],
-        ascending=[False, *(k == cost for k in keys), True, True],
+        ascending=[False, *(k != "tokens_per_s" for k in keys), True, True],
         na_position="last",
         kind="stable",
     ).drop(columns="_planned")
