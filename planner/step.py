@@ -1,9 +1,10 @@
 """One step's time on one GPU: compute, HBM reads and the collectives; serving's pass here, a
 training step in ``planner.training`` (which uses this module's pieces).
 
-step = max(compute, memory) + communication: compute and HBM reads overlap each other, the
-collectives are counted as not overlapped with either (so the communication share is an upper
-bound). All figures are per GPU of the busiest kind (an average pipeline stage).
+step = max(compute, memory) + communication: compute and HBM reads overlap each other; serving counts
+the collectives as not overlapped with either (so the communication share is an upper bound), training
+hides some behind compute (``StepCost.hidden_s``). All figures are per GPU of the busiest kind (an
+average pipeline stage).
 
 - compute = FLOPs per GPU / (dense peak of the matmul format × efficiency). A forward pass costs
   2 × active parameters + 4 × layers × context × heads × head dim FLOPs per token (PaLM's count,
