@@ -168,6 +168,7 @@ MAX_PLAN_NODES = 1024
 MAX_TARGET = 1e9
 MAX_TOKEN_BUDGET = 1e16
 MAX_DAYS = 10_000.0
+MAX_CLUSTER_GPUS = 65_536
 
 
 def _bounded_int(name: str, text: str | None, low: int, high: int) -> int | None:
@@ -191,26 +192,31 @@ def _bounded_float(name: str, text: str | None, high: float = MAX_TARGET) -> flo
 
 
 _LAYOUT = re.compile(
-    r"^\s*TP(\d{1,5})\s*x\s*PP(\d{1,5})\s*x\s*EP(\d{1,5})\s*x\s*DP(\d{1,6})\s*$", re.IGNORECASE
+    r"^\s*TP(\d{1,5})\s*x\s*(?:CP(\d{1,5})\s*x\s*)?PP(\d{1,5})\s*x\s*EP(\d{1,5})\s*x\s*"
+    r"(FSDP|DP)(\d{1,6})\s*$",
+    re.IGNORECASE,
 )
 
 
 def parse_layout(text: str | None) -> Layout | None:
-    """'TP4xPP2xEP1xDP1' → that layout; ParseError naming --layout for anything else."""
+    """'TP4xPP2xEP1xDP1' → that layout (training may add a context-parallel degree, TP8xCP2xPP8xEP1xDP8,
+    and shard over the data-parallel ranks, ...xFSDP64); ParseError naming --layout for anything else."""
     from planner.layouts import Layout
 
     if text is None:
         return None
     found = _LAYOUT.match(text[:100])
     if found is None:
-        raise ParseError(f"--layout must look like TP4xPP2xEP1xDP1, got {text[:100]!r}")
-    tp, pp, ep, dp = (int(g) for g in found.groups())
-    if min(tp, pp, ep, dp) < 1 or tp * pp * ep * dp > MAX_PLAN_NODES * 72:
+        raise ParseError(
+            f"--layout must look like TP4xPP2xEP1xDP1 (or TP8xCP2xPP8xEP1xFSDP8), got {text[:100]!r}"
+        )
+    tp, cp, pp, ep, dp = (int(g or 1) for g in found.group(1, 2, 3, 4, 6))
+    if min(tp, cp, pp, ep, dp) < 1 or tp * cp * pp * ep * dp > MAX_PLAN_NODES * 72:
         raise ParseError(
             f"--layout degrees must be at least 1 and use at most {MAX_PLAN_NODES * 72:,} GPUs, "
             f"got {text[:100]!r}"
         )
-    return Layout(tp, pp, ep, dp)
+    return Layout(tp, pp, ep, dp, cp=cp, fsdp=found.group(5).upper() == "FSDP")
 
 
 def read_model(arg: str) -> ModelSpec:
@@ -249,7 +255,12 @@ def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]
     context = _bounded_int("--context", args.context, 1, MAX_TOKENS)
     batch_text = None if args.batch in (None, "max") else args.batch
     batch = _bounded_int("--batch", batch_text, 1, MAX_CONCURRENCY)
+    gpus = _bounded_int("--gpus", getattr(args, "gpus", None), 1, MAX_CLUSTER_GPUS)
     if args.workload == "serve":
+        if gpus is not None:
+            raise ParseError(
+                "--gpus is for training (serving plans the fewest instances that fit, or --nodes)"
+            )
         if args.precision not in (None, "bf16", "fp8", "fp4"):
             raise ParseError(f"--precision for serving is bf16, fp8 or fp4, got {args.precision!r}")
         kv_cache = getattr(args, "kv_cache", None)
@@ -273,14 +284,13 @@ def plan_inputs(args: argparse.Namespace) -> tuple[ModelSpec, Workload, Options]
         sequence = context or 8192
         budget = _bounded_float("--tokens", args.tokens, MAX_TOKEN_BUDGET)
         deadline = _bounded_float("--days", args.days, MAX_DAYS)
-        if deadline is not None and budget is None:
-            raise ParseError("--days needs --tokens: the tokens to train by the deadline")
         workload = TrainWorkload(
             token_budget=budget,
             deadline_days=deadline,
             global_batch_tokens=(batch or 512) * sequence,
             sequence_tokens=sequence,
             precision=args.precision or "bf16",
+            cluster_gpus=gpus or TrainWorkload.cluster_gpus,
         )
     efficiency = _bounded_float("--efficiency", args.efficiency)
     if efficiency is not None and efficiency > 1:
@@ -397,6 +407,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if forced:
             print(f"error: {forced[0]} (no instance can run it: {len(forced)} say why)", file=sys.stderr)
             return 2
+    deadline = getattr(workload, "deadline_days", None)
+    if deadline and unplanned:
+        late = [r for r in reasons if r.startswith("--days")]
+        if late:
+            print(f"error: {late[0]} (no instance makes it)", file=sys.stderr)
+            return 2
     targets = getattr(workload, "tpot_ms", None) or getattr(workload, "ttft_ms", None)
     if targets and unplanned:
         missed = [r for r in reasons if "misses the latency target" in r]
@@ -439,9 +455,16 @@ def register_plan(
     planning.add_argument("--context", help="serve: prompt tokens (2048); train: sequence length (8192)")
     planning.add_argument("--output", help="serve: output tokens per sequence (512)")
     planning.add_argument("--tokens-per-s", help="serve: output tokens/s the cluster must reach")
-    planning.add_argument("--tokens", help="train: the tokens to train (gives days and dollars to train)")
+    planning.add_argument(
+        "--tokens",
+        help="train: the tokens to train, the budget every plan is ranked at (default: 20 per parameter)",
+    )
     planning.add_argument(
         "--days", help="train: the deadline in days (the cluster: the fewest nodes that make it)"
+    )
+    planning.add_argument(
+        "--gpus",
+        help=f"train: GPUs per cluster, the same for every instance (1 to {MAX_CLUSTER_GPUS:,}; 1,024)",
     )
     planning.add_argument("--tpot-ms", help="serve: time per output token at most (ms)")
     planning.add_argument("--ttft-ms", help="serve: time to first token at most (ms)")
@@ -460,7 +483,8 @@ def register_plan(
         "--tp-across-domain", action="store_true", help="let tensor parallelism leave the NVLink domain"
     )
     planning.add_argument(
-        "--nodes", help=f"instances per cluster, 1 to {MAX_PLAN_NODES} (default: the fewest that fit)"
+        "--nodes",
+        help=f"instances per cluster, 1 to {MAX_PLAN_NODES} (default: serve fewest that fit; train --gpus)",
     )
     which = planning.add_mutually_exclusive_group()
     which.add_argument("--instance", help="show this instance type's plan in full")
@@ -470,7 +494,10 @@ def register_plan(
         help="plan exactly this layout, e.g. TP4xPP2xEP1xDP1 (and say why it does or does not fit)",
     )
     planning.add_argument(
-        "--by", choices=("time", "cost"), default="time", help="rank by tokens/s or by cost"
+        "--by",
+        choices=("time", "cost"),
+        default="time",
+        help="rank by time (serve: tokens/s; train: days to train) or by cost (per M tokens; to train)",
     )
     planning.add_argument("--provider", action="append", help="only this provider (repeatable)")
     planning.add_argument(

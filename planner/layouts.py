@@ -1,9 +1,12 @@
 """Layouts: every way to split a model over a cluster as TP x PP x EP x DP, and where each group sits.
 
 GPUs are numbered node by node, and a layout's groups are laid over them in a fixed order, innermost
-first: tensor parallel ranks are neighbours, then expert parallel, then (serving) pipeline stages and
-data-parallel replicas, or (training) data-parallel ranks and pipeline stages, as Megatron-LM orders
-them by default (``tp-ep-dp-pp``): the big gradient all-reduce stays as close as the layout allows.
+first: tensor parallel ranks are neighbours, then (training) context parallel, then expert parallel,
+then (serving) pipeline stages and data-parallel replicas, or (training) data-parallel ranks and
+pipeline stages, as Megatron-LM orders them by default (``tp-cp-ep-dp-pp``): the big gradient
+all-reduce stays as close as the layout allows. Training layouts may also split each sequence over
+``cp`` context-parallel ranks and shard weights, gradients and optimizer state over the
+data-parallel ranks (``fsdp``, ZeRO-3); ``planner.training`` prices both.
 
 A group of ``size`` GPUs ``stride`` apart stays on a link level when it fits in one of that level's
 aligned blocks; otherwise its traffic crosses the fabric, where ``local`` of its members share each
@@ -13,6 +16,7 @@ block (and that block's NICs).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from planner.hardware import Cluster, LinkLevel
 from planner.models import ModelSpec
@@ -21,8 +25,12 @@ from planner.models import ModelSpec
 @dataclass(frozen=True, slots=True)
 class Layout:
     """Tensor, pipeline, expert and data parallel degrees; ``recompute`` is training's activation
-    recomputation ("selective" or "full"; "" when serving); ``virtual`` the model chunks each
-    training pipeline stage holds (interleaved 1F1B: the bubble shrinks v-fold, the sends grow)."""
+    recomputation ("selective" or "full"; "" when serving), ``recomputed`` the share of each stage's
+    layers the full recomputation covers (Megatron-LM's ``--recompute-num-layers``: the rest keep
+    their activations); ``virtual`` the model chunks each training pipeline stage holds (interleaved
+    1F1B: the bubble shrinks v-fold, the sends grow); ``cp`` the context-parallel ranks a sequence is
+    split over; ``fsdp`` whether the data-parallel ranks shard weights, gradients and optimizer state
+    (ZeRO-3) rather than only the optimizer state."""
 
     tp: int
     pp: int
@@ -30,21 +38,34 @@ class Layout:
     dp: int
     recompute: str = ""
     virtual: int = 1
+    cp: int = 1
+    fsdp: bool = False
+    recomputed: float = 1.0
+
+    @property
+    def recomputed_share(self) -> float:
+        """The share of layers whose forward pass runs twice (0 unless ``recompute`` is "full")."""
+        return self.recomputed if self.recompute == "full" else 0.0
 
     @property
     def replica_gpus(self) -> int:
-        """GPUs holding one copy of the model (TP x PP x EP)."""
-        return self.tp * self.pp * self.ep
+        """GPUs holding one copy of the model: TP x PP x EP, or every GPU when FSDP shards it over
+        the data-parallel ranks."""
+        return self.gpus if self.fsdp else self.tp * self.pp * self.ep
 
     @property
     def gpus(self) -> int:
-        return self.replica_gpus * self.dp
+        return self.tp * self.pp * self.ep * self.cp * self.dp
 
     @property
     def label(self) -> str:
-        text = f"TP{self.tp} x PP{self.pp} x EP{self.ep} x DP{self.dp}"
+        cp = f" x CP{self.cp}" if self.cp > 1 else ""
+        dp = f"FSDP{self.dp}" if self.fsdp else f"DP{self.dp}"
+        text = f"TP{self.tp}{cp} x PP{self.pp} x EP{self.ep} x {dp}"
         if self.virtual > 1:
             text += f" (interleaved x{self.virtual})"
+        if self.recompute == "full" and self.recomputed < 1:
+            return f"{text}, full recompute of {self.recomputed:.0%} of layers"
         return f"{text}, {self.recompute} recompute" if self.recompute else text
 
 
@@ -57,18 +78,22 @@ class Group:
 
 
 #: Innermost first: the order ranks are laid over GPUs.
-ORDER = {"serve": ("tp", "ep", "pp", "dp"), "train": ("tp", "ep", "dp", "pp")}
+ORDER = {"serve": ("tp", "ep", "pp", "dp"), "train": ("tp", "cp", "ep", "dp", "pp")}
 
 
+@lru_cache(maxsize=4096)
 def groups(layout: Layout, workload: str) -> dict[str, Group]:
-    """Each parallel dimension's group (and ``dp_ep``, the data-parallel ranks of non-expert
-    weights in training: EP and DP together) with its stride."""
+    """Each parallel dimension's group with its stride, and in training the ranks sharing weights:
+    ``dp_ep`` (non-expert weights: CP, EP and DP together) and ``dp_cp`` (experts: CP and DP; when
+    EP sits between them the group is taken as DP's, widened by CP: an approximation)."""
     stride, found = 1, {}
     for dim in ORDER[workload]:
         size = getattr(layout, dim)
         found[dim] = Group(size, stride)
         stride *= size
-    found["dp_ep"] = Group(layout.dp * layout.ep, found["ep"].stride)
+    first = found["cp"].stride if "cp" in found else found["ep"].stride
+    found["dp_ep"] = Group(layout.cp * layout.dp * layout.ep, first)
+    found["dp_cp"] = Group(layout.cp * layout.dp, max(1, found["dp"].stride // layout.cp))
     return found
 
 
@@ -112,11 +137,17 @@ def _divisors(n: int) -> list[int]:
 
 
 def layout_problem(
-    model: ModelSpec, layout: Layout, cluster: Cluster, *, tp_across_domain: bool = False
+    model: ModelSpec,
+    layout: Layout,
+    cluster: Cluster,
+    *,
+    tp_across_domain: bool = False,
+    sequence_tokens: int | None = None,
 ) -> str | None:
     """Why ``layout`` cannot run ``model`` on ``cluster`` (None when its shape can): it must use every
     GPU, TP must divide the attention heads and stay in the NVLink domain, EP divide the experts, PP
-    be at most the layers."""
+    be at most the layers, CP split the sequence into 2 x CP equal chunks (load-balanced causal
+    attention), and FSDP have data-parallel ranks to shard over."""
     if layout.gpus != cluster.gpus:
         return f"--layout {layout.label} uses {layout.gpus} GPUs, the cluster has {cluster.gpus}"
     limit = tp_limit(cluster, tp_across_domain)
@@ -131,6 +162,11 @@ def layout_problem(
         return f"--layout EP{layout.ep} does not divide the model's {model.experts} routed experts"
     if layout.pp > model.layers:
         return f"--layout PP{layout.pp} is more stages than the {model.layers} layers"
+    if layout.cp > 1 and (sequence_tokens is None or sequence_tokens % (2 * layout.cp)):
+        what = "serving" if sequence_tokens is None else f"the {sequence_tokens:,}-token sequence"
+        return f"--layout CP{layout.cp} does not split {what} into {2 * layout.cp} equal chunks"
+    if layout.fsdp and (sequence_tokens is None or layout.dp * layout.cp * layout.ep == 1):
+        return f"--layout FSDP{layout.dp} has no data-parallel ranks to shard over (training only)"
     return None
 
 
@@ -154,14 +190,41 @@ def tp_limit(cluster: Cluster, tp_across_domain: bool) -> int:
     return levels[-2].gpus or 1 if len(levels) > 1 else 1
 
 
+#: The shortest chunk of a sequence a context-parallel rank takes: the published runs split 8,192
+#: tokens over CP2 (Megatron-Bridge's Llama 3.1 405B recipes) and 131,072 over CP16 (Llama 3 paper,
+#: arXiv 2407.21783, Table 4), 4,096 and 8,192 tokens per rank.
+MIN_CP_CHUNK_TOKENS = 4096
+
+
+def context_splits(sequence_tokens: int, room: int) -> list[int]:
+    """The CP degrees a training layout may take: powers of two dividing ``room`` (the GPUs left)
+    that leave each rank at least ``MIN_CP_CHUNK_TOKENS`` of a sequence cut into 2 x CP chunks."""
+    found, cp = [1], 2
+    while room % cp == 0 and sequence_tokens % (2 * cp) == 0:
+        if sequence_tokens // cp < MIN_CP_CHUNK_TOKENS:
+            break
+        found.append(cp)
+        cp *= 2
+    return found
+
+
 def candidate_layouts(
-    model: ModelSpec, workload: str, cluster: Cluster, *, tp_across_domain: bool = False
+    model: ModelSpec,
+    workload: str,
+    cluster: Cluster,
+    *,
+    tp_across_domain: bool = False,
+    sequence_tokens: int = 0,
 ) -> list[Layout]:
     """Every TP x PP x EP x DP that uses all the cluster's GPUs and that the model's shape allows:
     TP divides the attention heads and stays within ``tp_limit``; PP is at most the layers; EP
-    divides the routed experts (1 for a dense model). Memory is checked later."""
+    divides the routed experts (1 for a dense model). Training (``sequence_tokens`` given) also
+    splits sequences over CP ranks (``context_splits``) and, without a pipeline (as Megatron-Bridge's
+    and torchtitan's FSDP runs have none), shards over the data-parallel ranks (FSDP) or not. Memory
+    is checked later."""
     total, limit = cluster.gpus, tp_limit(cluster, tp_across_domain)
     found = []
+    training = workload == "train"
     for tp in _divisors(total):
         if tp > limit or model.attention_heads % tp:
             continue
@@ -169,7 +232,14 @@ def candidate_layouts(
             if ep > 1 and (not model.is_moe or model.experts % ep):
                 continue
             for pp in _divisors(total // (tp * ep)):
-                if pp <= model.layers:
-                    virtual = interleave(model, pp) if workload == "train" else 1
-                    found.append(Layout(tp, pp, ep, total // (tp * ep * pp), virtual=virtual))
+                if pp > model.layers:
+                    continue
+                virtual = interleave(model, pp) if training else 1
+                room = total // (tp * ep * pp)
+                splits = context_splits(sequence_tokens, room) if training and sequence_tokens else [1]
+                for cp in splits:
+                    dp = room // cp
+                    found.append(Layout(tp, pp, ep, dp, virtual=virtual, cp=cp))
+                    if training and pp == 1 and dp * cp * ep > 1:
+                        found.append(Layout(tp, pp, ep, dp, virtual=virtual, cp=cp, fsdp=True))
     return found

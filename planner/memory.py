@@ -10,13 +10,7 @@ split evenly over pipeline stages (an average stage; fractions allowed):
   number; MLA's latent is whole on every rank (divisor 1).
 - activations (serving): one prefill pass's workspace, 34 bytes × tokens × h / TP with
   tokens = min(prefill chunk, B × prompt) / EP.
-- training: weights and gradients in bf16 (2 + 2 bytes per parameter), optimizer state (Adam: fp32
-  master weights, m and v, 12 bytes; SGD: 8) divided by the data-parallel ranks that share those
-  weights when sharded (ZeRO-1: DP·EP for non-expert weights, DP for experts); activations per
-  layer per micro-batch of s·b tokens: 34·s·b·h/TP bytes with selective recomputation, or
-  2·s·b·h/TP (the layer's input) with full recomputation plus one layer's 34·s·b·h/TP being
-  recomputed (Korthikanti et al. 2022, https://arxiv.org/abs/2205.05198, 16-bit activations with
-  sequence parallelism), times L/PP layers and min(PP, micro-batches) micro-batches in flight (1F1B).
+- training: ``planner.training.train_memory`` (weights and gradients in ``TRAIN_WEIGHT_DTYPE``).
 """
 
 from __future__ import annotations
@@ -25,12 +19,10 @@ from dataclasses import dataclass
 
 from planner.conversions import BYTES_PER_ELEMENT
 from planner.layouts import Layout
-from planner.models import OPTIMIZER_STATES, ModelSpec, ServeWorkload, TrainWorkload
+from planner.models import ModelSpec, ServeWorkload
 
 #: Activation bytes per token per hidden unit per layer, selective recomputation (Korthikanti et al.).
 ACTIVATION_BYTES_SELECTIVE = 34
-#: With full recomputation only the layer's 16-bit input is kept.
-ACTIVATION_BYTES_FULL = 2
 #: Training keeps weights and gradients on the GPU in this format, whatever the matmul precision.
 TRAIN_WEIGHT_DTYPE = "bf16"
 
@@ -80,27 +72,3 @@ def serve_memory(
     chunk_tokens = min(work.prefill_chunk_tokens, b * work.prompt_tokens) / layout.ep
     activations = ACTIVATION_BYTES_SELECTIVE * chunk_tokens * model.hidden_size / layout.tp
     return MemoryUse(weights, kv_cache_bytes=kv, activation_bytes=activations)
-
-
-def micro_batches(work: TrainWorkload, layout: Layout) -> float:
-    """Micro-batches per data-parallel rank per step: global sequences / (DP·EP) / micro-batch size."""
-    return work.global_batch_sequences / (layout.dp * layout.ep) / work.micro_batch_sequences
-
-
-def train_memory(model: ModelSpec, work: TrainWorkload, layout: Layout) -> MemoryUse:
-    """Bytes per GPU to train ``work`` under ``layout`` (its ``recompute`` decides activations)."""
-    non_expert, expert = params_per_gpu(model, layout)
-    param_bytes = BYTES_PER_ELEMENT[TRAIN_WEIGHT_DTYPE]
-    state_bytes = sum(BYTES_PER_ELEMENT[f] for f in OPTIMIZER_STATES[work.optimizer])
-    shards = (layout.dp * layout.ep, layout.dp) if work.shard_optimizer else (1, 1)
-    optimizer = state_bytes * (non_expert / shards[0] + expert / shards[1])
-    tokens = work.sequence_tokens * work.micro_batch_sequences
-    layer_bytes = ACTIVATION_BYTES_SELECTIVE * tokens * model.hidden_size / layout.tp
-    in_flight = min(layout.pp, micro_batches(work, layout)) * model.layers / layout.pp
-    if layout.recompute == "full":
-        kept = ACTIVATION_BYTES_FULL * tokens * model.hidden_size / layout.tp
-        activations = kept * in_flight + layer_bytes
-    else:
-        activations = layer_bytes * in_flight
-    weights = (non_expert + expert) * param_bytes
-    return MemoryUse(weights, activation_bytes=activations, gradient_bytes=weights, optimizer_bytes=optimizer)

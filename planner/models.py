@@ -223,9 +223,12 @@ class TrainWorkload:
     micro-batches of ``micro_batch_sequences``; ``precision`` is the matmul format (bf16 or fp8;
     weights and gradients are kept in bf16 either way); ``optimizer`` adam or sgd (with momentum),
     its state sharded across data-parallel ranks when ``shard_optimizer`` (ZeRO-1); ``recompute``
-    selective, full, or auto (selective where it fits, else full). ``token_budget`` (tokens to train)
-    gives each plan its days and dollars to train; with ``deadline_days`` the cluster is the fewest
-    nodes that train the budget by the deadline."""
+    selective, full, or auto (selective where it fits, else full). ``token_budget`` (tokens to train;
+    None: ``planner.training.default_token_budget``) gives each plan its days and dollars to train.
+    The cluster is ``cluster_gpus`` GPUs (the same for every instance, so plans compare at equal
+    size), or with ``deadline_days`` the fewest nodes that train the budget by the deadline.
+    ``overlap_all_to_all``: the experts' all-to-all runs behind other micro-batches' compute
+    (DeepSeek-V3's DualPipe) rather than in line."""
 
     global_batch_tokens: int = 512 * 8192
     sequence_tokens: int = 8192
@@ -236,10 +239,12 @@ class TrainWorkload:
     recompute: str = "auto"
     token_budget: float | None = None
     deadline_days: float | None = None
+    cluster_gpus: int = 1024
+    overlap_all_to_all: bool = True
     kind: str = "train"
 
     def __post_init__(self) -> None:
-        for name in ("global_batch_tokens", "sequence_tokens", "micro_batch_sequences"):
+        for name in ("global_batch_tokens", "sequence_tokens", "micro_batch_sequences", "cluster_gpus"):
             _positive_int("training workload", name, getattr(self, name))
         if self.precision not in ("bf16", "fp8"):
             raise ParseError(f"training workload: precision must be bf16 or fp8, got {self.precision!r}")
@@ -260,8 +265,6 @@ class TrainWorkload:
                 and value > 0
             ):
                 raise ParseError(f"training workload: {name} must be a positive number, got {value!r}")
-        if self.deadline_days is not None and self.token_budget is None:
-            raise ParseError("training workload: deadline_days needs a token_budget (the tokens to train)")
 
     @property
     def global_batch_sequences(self) -> float:

@@ -4,8 +4,10 @@ a verdict sentence that names the figures it rests on.
 Serving is ``planner.serving``: continuous batching with chunked prefill at the concurrency that
 gives the most tokens/s within memory and the latency targets, or at the user's. Training: tokens/s
 = global batch tokens / step. The best layout is the one with the most tokens/s (on one cluster,
-also the cheapest per token). Without ``nodes``, the cluster is the fewest instances (up to
-``MAX_AUTO_NODES``) on which some layout fits.
+also the cheapest per token). Without ``nodes``, a serving cluster is the fewest instances (up to
+``MAX_AUTO_NODES``) on which some layout fits; a training cluster is the workload's
+``cluster_gpus`` (rounded up to whole instances), or with a deadline the fewest instances (up to
+``MAX_DEADLINE_NODES``) that train the token budget in time.
 """
 
 from __future__ import annotations
@@ -16,15 +18,19 @@ from dataclasses import replace
 from planner.conversions import bytes_to_gb, gb_to_bytes
 from planner.hardware import Cluster, Node
 from planner.layouts import Layout, candidate_layouts, layout_problem
-from planner.memory import serve_memory, train_memory
+from planner.memory import serve_memory
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
 from planner.serving import evaluate_serving, served_model, with_decode_split, with_ttft
 from planner.serving import fits as serving_fits
-from planner.step import Options, StepCost, matmul_dtype, train_step
+from planner.step import Options, StepCost, matmul_dtype
+from planner.training import fit_recompute, token_budget, train_memory, train_step
 from planner.verdict import fits_label
 
 MAX_AUTO_NODES = 64
+#: The most instances a deadline may ask for: 4,096 (32,768 GPUs of 8; Llama 3 405B trained on
+#: 16,384 H100, arXiv 2407.21783).
+MAX_DEADLINE_NODES = 4096
 
 
 def _problem(result_step: StepCost, cluster: Cluster, dtype: str) -> str | None:
@@ -84,13 +90,15 @@ def fitting_layouts(model: ModelSpec, workload: Workload, cluster: Cluster, opti
     (selective where it fits, full otherwise, unless the workload fixes one)."""
     limit = usable_bytes(cluster.node, options)
     found = []
-    for layout in candidate_layouts(model, workload.kind, cluster, tp_across_domain=options.tp_across_domain):
+    sequence = workload.sequence_tokens if isinstance(workload, TrainWorkload) else 0
+    candidates = candidate_layouts(
+        model, workload.kind, cluster, tp_across_domain=options.tp_across_domain, sequence_tokens=sequence
+    )
+    for layout in candidates:
         if isinstance(workload, TrainWorkload):
             if workload.global_batch_sequences < layout.dp * layout.ep * workload.micro_batch_sequences:
                 continue  # fewer sequences than data-parallel ranks
-            choices = ("selective", "full") if workload.recompute == "auto" else (workload.recompute,)
-            tries = (replace(layout, recompute=c) for c in choices)
-            fit = next((t for t in tries if train_memory(model, workload, t).total_bytes <= limit), None)
+            fit = fit_recompute(model, workload, layout, limit)
             if fit is not None:
                 found.append(fit)
         elif serving_fits(served_model(model, workload), workload, layout, cluster, options):
@@ -122,14 +130,18 @@ def plan(
     options: Options | None = None,
     max_nodes: int = MAX_AUTO_NODES,
     layout: Layout | None = None,
+    exhaustive: bool = True,
 ) -> Plan:
     """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when
-    None), or exactly ``layout`` (then the cluster is the nodes it needs)."""
+    None), or exactly ``layout`` (then the cluster is the nodes it needs). ``exhaustive`` False (a
+    deadline search's trials) skips the sensitivity to inferred links."""
     options = options or Options()
     if layout is not None:
         return forced(model, workload, node, layout, nodes=nodes, options=options)
-    if isinstance(workload, TrainWorkload) and workload.deadline_days and nodes is None:
-        return by_deadline(model, workload, node, options, max_nodes)
+    if isinstance(workload, TrainWorkload) and nodes is None:
+        if workload.deadline_days:
+            return by_deadline(model, workload, node, options, MAX_DEADLINE_NODES)
+        nodes = math.ceil(workload.cluster_gpus / node.gpus)
     least = _lower_bound_nodes(model, workload, node, options)
     counts = [nodes] if nodes else range(least, max_nodes + 1)
     cluster, layouts = Cluster(node, nodes or 1), []
@@ -150,7 +162,7 @@ def plan(
     found = Plan(model, workload, cluster, options, tuple(results), fits)
     if found.best is None:
         return replace(found, reason=results[0].problem)
-    return replace(found, sensitivity=sensitivity(found))
+    return replace(found, sensitivity=sensitivity(found)) if exhaustive else found
 
 
 def sensitivity(found: Plan) -> tuple[Sensitivity, ...]:
@@ -182,17 +194,17 @@ def forced(
     """Exactly ``layout``: on the nodes it needs, with why it does or does not fit in ``reason``."""
     count = nodes or max(1, math.ceil(layout.gpus / node.gpus))
     cluster = Cluster(node, count)
-    problem = layout_problem(model, layout, cluster, tp_across_domain=options.tp_across_domain)
+    sequence = workload.sequence_tokens if isinstance(workload, TrainWorkload) else None
+    problem = layout_problem(
+        model, layout, cluster, tp_across_domain=options.tp_across_domain, sequence_tokens=sequence
+    )
     if problem is not None:
         return Plan(model, workload, cluster, options, (), "does not fit", problem)
     chosen = layout
     limit = usable_bytes(node, options)
     if isinstance(workload, TrainWorkload):
-        choices = ("selective", "full") if workload.recompute == "auto" else (workload.recompute,)
-        for choice in choices:
-            chosen = replace(layout, recompute=choice)
-            if train_memory(model, workload, chosen).total_bytes <= limit:
-                break
+        full = replace(layout, recompute="full" if workload.recompute == "auto" else workload.recompute)
+        chosen = fit_recompute(model, workload, layout, limit) or full
     [result] = _split_best(
         model, workload, [evaluate(model, workload, chosen, cluster, options)], cluster, options
     )
@@ -213,54 +225,75 @@ SECONDS_PER_DAY = 86_400.0
 
 
 def days_to_train(found: Plan) -> float | None:
-    """Training: the token budget / tokens/s, in days (None without a budget or a time)."""
+    """Training: the token budget (``planner.training.token_budget``) / tokens/s, in days (None
+    without a time)."""
     work, best = found.workload, found.best
-    if (
-        not isinstance(work, TrainWorkload)
-        or work.token_budget is None
-        or best is None
-        or not best.tokens_per_s
-    ):
+    if not isinstance(work, TrainWorkload) or best is None or not best.tokens_per_s:
         return None
-    return work.token_budget / best.tokens_per_s / SECONDS_PER_DAY
+    return token_budget(found.model, work) / best.tokens_per_s / SECONDS_PER_DAY
+
+
+#: The most a training cluster gains over its size: more nodes hold fewer activations each, so they
+#: may drop a full recomputation (4 passes a token become 3); nothing else makes time fall faster
+#: than nodes grow.
+MAX_SCALING_GAIN = 4 / 3
+
+
+def cluster_sizes(least: int, most: int) -> list[int]:
+    """The node counts a deadline search tries, from ``least`` to ``most``: 1 to 4, then 5, 6, 7 x
+    a power of two and the powers themselves (4, 5, 6, 7, 8, 10, 12, 14, 16, 20, ...): steps of at
+    most 25%, in sizes clusters are rented in and layouts divide."""
+    found, power = {1, 2, 3}, 1
+    while power <= most:
+        found.update(f * power for f in (4, 5, 6, 7))
+        power *= 2
+    return sorted(n for n in found | {most} if least <= n <= most)
 
 
 def by_deadline(model: ModelSpec, work: TrainWorkload, node: Node, options: Options, max_nodes: int) -> Plan:
-    """The fewest nodes (up to ``max_nodes``) that train ``work.token_budget`` tokens within
-    ``work.deadline_days``: doubling from the fewest that fit, then halving the gap."""
-    least = _lower_bound_nodes(model, work, node, options)
+    """The fewest nodes of ``cluster_sizes`` (up to ``max_nodes``) that train the token budget within
+    ``work.deadline_days``: from the fewest whose memory could hold the state, a miss guesses the
+    size that would make it if time scaled with nodes, and from a hit the sizes below are tried
+    down to the last miss."""
+    deadline = work.deadline_days or 0.0
+    sizes = cluster_sizes(max(1, _lower_bound_nodes(model, work, node, options)), max_nodes)
+    tried: dict[int, tuple[bool, Plan]] = {}
 
-    def meets(count: int) -> tuple[bool, Plan]:
-        found = plan(model, work, node, nodes=count, options=options)
-        days = days_to_train(found)
-        return days is not None and days <= (work.deadline_days or 0), found
+    def meets(index: int) -> tuple[bool, Plan]:
+        count = sizes[index]
+        if count not in tried:
+            found = plan(model, work, node, nodes=count, options=options, exhaustive=False)
+            days = days_to_train(found)
+            tried[count] = (days is not None and days <= deadline, found)
+        return tried[count]
 
-    count, last = max(1, least), None
-    while count <= max_nodes:
-        ok, found = meets(count)
+    index, low = 0, -1
+    while True:
+        ok, found = meets(index)
         if ok:
             break
-        last = (count, found)
-        count *= 2
-    else:
-        tried = plan(model, work, node, nodes=max_nodes, options=options)
-        days = days_to_train(tried)
-        best = "no layout fits" if days is None else f"{days:,.1f} days at best"
-        reason = (
-            f"--days: {work.token_budget:.3g} tokens in {work.deadline_days:g} days needs more than "
-            f"{max_nodes} x {node.instance_type} ({best})"
-        )
-        return _unmet(tried, reason)
-    low = last[0] + 1 if last else count
-    high = count
-    while low < high:
-        middle = (low + high) // 2
-        ok, trial = meets(middle)
-        if ok:
-            high, found = middle, trial
-        else:
-            low = middle + 1
-    return found
+        low = index
+        if index == len(sizes) - 1:
+            days = days_to_train(found)
+            best = "no layout fits" if days is None else f"{days:,.1f} days at best"
+            reason = (
+                f"--days: {token_budget(model, work):.3g} tokens in {deadline:g} days needs more than "
+                f"{max_nodes} x {node.instance_type} ({best})"
+            )
+            return _unmet(found, reason)
+        days = days_to_train(found)
+        if days is not None and days * sizes[index] / sizes[-1] > deadline * MAX_SCALING_GAIN:
+            reason = (
+                f"--days: {token_budget(model, work):.3g} tokens in {deadline:g} days needs more than "
+                f"{max_nodes} x {node.instance_type} ({days:,.1f} days on {sizes[index]:,}, and more nodes "
+                f"cannot gain {MAX_SCALING_GAIN:.3g} x their number)"
+            )
+            return _unmet(found, reason)
+        guess = 2 * sizes[index] if days is None else sizes[index] * days / deadline
+        index = max(index + 1, next((i for i, n in enumerate(sizes) if n >= guess), len(sizes) - 1))
+    while index - 1 > low and meets(index - 1)[0]:  # the guess overshot: walk down to the first hit
+        index -= 1
+    return plan(model, work, node, nodes=sizes[index], options=options)
 
 
 def _unmet(found: Plan, reason: str) -> Plan:

@@ -1,8 +1,10 @@
-"""One step's time on one GPU: compute, HBM reads and the collectives, for serving and training.
+"""One step's time on one GPU: compute, HBM reads and the collectives; serving's pass here, a
+training step in ``planner.training`` (which uses this module's pieces).
 
-step = max(compute, memory) + communication: compute and HBM reads overlap each other, the
-collectives are counted as not overlapped with either (so the communication share is an upper
-bound). All figures are per GPU of the busiest kind (an average pipeline stage).
+step = max(compute, memory) + communication: compute and HBM reads overlap each other; serving counts
+the collectives as not overlapped with either (so the communication share is an upper bound), training
+hides some behind compute (``StepCost.hidden_s``). All figures are per GPU of the busiest kind (an
+average pipeline stage).
 
 - compute = FLOPs per GPU / (dense peak of the matmul format × efficiency). A forward pass costs
   2 × active parameters + 4 × layers × context × heads × head dim FLOPs per token (PaLM's count,
@@ -23,15 +25,14 @@ bound). All figures are per GPU of the busiest kind (an average pipeline stage).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from planner.comms import Transfer, all_reduce, all_to_all, send
 from planner.conversions import BYTES_PER_ELEMENT, gbytes_per_s_to_bytes_per_s, tflops_to_flops
 from planner.efficiency import compute_efficiency, hbm_efficiency
 from planner.hardware import Cluster
 from planner.layouts import Layout, groups
-from planner.memory import TRAIN_WEIGHT_DTYPE, micro_batches, params_per_gpu
-from planner.models import OPTIMIZER_STATES, ModelSpec, TrainWorkload
+from planner.models import ModelSpec, TrainWorkload
 
 #: Forward, backward through activations, backward through weights.
 TRAIN_PASSES = 3
@@ -77,7 +78,9 @@ def _total(values: list[float | None]) -> float | None:
 class StepCost:
     """One step of one GPU: FLOPs and HBM bytes with their times (None when the peak or the HBM
     bandwidth is not known) and the collectives. With ``kernels`` (serving) the step is their
-    times in turn, each the longer of its compute and its reads; without, max(compute, memory)."""
+    times in turn, each the longer of its compute and its reads; without, max(compute, memory).
+    ``hidden_s`` of the collectives' time runs behind compute (training's overlaps,
+    ``planner.training``; serving hides none)."""
 
     flops_per_gpu: float
     compute_s: float | None
@@ -85,6 +88,7 @@ class StepCost:
     memory_s: float | None
     transfers: tuple[Transfer, ...]
     kernels: tuple[KernelTime, ...] = ()
+    hidden_s: float = 0.0
 
     @classmethod
     def of_kernels(cls, kernels: tuple[KernelTime, ...], transfers: tuple[Transfer, ...]) -> StepCost:
@@ -104,12 +108,18 @@ class StepCost:
         return sum(times) if len(times) == len(self.transfers) else None
 
     @property
+    def exposed_comm_s(self) -> float | None:
+        """The collectives' time the step waits for: all of it but what runs behind compute."""
+        return None if self.comm_s is None else max(0.0, self.comm_s - self.hidden_s)
+
+    @property
     def step_s(self) -> float | None:
-        if self.compute_s is None or self.memory_s is None or self.comm_s is None:
+        exposed = self.exposed_comm_s
+        if self.compute_s is None or self.memory_s is None or exposed is None:
             return None
         if self.kernels:
-            return (_total([k.seconds for k in self.kernels]) or 0.0) + self.comm_s
-        return max(self.compute_s, self.memory_s) + self.comm_s
+            return (_total([k.seconds for k in self.kernels]) or 0.0) + exposed
+        return max(self.compute_s, self.memory_s) + exposed
 
 
 def matmul_dtype(model: ModelSpec, cluster: Cluster, training: TrainWorkload | None = None) -> str:
@@ -200,7 +210,7 @@ def _pass_transfers(
     options: Options,
     tokens: float,
     *,
-    passes: int,
+    passes: float,
     pp_sends: int,
     workload: str,
 ) -> tuple[Transfer, ...]:
@@ -224,67 +234,3 @@ def _pass_transfers(
     if layout.pp > 1:
         found.append(send("PP send", g["pp"], hidden_bytes / layout.tp, pp_sends * micro, cluster))
     return tuple(found)
-
-
-def train_step(
-    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
-) -> StepCost:
-    """One optimizer step of ``work`` under ``layout`` on one GPU (formulas in the module docstring)."""
-    m = micro_batches(work, layout)
-    passes = TRAIN_PASSES + (1 if layout.recompute == "full" else 0)
-    flops = (
-        work.global_batch_tokens
-        * passes
-        * forward_flops_per_token(model, work.sequence_tokens / 2)
-        / layout.gpus
-    )
-    bubble = 1 + (layout.pp - 1) / (m * layout.virtual)  # interleaved stages: v-fold smaller
-    tokens = work.global_batch_tokens * passes * bubble
-    dtype = matmul_dtype(model, cluster, work)
-    # Causal attention: a token attends to the tokens before it, half the sequence on average.
-    compute = compute_seconds(
-        model, cluster, options, dtype, [(tokens, work.sequence_tokens / 2)], layout.gpus
-    )
-    non_expert, expert = params_per_gpu(model, layout)
-    params = non_expert + expert
-    state = sum(BYTES_PER_ELEMENT[f] for f in OPTIMIZER_STATES[work.optimizer])
-    hbm = TRAIN_PASSES * m * params * BYTES_PER_ELEMENT[TRAIN_WEIGHT_DTYPE] + params * state
-    micro_tokens = work.sequence_tokens * work.micro_batch_sequences
-    layer_passes = 3 if layout.recompute == "full" else 2
-    per_micro = _pass_transfers(
-        model,
-        layout,
-        cluster,
-        options,
-        micro_tokens,
-        passes=layer_passes,
-        pp_sends=2 * layout.virtual,
-        workload="train",
-    )
-    transfers = [_times(t, m) for t in per_micro]
-    transfers.extend(_gradient_all_reduces(model, layout, cluster))
-    return StepCost(flops, compute, hbm, _seconds(hbm, _hbm_rate(cluster)), tuple(transfers))
-
-
-def _times(transfer: Transfer, factor: float) -> Transfer:
-    """The same collective repeated ``factor`` times (once per micro-batch)."""
-    seconds = None if transfer.seconds is None else transfer.seconds * factor
-    return replace(
-        transfer,
-        count=transfer.count * factor,
-        bytes_per_gpu=transfer.bytes_per_gpu * factor,
-        seconds=seconds,
-    )
-
-
-def _gradient_all_reduces(model: ModelSpec, layout: Layout, cluster: Cluster) -> list[Transfer]:
-    """bf16 gradients all-reduced over the ranks sharing them: non-expert over DP·EP, experts over DP."""
-    non_expert, expert = params_per_gpu(model, layout)
-    grad = BYTES_PER_ELEMENT[TRAIN_WEIGHT_DTYPE]
-    g = groups(layout, "train")
-    found = []
-    if layout.dp * layout.ep > 1:
-        found.append(all_reduce("DP gradient all-reduce", g["dp_ep"], non_expert * grad, 1, cluster))
-    if layout.dp > 1 and expert:
-        found.append(all_reduce("DP expert-gradient all-reduce", g["dp"], expert * grad, 1, cluster))
-    return found

@@ -10,8 +10,12 @@ from planner.hardware import Cluster, LinkLevel
 from planner.models import ServeWorkload, TrainWorkload
 from planner.result import Plan
 from planner.step import StepCost
+from planner.training import token_budget
 
 _SCALE_UP_NAMES = {LINK_LABELS[link] for link in SCALE_UP_LINKS}
+SECONDS_PER_DAY = 24 * SECONDS_PER_HOUR
+#: Below this share of the step, collectives that partly run behind compute are said to be hidden.
+HIDDEN_SHARE = 0.005
 
 
 def fits_label(replica_gpus: int, cluster: Cluster) -> str:
@@ -42,10 +46,11 @@ def bound(step: StepCost) -> str:
 
 
 def comm_share(step: StepCost) -> float | None:
-    """Communication time / step time."""
-    if step.step_s is None or step.comm_s is None or step.step_s == 0:
+    """Communication time the step waits for (not hidden behind compute) / step time."""
+    exposed = step.exposed_comm_s
+    if step.step_s is None or exposed is None or step.step_s == 0:
         return None
-    return step.comm_s / step.step_s
+    return exposed / step.step_s
 
 
 def used_levels(plan: Plan) -> list[LinkLevel]:
@@ -139,6 +144,8 @@ def _comm_clause(step: StepCost) -> str:
     worst, share = bottleneck(step), comm_share(step)
     if worst is None or share is None:
         return f"no communication, {bound(step)}"
+    if step.hidden_s and share < HIDDEN_SHARE:
+        return f"its collectives behind compute (the largest the {worst[0]} over {worst[1]}), {bound(step)}"
     return f"{share:.0%} of it in the {worst[0]} over {worst[1]}, {bound(step)}"
 
 
@@ -172,16 +179,15 @@ def verdict(plan: Plan) -> str:
     tokens_per_s, step_s = best.tokens_per_s, best.step.step_s
     assert tokens_per_s is not None and step_s is not None, "the best layout is one with a step time"
     if isinstance(plan.workload, TrainWorkload):
-        cost, per_billion = usd_per_step(plan), usd_per_billion_tokens(plan)
-        money = (
-            ""
-            if cost is None or per_billion is None
-            else f"; ${cost:,.2f} per step, ${number(per_billion)} per billion tokens"
-        )
+        budget = token_budget(plan.model, plan.workload)
+        days = budget / tokens_per_s / SECONDS_PER_DAY
+        per_billion = usd_per_billion_tokens(plan)
+        money = "" if per_billion is None else f", ${per_billion * budget / TOKENS_PER_BILLION:,.0f}"
         return (
             f"{model} training fits {_fit(plan)} on {where} as {best.layout.label}: "
             f"{duration(step_s)} per step, {number(tokens_per_s)} tokens/s, "
-            f"{_comm_clause(best.step)}{money}{_caveats(plan)}."
+            f"{_comm_clause(best.step)}; {budget:.3g} tokens in {number(days)} days{money}"
+            f"{_caveats(plan)}."
         )
     cost = usd_per_million_tokens(plan)
     split = usd_per_million_split(plan)

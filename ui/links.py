@@ -16,7 +16,7 @@ FREE_TEXT = frozenset({"q"})
 #: Parameters that hold a number at least 0.
 NUMBERS = frozenset(
     {"min_fabric", "max_price", "target", "batch", "context", "output", "seq_len", "seqs", "nodes", "min_mem",
-     "min_total_mem", "tpot", "ttft", "train_tokens", "days"}
+     "min_total_mem", "tpot", "ttft", "train_tokens", "days", "train_gpus"}
 )  # fmt: skip
 BOOLEANS = frozenset({"stale", "curated", "inferred", "claim_history"})
 

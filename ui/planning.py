@@ -13,7 +13,7 @@ from typing import Final
 import pandas as pd
 import streamlit as st
 
-from catalog.cli_plan import MAX_DAYS, MAX_TARGET, MAX_TOKEN_BUDGET
+from catalog.cli_plan import MAX_CLUSTER_GPUS, MAX_DAYS, MAX_TARGET, MAX_TOKEN_BUDGET
 from catalog.read.prices import placeholder_caution
 from planner.models import ServeWorkload, TrainWorkload, preset_names
 from ui import tables
@@ -161,27 +161,27 @@ def _train(box) -> TrainWorkload:
         "Matmul format", ["bf16", "fp8"], default="bf16", required=True, key="precision", bind=BIND
     )
     billions = _optional(
-        box, "Tokens to train (billions, 0: none)", "train_tokens",
-        "The token budget (plan --tokens): every plan gets the days and dollars it takes.",
-        MAX_TOKEN_BUDGET / 1e9, 100.0,
+        box, "Tokens to train (billions, 0: 20 per parameter)", "train_tokens",
+        "The token budget (plan --tokens) every instance is ranked at: the days and dollars it takes. "
+        "0 takes Chinchilla's 20 tokens per parameter.", MAX_TOKEN_BUDGET / 1e9, 100.0,
     )  # fmt: skip
     days = _optional(
         box, "Deadline (days, 0: none)", "days",
         "Train the budget within this many days (plan --days): each instance gets the fewest nodes that "
-        "make it. Needs a token budget.", MAX_DAYS, 1.0,
+        "make it, instead of the GPUs below.", MAX_DAYS, 1.0,
     )  # fmt: skip
-    if days and not billions:
-        show_text(
-            "A deadline needs a token budget (the tokens to train by then): the deadline is ignored.",
-            "warning",
-        )
-        days = None
+    gpus = _whole(
+        box, "GPUs per cluster", TrainWorkload.cluster_gpus, "train_gpus",
+        f"Every instance trains on this many GPUs (plan --gpus, up to {MAX_CLUSTER_GPUS:,}), so days and "
+        "dollars compare like for like; a deadline or 'Instances per cluster' replaces it.",
+    )  # fmt: skip
     return TrainWorkload(
         global_batch_tokens=batch * sequence,
         sequence_tokens=sequence,
         precision=precision or "bf16",
         token_budget=billions * 1e9 if billions else None,
         deadline_days=days,
+        cluster_gpus=min(gpus, MAX_CLUSTER_GPUS),
     )
 
 
@@ -205,13 +205,17 @@ def plan_question(priced: bool) -> PlanQuestion:
     if priced:
         by = sb.segmented_control(
             "Rank by", list(BY), default="time", required=True, key="by", bind=BIND,
-            help="time: tokens/s of the planned cluster; cost: USD per million output tokens (serve) or "
-            "per billion trained tokens (train). Unpriced rows follow the priced ones.",
+            help="time: output tokens/s of the planned cluster (serve), days to train the token budget "
+            "(train); cost: USD per million output tokens (serve) or USD to train the budget (train). "
+            "Unpriced rows follow the priced ones.",
         )  # fmt: skip
     config_text = _own_model(sb)
     with sb.expander("Workload details"):
         workload = _serve(st) if TASKS[task or "Serve"] == "serve" else _train(st)
-        nodes = _whole(st, "Instances per cluster (0: the fewest that fit)", 0, "nodes", "Up to 64.", low=0)
+        nodes = _whole(
+            st, "Instances per cluster (0: serve the fewest that fit, train the GPUs above)", 0, "nodes",
+            "Up to 64.", low=0,
+        )  # fmt: skip
     return PlanQuestion(
         model=OWN_MODEL if config_text else (model or DEFAULT_MODEL),
         workload=workload,
@@ -222,10 +226,14 @@ def plan_question(priced: bool) -> PlanQuestion:
 
 
 def cost_columns(kind: str) -> dict[str, str]:
-    """The plan's cost columns for a workload kind → their headers."""
+    """The plan's cost columns for a workload kind → their headers (the one it ranks by first)."""
     if kind == "serve":
         return {"usd_per_million_tokens": "USD/M output tokens"}
-    return {"usd_per_step": "USD/step", "usd_per_billion_tokens": "USD/B tokens"}
+    return {
+        "usd_to_train": "USD to train",
+        "usd_per_step": "USD/step",
+        "usd_per_billion_tokens": "USD/B tokens",
+    }
 
 
 def _rounded(values: pd.Series, digits: int = 4) -> pd.Series:
@@ -280,13 +288,13 @@ SERVE_BESIDE = {
     "TTFT (ms)": "ttft_s",
     "TPOT (ms)": "tpot_s",
 }
-#: Training's figures beside tokens/s when a token budget is asked.
-TRAIN_BESIDE = {"days to train": "days_to_train", "USD to train": "usd_to_train"}
+#: Training's figures beside tokens/s: the days to train the budget, and the budget.
+TRAIN_BESIDE = {"days to train": "days_to_train", "tokens to train": "token_budget"}
 
 
 def _beside_tokens(planned: pd.DataFrame, kind: str) -> dict[str, pd.Series]:
     """What reads beside tokens/s: serving's concurrency, per-user speed, TTFT and TPOT; training's
-    days and dollars to train (when a budget is asked)."""
+    days to train and the token budget."""
     if kind == "serve":
         return {
             header: _rounded(
@@ -294,9 +302,7 @@ def _beside_tokens(planned: pd.DataFrame, kind: str) -> dict[str, pd.Series]:
             )
             for header, column in SERVE_BESIDE.items()
         }
-    if planned["days_to_train"].notna().any():
-        return {header: _rounded(planned[column], 4) for header, column in TRAIN_BESIDE.items()}
-    return {}
+    return {header: _rounded(planned[column], 4) for header, column in TRAIN_BESIDE.items()}
 
 
 def column_config(kind: str) -> dict:
@@ -324,6 +330,7 @@ def column_config(kind: str) -> dict:
         "TTFT (ms)": number(width=80, help="Time to first token: the prompt read and the first token"),
         "TPOT (ms)": number(width=80, help="Time per output token: one decode step"),
         "days to train": number(width=90, format="localized"),
+        "tokens to train": number(width=110, format="localized", help="The token budget every row trains"),
         "USD to train": number(width=110, format="dollar"),
         **{h: number(width=100, format="dollar") for h in cost_columns(kind).values()},
         "cluster USD/hour": number(format="dollar"),
@@ -382,22 +389,31 @@ def _because(row: dict, cheap: bool) -> str:
 
 
 def why_these(planned: pd.DataFrame, kind: str) -> list[str]:
-    """'Why this one' for the fastest row and the cheapest row of a plan, each in its own words."""
+    """'Why this one' for the fastest row and the cheapest row of a plan, each in its own words
+    (training: the fewest days and the fewest dollars to train the one token budget)."""
     rows = planned[planned["tokens_per_s"].notna()]
     if rows.empty:
         return []
     tokens = "output tokens/s" if kind == "serve" else "trained tokens/s"
-    fastest = rows.sort_values("tokens_per_s", ascending=False, kind="stable").iloc[0].to_dict()
+    if kind == "serve":
+        fastest = rows.sort_values("tokens_per_s", ascending=False, kind="stable").iloc[0].to_dict()
+        pace = f"{fastest['tokens_per_s']:,.0f} {tokens}"
+    else:
+        fastest = rows.sort_values("days_to_train", kind="stable").iloc[0].to_dict()
+        pace = (
+            f"{fastest['days_to_train']:,.3g} days to train {fastest['token_budget']:.3g} tokens "
+            f"({fastest['tokens_per_s']:,.0f} {tokens})"
+        )
     name = f"{fastest['instance_type']} ({fastest['provider']})"
     found = [
-        f"Fastest: {name}, {fastest['tokens_per_s']:,.0f} {tokens} on {int(fastest['nodes'])} × "
+        f"Fastest: {name}, {pace} on {int(fastest['nodes'])} × "
         f"{fastest['gpus_per_node']:g} {fastest['gpu_model']}, because {_because(fastest, cheap=False)}."
     ]
     cost = next(iter(cost_columns(kind)))
     priced = rows[rows[cost].notna()]
     if not priced.empty:
         cheap = priced.sort_values(cost, kind="stable").iloc[0].to_dict()
-        unit = "per million output tokens" if kind == "serve" else "per billion trained tokens"
+        unit = "per million output tokens" if kind == "serve" else "to train the budget"
         name = f"{cheap['instance_type']} ({cheap['provider']})"
         found.append(
             f"Cheapest: {name}, {_money(cheap[cost])} {unit}, because {_because(cheap, cheap=True)}."
@@ -410,9 +426,9 @@ def _title(question: PlanQuestion) -> str:
     what = "Serving" if kind == "serve" else "Training"
     order = {
         ("serve", "time"): "output tokens/s, most first",
-        ("train", "time"): "trained tokens/s, most first",
+        ("train", "time"): "days to train one token budget, fewest first",
         ("serve", "cost"): "USD per million output tokens, cheapest first",
-        ("train", "cost"): "USD per billion trained tokens, cheapest first",
+        ("train", "cost"): "USD to train one token budget, cheapest first",
     }[(kind, question.by)]
     return f"{what} {question.model}: every instance ranked by {order}"
 
@@ -432,11 +448,17 @@ def show(planned: pd.DataFrame, question: PlanQuestion, filters=None) -> None:
     """The Ranking tab when it plans a model."""
     kind = question.workload.kind
     st.subheader(_title(question))
+    where = (
+        "the fewest instances that hold the model"
+        if kind == "serve"
+        else "one cluster size (the GPUs per cluster, or the fewest nodes that meet the deadline), "
+        "training one token budget"
+    )
     st.caption(
-        "Each instance gets its best layout (TP within the NVLink domain) on the fewest instances that "
-        "hold the model, its step time, the share of it spent communicating, the link that share "
-        "crosses, and the cost where the catalog has a price. Rows that cannot be planned come last with "
-        f"the reason. Formulas: docs/planning.md. {price_note(filters)}"
+        f"Each instance gets its best layout (TP within the NVLink domain) on {where}, its step time, "
+        "the share of it spent communicating, the link that share crosses, and the cost where the "
+        "catalog has a price. Rows that cannot be planned come last with the reason. Formulas: "
+        f"docs/planning.md. {price_note(filters)}"
     )
     if planned.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")

@@ -213,7 +213,7 @@ UNFILTERED: dict[str, object] = {
     "q": "", "provider": [], "gpus": [], "link": [], "fabric": [], "peer": [], "domain": "any",
     "min_fabric": 0.0, "max_price": 0.0, "unit": "GB/s", "per": "GPU", "min_mem": 0.0, "min_total_mem": 0.0,
     "region": ANY_REGION, "price_kind": "on-demand", "train_tokens": 0.0, "days": 0.0, "tpot": 0.0,
-    "ttft": 0.0,
+    "ttft": 0.0, "train_gpus": 1024,
 }  # fmt: skip
 
 

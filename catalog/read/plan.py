@@ -27,17 +27,14 @@ from catalog.read.prices import CURRENCY
 from catalog.read.queries import Filters, filtered_instances, instances_sql
 from catalog.read.shape import shape
 from catalog.read.text import known
-from planner.conversions import bytes_to_gb
+from planner.conversions import TOKENS_PER_BILLION, bytes_to_gb
 from planner.hardware import MISSING, Node
 from planner.layouts import Layout
 from planner.models import ModelSpec, TrainWorkload
 from planner.plan import days_to_train, plan
 from planner.result import Plan, Workload
 from planner.step import Options
-
-if TYPE_CHECKING:
-    import pandas as pd
-
+from planner.training import token_budget
 from planner.verdict import (
     basis_text,
     bottleneck,
@@ -50,9 +47,15 @@ from planner.verdict import (
     verdict,
 )
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 RANK_BY = ("time", "cost")
-#: The cost column each workload ranks by.
-COST_COLUMN = {"serve": "usd_per_million_tokens", "train": "usd_per_billion_tokens"}
+#: The cost column each workload ranks by: serving per million output tokens; training the dollars
+#: to train the token budget (every row trains the same budget, so rows compare at equal work).
+COST_COLUMN = {"serve": "usd_per_million_tokens", "train": "usd_to_train"}
+#: The time column each workload ranks by (most tokens/s first; fewest days first).
+TIME_COLUMN = {"serve": "tokens_per_s", "train": "days_to_train"}
 
 
 #: The name a plan is computed under when it is shared by every instance with the same hardware; the
@@ -122,11 +125,18 @@ def plan_rows(
 
 
 def _usd_to_train(result: Plan) -> float | None:
-    """The token budget at the plan's USD per billion tokens (None without a budget or a price)."""
+    """The token budget (``planner.training.token_budget``) at the plan's USD per billion tokens
+    (None without a price)."""
     work, per_billion = result.workload, usd_per_billion_tokens(result)
-    if not isinstance(work, TrainWorkload) or work.token_budget is None or per_billion is None:
+    if not isinstance(work, TrainWorkload) or per_billion is None:
         return None
-    return per_billion * work.token_budget / 1e9
+    return per_billion * token_budget(result.model, work) / TOKENS_PER_BILLION
+
+
+def _budget(result: Plan) -> float | None:
+    """Training: the tokens every row is ranked at training (None when serving)."""
+    work = result.workload
+    return token_budget(result.model, work) if isinstance(work, TrainWorkload) else None
 
 
 def _row(row: dict, result: Plan | str) -> dict:
@@ -178,6 +188,7 @@ def _row(row: dict, result: Plan | str) -> dict:
         "usd_per_billion_tokens": usd_per_billion_tokens(result) if result.workload.kind == "train" else None,
         "days_to_train": days_to_train(result),
         "usd_to_train": _usd_to_train(result),
+        "token_budget": _budget(result),
         "bandwidth_basis": basis_text(result),
     }
 
@@ -188,7 +199,7 @@ COLUMNS = (
     "tokens_per_s_per_user", "ttft_s", "tpot_s", "usd_per_hour", "price_region", "price_kind", "currency",
     "price_flag", "usd_per_million_tokens", "usd_per_million_input_tokens", "usd_per_million_output_tokens",
     "usd_per_step", "usd_per_billion_tokens", "days_to_train",
-    "usd_to_train", "bandwidth_basis", "verdict",
+    "usd_to_train", "token_budget", "bandwidth_basis", "verdict",
     "reason", "flags", "tp", "pp", "ep", "dp",
 )  # fmt: skip
 
@@ -252,13 +263,13 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _sort_key(row: dict[str, Any], keys: list[str], cost: str) -> tuple:
-    """Planned rows first; each key ascending for the cost, descending for tokens/s, missing last;
-    then provider and instance type."""
+def _sort_key(row: dict[str, Any], keys: list[str]) -> tuple:
+    """Planned rows first; each key ascending (cost, days to train), but tokens/s descending, missing
+    last; then provider and instance type."""
     parts: list[Any] = [_missing(row["tokens_per_s"])]
     for key in keys:
         value = row[key]
-        parts += [True, 0.0] if _missing(value) else [False, value if key == cost else -value]
+        parts += [True, 0.0] if _missing(value) else [False, -value if key == "tokens_per_s" else value]
     return (*parts, row["provider"], row["instance_type"])
 
 
@@ -279,9 +290,9 @@ def rank_rows(
         raise ValueError(f"rank by {by!r}; expected one of {RANK_BY}")
     filters = filters or Filters()
     found = _group_rows(con, model, workload, nodes=nodes, filters=filters, options=options, layout=layout)
-    cost = COST_COLUMN[workload.kind]
-    keys = [cost, "tokens_per_s"] if by == "cost" else ["tokens_per_s", cost]  # a tie: cheaper first
-    found.sort(key=lambda row: _sort_key(row, keys, cost))
+    cost, time = COST_COLUMN[workload.kind], TIME_COLUMN[workload.kind]
+    keys = [cost, time] if by == "cost" else [time, cost]  # a tie: cheaper (or faster) first
+    found.sort(key=lambda row: _sort_key(row, keys))
     ranked = []
     for position, row in enumerate(found, start=1):
         row["price_kind"] = "spot" if filters.spot else "on-demand"
@@ -294,7 +305,8 @@ def rank_rows(
 FLOAT_COLUMNS = (
     "step_s", "comm_s", "comm_share", "tokens_per_s", "concurrency", "tokens_per_s_per_user", "ttft_s",
     "tpot_s", "usd_per_hour", *COST_COLUMN.values(), "usd_per_million_input_tokens",
-    "usd_per_million_output_tokens", "usd_per_step", "days_to_train", "usd_to_train",
+    "usd_per_million_output_tokens", "usd_per_step", "usd_per_billion_tokens", "days_to_train",
+    "token_budget",
 )  # fmt: skip
 INT_COLUMNS = ("rank", "nodes", "min_gpus", "tp", "pp", "ep", "dp")
 
@@ -324,9 +336,10 @@ def rank(
 ) -> pd.DataFrame:
     """One row per instance, best first, for ``model`` and ``workload`` (columns: ``COLUMNS``).
 
-    ``by`` "time" ranks by tokens/s of the planned cluster (serving: output tokens; training:
-    trained tokens); "cost" by USD per million output tokens (serving) or per billion trained
-    tokens (training), then unpriced planned rows by time. ``rank`` numbers the rows that have the
+    ``by`` "time" ranks serving by output tokens/s of the planned cluster and training by the days
+    it takes to train the token budget (``token_budget``: the same for every row, so clusters
+    compare at equal work); "cost" by USD per million output tokens (serving) or the USD to train
+    the budget (training), then unpriced planned rows by time. ``rank`` numbers the rows that have the
     ranking figure; rows without a plan come last with their ``reason``. ``step_s`` is one decode
     step when serving and one optimizer step when training. Rows with the same hardware, price and
     measurements are planned once (``plan_inputs.node_groups``). Costs follow ``filters.region`` and

@@ -148,11 +148,23 @@ def test_cli_training_budget_and_deadline(small_catalog_file, capsys):
     for args, field in (
         (["--tokens", "0"], "--tokens"),
         (["--tokens", "nan"], "--tokens"),
-        (["--days", "3"], "--days"),
+        (["--days", "0"], "--days"),
+        (["--days", "nan"], "--days"),
+        (["--days", "1e-6"], "--days"),  # a deadline no cluster of up to 4,096 nodes meets
+        (["--gpus", "0"], "--gpus"),
+        (["--layout", "TP1xCP3xPP1xEP1xDP8"], "--layout"),  # 24 GPUs on 8-GPU nodes
+        (["--layout", "TP1xCP2xPP1xEP1xFSDP4"], "--layout"),  # CP2 x FSDP4 is 8 GPUs; 8,192 % 4 = 0
+        (["--context", "8190", "--layout", "TP1xCP2xPP1xEP1xDP4"], "--layout"),  # 8,190 % 4 != 0
     ):
-        assert main([*base, *args]) == 2
+        code = main([*base, *args])
         err = capsys.readouterr().err
-        assert err.startswith(f"error: {field}") and err.count("\n") == 1
+        if args[1] == "TP1xCP2xPP1xEP1xFSDP4":
+            assert code == 0  # a layout that divides plans
+            continue
+        assert code == 2 and err.startswith(f"error: {field}") and err.count("\n") == 1, (args, err)
+    serve = ["plan", "--model", "llama-3.1-8b", "--workload", "serve", "--db", str(small_catalog_file)]
+    assert main([*serve, "--gpus", "8"]) == 2
+    assert capsys.readouterr().err.startswith("error: --gpus is for training")
 
 
 def test_cli_plan_costs_follow_region_and_spot(small_catalog_file, capsys):

@@ -91,32 +91,30 @@ def test_rank_plans_every_row_and_puts_the_unplannable_last(small_catalog_file):
     assert p5["usd_per_million_tokens"] == pytest.approx(55.04 / 3600 / p5["tokens_per_s"] * 1e6)
 
 
-def test_training_ranks_clusters_of_the_fewest_nodes_that_fit(small_catalog_file):
+def test_training_ranks_at_one_token_budget_on_clusters_of_one_size(small_catalog_file):
     with connect_readonly(small_catalog_file) as con:
         frame = rank(con, preset("llama-3.1-405b"), TrainWorkload(), filters=Filters(providers=("aws",)))
     p5 = frame.iloc[0]
-    # 16 bytes per parameter x 405.9e9 parameters = 6.5 TB of weights, gradients and Adam state:
-    # thirteen p5.48xlarge (104 x 72 GB usable: AWS's "80 GiB" is the 80 GB every H100 SXM has) is
-    # the fewest that hold it with activations.
-    assert (p5["instance_type"], p5["nodes"], p5["layout"]) == (
+    # No budget stated: Chinchilla's 20 tokens per parameter, 20 x 405,853,388,800 = 8.12e12 tokens,
+    # on 1,024 GPUs for every instance (128 p5.48xlarge), so days and dollars compare like for like.
+    assert (p5["instance_type"], p5["nodes"], p5["token_budget"]) == (
         "p5.48xlarge",
-        13,
-        "TP8 x PP13 x EP1 x DP1 (interleaved x4), full recompute",
+        128,
+        20 * 405_853_388_800,
     )
+    assert p5["days_to_train"] == pytest.approx(p5["token_budget"] / p5["tokens_per_s"] / 86_400)
     alone = plan(
         preset("llama-3.1-405b"),
         TrainWorkload(),
         planner_node("H100-SXM-80GB", 8, memory_gb=80),
-        nodes=13,
+        nodes=128,
     )
-    assert p5["step_s"] == pytest.approx(alone.best.step.step_s)
-    # Four 24 GB A10Gs per node (AWS writes 22 GiB, 23.6 GB; the datasheet part is 24 GB): 6.5 TB
-    # needs 76 nodes, past the 64 the planner tries.
-    assert (
-        frame.iloc[1]["reason"]
-        == "does not fit in up to 64 x g5.12xlarge (its weights and state alone need 76)"
-    )
-    assert frame.iloc[1]["fits"] == "more than 64 nodes"
+    assert p5["step_s"] == pytest.approx(alone.best.step.step_s) and p5["layout"] == alone.best.layout.label
+    # Four 24 GB A10Gs per node: 256 of them make the 1,024 GPUs; the A10G has no BF16 peak stored.
+    g5 = frame[frame["instance_type"] == "g5.12xlarge"].iloc[0]
+    assert g5["nodes"] == 256 and g5["reason"].startswith("no dense BF16 peak for A10G-24GB")
+    one = frame[frame["instance_type"] == "g5.xlarge"].iloc[0]  # 1,024 x one 24 GB GPU cannot hold it
+    assert one["reason"] == "does not fit in 1024 x g5.xlarge"
 
 
 def test_prices_give_the_cost_and_rank_by_it(small_catalog):
@@ -230,7 +228,10 @@ def test_the_shipped_catalog_plans(tmp_path):
     assert top["gpu_model"].str.match(r"G?B[23]00").all()
     assert top["tokens_per_s"].is_monotonic_decreasing
     p5 = train[train["instance_type"] == "p5.48xlarge"].iloc[0]
-    assert (p5["nodes"], p5["fits"]) == (13, "13 nodes")
+    assert (p5["nodes"], p5["fits"]) == (128, "4 nodes")  # 1,024 GPUs; 32 of them hold one copy
+    ranked = train[train["rank"].notna()]
+    assert ranked["days_to_train"].is_monotonic_increasing  # fastest first at one token budget
+    assert (ranked["nodes"] * ranked["gpus_per_node"] >= 1024).all()
 
 
 def test_cli_plan_table_json_and_csv(small_catalog_file, capsys):

@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 
 from planner.hardware import Cluster
 from planner.layouts import candidate_layouts
-from planner.memory import serve_memory, train_memory
+from planner.memory import serve_memory
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload, preset, preset_names
 from planner.plan import evaluate, plan, usable_bytes
 from planner.step import Options
+from planner.training import train_memory
 from tests.helpers import planner_node
 
 pytestmark = pytest.mark.property
@@ -117,7 +118,7 @@ def test_a_layout_that_does_not_fit_is_never_proposed(model, workload, node, cou
     options = Options(usable_memory_fraction=usable)
     found = plan(model, workload, node, nodes=count, options=options)
     limit = usable_bytes(node, options)
-    proposed = {replace(r.layout, recompute="") for r in found.results}
+    proposed = {replace(r.layout, recompute="", recomputed=1.0) for r in found.results}
     for result in found.results:
         assert result.memory.total_bytes <= limit
     for layout in candidate_layouts(model, workload.kind, Cluster(node, count)):

@@ -130,20 +130,28 @@ def test_a_forced_layout_is_planned_exactly_or_says_why_not():
 
 def test_a_token_budget_and_a_deadline_choose_the_cluster():
     from planner.models import TrainWorkload
-    from planner.plan import days_to_train
+    from planner.plan import cluster_sizes, days_to_train
 
     model, node = preset("llama-3.1-8b"), planner_node("H100-SXM-80GB", 8)
     budget = 1e12  # a trillion tokens
-    alone = plan(model, TrainWorkload(token_budget=budget), node)
+    alone = plan(model, TrainWorkload(token_budget=budget, cluster_gpus=64), node)
     days = days_to_train(alone)
-    assert days == pytest.approx(budget / alone.best.tokens_per_s / 86_400)
-    # Half the days needs a bigger cluster; the fewest nodes that make it, no fewer.
+    assert alone.cluster.nodes == 8 and days == pytest.approx(budget / alone.best.tokens_per_s / 86_400)
+    # Half the days needs a bigger cluster: the fewest nodes of the ladder that make it, no fewer.
     fast = plan(model, TrainWorkload(token_budget=budget, deadline_days=days / 2), node)
-    assert fast.cluster.nodes > alone.cluster.nodes and days_to_train(fast) <= days / 2
-    fewer = plan(model, TrainWorkload(token_budget=budget), node, nodes=fast.cluster.nodes - 1)
-    assert days_to_train(fewer) > days / 2
-    never = plan(model, TrainWorkload(token_budget=budget, deadline_days=1e-6), node, max_nodes=4)
+    assert fast.cluster.nodes > 8 and days_to_train(fast) <= days / 2
+    ladder = cluster_sizes(1, 4096)
+    smaller = max(n for n in ladder if n < fast.cluster.nodes)
+    assert fast.cluster.nodes in ladder
+    assert days_to_train(plan(model, TrainWorkload(token_budget=budget), node, nodes=smaller)) > days / 2
+    never = plan(model, TrainWorkload(token_budget=budget, deadline_days=1e-6), node)
     assert never.best is None and never.reason.startswith("--days:")
-    for bad in ({"token_budget": 0}, {"token_budget": float("nan")}, {"deadline_days": 3.0}):
+    bad_values = (
+        {"token_budget": 0},
+        {"token_budget": float("nan")},
+        {"deadline_days": 0},
+        {"cluster_gpus": 0},
+    )
+    for bad in bad_values:
         with pytest.raises(ParseError):
             TrainWorkload(**bad)
