@@ -3,8 +3,6 @@ that settles an open form factor, an unreliable fabric, a front-end NIC fill."""
 
 from __future__ import annotations
 
-import pandas as pd
-
 from catalog.system_facts import row_facts
 
 
@@ -22,7 +20,7 @@ ROW = {"gpu_model": "H100-SXM-80GB", "inter_node_fabric": "infiniband", "intra_n
 
 
 def facts(readings: list[dict], row: dict):
-    return row_facts(pd.DataFrame(readings), row)
+    return row_facts(readings, row)
 
 
 def test_a_measured_part_that_contradicts_the_row_is_a_conflict():
