@@ -275,9 +275,21 @@ def rank(
         frame[column] = frame[column].astype("Int64")
     frame["price_kind"] = "spot" if filters is not None and filters.spot else "on-demand"
     frame["currency"] = CURRENCY
-    cost = COST_COLUMN[workload.kind]
+    return order_ranked(frame, workload.kind, by)
+
+
+def order_ranked(frame: pd.DataFrame, kind: str, by: str = "time") -> pd.DataFrame:
+    """``rank``'s rows (with or without their ``rank`` column) ordered by ``by`` for a workload of
+    ``kind`` and numbered again: rows with the ranking figure first, best first (a tie: the cheaper
+    or the faster first, then provider and name), then planned rows without it, then the rows that
+    have no plan. The app orders and numbers a subset of one ranking with it, as ``rank`` of that
+    subset would."""
+    if by not in RANK_BY:
+        raise ValueError(f"rank by {by!r}; expected one of {RANK_BY}")
+    frame = frame.drop(columns="rank", errors="ignore")
+    cost = COST_COLUMN[kind]
     keys = [cost, "tokens_per_s"] if by == "cost" else ["tokens_per_s", cost]  # a tie: cheaper first
-    frame["_planned"] = frame["tokens_per_s"].notna()
+    frame = frame.assign(_planned=frame["tokens_per_s"].notna())
     frame = frame.sort_values(
         ["_planned", *keys, "provider", "instance_type"],
         ascending=[False, *(k == cost for k in keys), True, True],
