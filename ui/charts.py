@@ -52,13 +52,17 @@ def memory_drawn(units: Units) -> bool:
     return units == MEMORY_UNITS
 
 
-def _label(value: float, basis: str, unit: str, single: bool) -> str:
+def _label(value: float, basis: str, unit: str, single: bool, direction: object = "one-way") -> str:
+    """A bar's label: its one-way figure; alone on the chart, with the unit, and a two-way claim's
+    own figure ("450 GB/s per GPU one way (900 two-way, stated)")."""
     if basis == "not-applicable":
         return "not applicable" if single else "n/a"
     if pd.isna(value):
         return "missing"
     if single:
-        return f"{fmt(value)} {unit} ({basis})"
+        claimed = f"{fmt(value / ONE_WAY_SHARE['two-way'])} two-way, " if direction == "two-way" else ""
+        way = "" if direction == "none" else " one way"
+        return f"{fmt(value)} {unit}{way} ({claimed}{basis})"
     return fmt(value) + (" (inferred)" if basis == "inferred" else "")
 
 
@@ -71,7 +75,10 @@ def cliff_data(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
     value = units.convert(one_way(cliffs["gbytes_per_s"], cliffs["direction"]), cliffs["gpu_count"])
     instance = cliffs["instance_type"] + " (" + cliffs["provider"] + ")"
     single = instance.nunique() == 1
-    labels = [_label(v, b, units.label, single) for v, b in zip(value, cliffs["basis"], strict=True)]
+    labels = [
+        _label(v, b, units.label, single, d)
+        for v, b, d in zip(value, cliffs["basis"], cliffs["direction"], strict=True)
+    ]
     return pd.DataFrame(
         {
             "instance": instance,
@@ -109,7 +116,12 @@ def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units) -> dic
                 "title": f"{units.label}, one way (log)",
             },
             "y2": {"datum": floor},
-            "color": {**offset, "title": None, "legend": {"orient": "top", "labelLimit": 400}},
+            # One instance a line: in a row, four long names ran past a phone's screen.
+            "color": {
+                **offset,
+                "title": None,
+                "legend": {"orient": "top", "direction": "vertical", "labelLimit": 320},
+            },
             "stroke": {**offset, "legend": None},
             "fillOpacity": {"field": "basis", "type": "nominal", "scale": opacity, "title": "basis"},
             "strokeDash": {"field": "basis", "type": "nominal", "scale": _DASHES, "legend": None},

@@ -54,13 +54,13 @@ def test_the_measurements_tab(shipped, monkeypatch):
         37,
     )
     assert first["verdict"].startswith("health check expects ≥ 335 GB/s one-way per GPU pair of 900 GB/s")
-    counts = frame_with(tab, "matched_instances").set_index(["source", "kind"])
+    counts = frame_with(tab, "matched instances").set_index(["source", "kind"])
     assert counts.loc[("sparecores", "measured"), "readings"] == 1364  # + 36 "Waived" peer statuses
     assert counts.loc[("sparecores", "measured"), "matched"] == 762  # ovh runs reach ovhcloud rows
     assert counts.loc[("azurehpc", "expected"), "unmatched"] == 59  # + NVLink states of sizes with no row
-    unmatched = frame_with(tab, "metrics")
-    assert len(unmatched) == 93 and unmatched.iloc[0]["instance_type"] == "Standard_HB120-16rs_v3"
-    assert unmatched.iloc[0]["metrics"] == "ib_port_gbits_per_s, ib_write_gbits_per_s"
+    unmatched = frame_with(tab, "what they read")
+    assert len(unmatched) == 93 and unmatched.iloc[0]["instance type"] == "Standard_HB120-16rs_v3"
+    assert unmatched.iloc[0]["what they read"] == "ib_port_gbits_per_s, ib_write_gbits_per_s"
     assert any(SPARE_CORES in c for c in captions(tab))
 
 
