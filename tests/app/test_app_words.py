@@ -165,3 +165,12 @@ def test_a_tiny_communication_share_is_not_zero_percent(shipped, monkeypatch):
     table = app_tab(run_app(monkeypatch, shipped), "Ranking").dataframe[0].value
     verdicts = " ".join(table["verdict"].dropna())
     assert " 0% of it" not in verdicts and "under 1% of it in the PP send" in verdicts
+
+
+def test_a_fraction_of_a_gpu_says_why_once(shipped, monkeypatch):
+    """Issue 21 (text): a fractional GPU's verdict read "Not planned: a fraction of a GPU (0.125):
+    not planned." """
+    table = app_tab(run_app(monkeypatch, shipped, q="g6f.large"), "Ranking").dataframe[0].value
+    assert list(table["verdict"]) == [
+        "Not planned: a fraction of a GPU (0.125 of one): the planner plans whole GPUs."
+    ]
