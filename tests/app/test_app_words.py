@@ -174,3 +174,18 @@ def test_a_fraction_of_a_gpu_says_why_once(shipped, monkeypatch):
     assert list(table["verdict"]) == [
         "Not planned: a fraction of a GPU (0.125 of one): the planner plans whole GPUs."
     ]
+
+
+def test_compare_labels_stand_clear_of_the_names_and_the_plot_keeps_its_height(shipped, monkeypatch):
+    """Issue 21 (labels overlapping): the upright "3,350 (inferred)" labels of the HBM bars rose
+    into the instances' names above the chart, and the names' legend ate the plot's height."""
+    from ui import charts
+
+    compared = ["p5.48xlarge (aws)", "a3-highgpu-8g (gcp)", "Standard_ND96isr_H100_v5 (azure)"]
+    app = run_app(monkeypatch, shipped, view="Compare", compare=compared)
+    spec = json.loads(app_tab(app, "Compare").get("vega_lite_chart")[0].proto.spec)
+    legend = spec["layer"][0]["encoding"]["color"]["legend"]
+    hbm_rise = 6 + charts.CHARACTER_PX * len("3,350 (inferred)") - 0.48 * charts.PLOT_HEIGHT / 5
+    assert legend["offset"] >= hbm_rise  # 3,350 sits 0.48 of a decade under the axis' 10,000
+    names = charts.LEGEND_LINE_PX * (len(compared) + 1)
+    assert spec["height"] - legend["offset"] - names - charts.AXIS_PX >= charts.PLOT_HEIGHT
