@@ -123,7 +123,7 @@ def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units, legend
                 "legend": {
                     "orient": "top",
                     "direction": "vertical",
-                    "labelLimit": 320,
+                    "labelLimit": 250,  # a longer name ends in "…" (its bars tell it in full on hover)
                     "offset": legend_offset,
                 },
             },

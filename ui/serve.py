@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     with pandas, pyarrow, DuckDB and the planner's unit registry loaded, that walk was 0.1-0.2 s of
     every interaction on the 2-core machine (py-spy on the server: the largest single cost of a cached
     rerun). Turning the collection off instead made Streamlit drop a rerun now and then (a click
-    whose run never came: 3 in 24 tries), so it stays on."""
+    whose run never came: 3 in 16 tries), so it stays on."""
     preload()
     warm()
     warm_more()

@@ -112,8 +112,8 @@ def open_tab(page, name: str) -> None:
 
 
 def screenshot(page, name: str) -> None:
-    """Write docs/screenshots/<name>.png when asked (INTERCONNECT_SCREENSHOTS), small: 960 px wide,
-    256 colours."""
+    """Write docs/screenshots/<name>.png when asked (INTERCONNECT_SCREENSHOTS), small: at most 960 px
+    wide, 256 colours."""
     if not SCREENSHOTS:
         return
     from PIL import Image
@@ -123,7 +123,8 @@ def screenshot(page, name: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=target)
     image = Image.open(target).convert("RGB")
-    image = image.resize((960, round(image.height * 960 / image.width)), Image.Resampling.LANCZOS)
+    if image.width > 960:  # a phone's screenshot stays at its own width
+        image = image.resize((960, round(image.height * 960 / image.width)), Image.Resampling.LANCZOS)
     image.quantize(colors=256).save(target, optimize=True)
 
 
@@ -407,6 +408,10 @@ def test_a_header_click_orders_the_table_the_url_the_caption_and_the_download(pa
     widths = {"instance": 190, "provider": 80, "GPUs": 48}
     x, y = header_centre(page, header, widths, "GPU")
     step(page, lambda: page.mouse.click(x, y))
+    # The click reruns the tabs (a fragment), which see a new order and rerun the page: the sidebar,
+    # the URL and the caption follow in that second run, which may start after the first is done.
+    page.wait_for_function("() => location.search.includes('sort=GPU')")
+    wait_idle(page)
     assert "sort=GPU%2C+A+to+Z" in page.url
     assert page.get_by_text("Ordered by GPU, A to Z;", exact=False).is_visible()
     header, *rows = table_rows(page)
