@@ -114,16 +114,15 @@ def main() -> None:
         ]
     )
     shown = (
-        planning.plan_frame(planned, plan_question.workload.kind)
+        catalog.plan_shown(plan_question, question.filters)
         if planned is not None and plan_question
         else catalog.ranking_shown(question.filters, units, shape.priced, order)
     )
-    links.warn_once(opened, allowed_values(facets, shown, shape.priced, regions))
+    links.warn_once(opened, lambda: allowed_values(facets, shown, shape.priced, regions))
     selected, chosen = instances.pickers(shown)
-    tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
     views = (
         lambda: (
-            planning.show(planned, plan_question, question.filters if shape.priced else None)
+            planning.show(planned, plan_question, question.filters if shape.priced else None, shown)
             if planned is not None and plan_question
             else ranking.show(
                 ranked, shown, units, shape.priced, order, sidebar.price_words(question.filters)
@@ -144,6 +143,17 @@ def main() -> None:
         lambda: health.show_conflicts(catalog.load, question.filters),
         lambda: health.show_status(catalog.load, path, question.filters.providers),
     )
+    _tabs_fragment(views)
+
+
+@st.fragment
+def _tabs_fragment(views) -> None:
+    """The tabs and the open one's view. A fragment: opening another tab, or a widget inside a view
+    (hidden columns, a column's order in the plan, the claims' history), reruns only this part of the
+    page; the sidebar, the header and the pickers are neither recomputed nor redrawn (a tab click
+    cost the browser a third more when the whole page was redrawn). What changes the question
+    reruns the whole page."""
+    tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
     for tab, view in zip(tabs, views, strict=True):
         if tab.open:
             with tab:

@@ -180,8 +180,21 @@ def timed_run(
             page.wait_for_function(RUN_STARTED, arg=mark, timeout=retry_after_ms)
         except PlaywrightTimeout:
             action()
-    page.wait_for_function(RUN_DONE, arg=mark, timeout=timeout_ms, polling="raf")
+    try:
+        page.wait_for_function(RUN_DONE, arg=mark, timeout=timeout_ms, polling="raf")
+    except PlaywrightTimeout as timeout:
+        raise PlaywrightTimeout(f"{timeout}\n{_not_done(page, mark)}") from None
     return time.perf_counter() - started
+
+
+def _not_done(page, mark: int) -> str:
+    """Why a run is not seen done: the script states since ``mark`` and what is still stale."""
+    runs = page.evaluate("(mark) => window.__runs.slice(mark)", mark)
+    stale = page.evaluate(
+        """() => [...document.querySelectorAll('[data-stale="true"]')].slice(0, 5).map(
+             (e) => (e.getAttribute('data-testid') || e.tagName) + ': ' + e.innerText.slice(0, 80))"""
+    )
+    return f"script states since the action: {runs[-12:]} ({len(runs)}); still stale: {stale}"
 
 
 def table_rows(page, nth: int = 0, *, showing: str = "", timeout_ms: float = 30_000) -> list[list[str]]:

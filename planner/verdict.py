@@ -146,7 +146,8 @@ def _comm_clause(step: StepCost) -> str:
         return f"no communication, {bound(step)}"
     if step.hidden_s and share < HIDDEN_SHARE:
         return f"its collectives behind compute (the largest the {worst[0]} over {worst[1]}), {bound(step)}"
-    return f"{share:.0%} of it in the {worst[0]} over {worst[1]}, {bound(step)}"
+    part = f"{share:.0%}" if share >= 0.005 else "under 1%"  # never "with 0% of it in the ..."
+    return f"{part} of it in the {worst[0]} over {worst[1]}, {bound(step)}"
 
 
 def _caveats(plan: Plan) -> str:

@@ -52,13 +52,17 @@ def memory_drawn(units: Units) -> bool:
     return units == MEMORY_UNITS
 
 
-def _label(value: float, basis: str, unit: str, single: bool) -> str:
+def _label(value: float, basis: str, unit: str, single: bool, direction: object = "one-way") -> str:
+    """A bar's label: its one-way figure; alone on the chart, with the unit, and a two-way claim's
+    own figure ("450 GB/s per GPU one way (900 two-way, stated)")."""
     if basis == "not-applicable":
         return "not applicable" if single else "n/a"
     if pd.isna(value):
         return "missing"
     if single:
-        return f"{fmt(value)} {unit} ({basis})"
+        claimed = f"{fmt(value / ONE_WAY_SHARE['two-way'])} two-way, " if direction == "two-way" else ""
+        way = "" if direction == "none" else " one way"
+        return f"{fmt(value)} {unit}{way} ({claimed}{basis})"
     return fmt(value) + (" (inferred)" if basis == "inferred" else "")
 
 
@@ -71,7 +75,10 @@ def cliff_data(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
     value = units.convert(one_way(cliffs["gbytes_per_s"], cliffs["direction"]), cliffs["gpu_count"])
     instance = cliffs["instance_type"] + " (" + cliffs["provider"] + ")"
     single = instance.nunique() == 1
-    labels = [_label(v, b, units.label, single) for v, b in zip(value, cliffs["basis"], strict=True)]
+    labels = [
+        _label(v, b, units.label, single, d)
+        for v, b, d in zip(value, cliffs["basis"], cliffs["direction"], strict=True)
+    ]
     return pd.DataFrame(
         {
             "instance": instance,
@@ -94,7 +101,7 @@ _TOOLTIP = [
 _DASHES = {"domain": list(BASIS_OPACITY), "range": [[1, 0], [1, 0], [6, 4]]}
 
 
-def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units) -> dict:
+def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units, legend_offset: int = 0) -> dict:
     opacity = {"domain": list(BASIS_OPACITY), "range": list(BASIS_OPACITY.values())}
     return {
         "mark": {"type": "bar", "clip": True, "strokeWidth": 2},
@@ -109,7 +116,17 @@ def _bars(x: dict, offset: dict, scale: dict, floor: float, units: Units) -> dic
                 "title": f"{units.label}, one way (log)",
             },
             "y2": {"datum": floor},
-            "color": {**offset, "title": None, "legend": {"orient": "top", "labelLimit": 400}},
+            # One instance a line: in a row, four long names ran past a phone's screen.
+            "color": {
+                **offset,
+                "title": None,
+                "legend": {
+                    "orient": "top",
+                    "direction": "vertical",
+                    "labelLimit": 250,  # a longer name ends in "…" (its bars tell it in full on hover)
+                    "offset": legend_offset,
+                },
+            },
             "stroke": {**offset, "legend": None},
             "fillOpacity": {"field": "basis", "type": "nominal", "scale": opacity, "title": "basis"},
             "strokeDash": {"field": "basis", "type": "nominal", "scale": _DASHES, "legend": None},
@@ -172,7 +189,7 @@ def _marks_layer(rows: list[dict], x: dict, offset: dict, scale: dict, color: st
                 "field": "kind",
                 "type": "nominal",
                 "scale": {"domain": list(MARK_SHAPES), "range": list(MARK_SHAPES.values())},
-                "legend": {"orient": "top", "title": "readings"},
+                "legend": {"orient": "bottom", "title": "readings"},  # beside the names it ran off a phone
             },
             "tooltip": [
                 {"field": "instance", "type": "nominal"},
@@ -213,7 +230,35 @@ def cliff_spec(
             "text": {"field": "label", "type": "nominal"},
         },
     }
-    layers = [_bars(x, offset, scale, floor, units), labels]
+    legend_offset = _label_overflow(data, floor, top) if several else 0
+    layers = [_bars(x, offset, scale, floor, units, legend_offset), labels]
     if marks:
         layers.append(_marks_layer(marks, x, offset, scale, color))
-    return {"height": 380, "layer": layers}
+    # The chart is drawn at this height in all: the plot keeps PLOT_HEIGHT whatever the legends take
+    # (a line per instance, above; the readings' below).
+    names = data["instance"].nunique()
+    height = (
+        PLOT_HEIGHT + AXIS_PX + LEGEND_LINE_PX * (names + 1) + legend_offset + (READINGS_PX if marks else 0)
+    )
+    return {"height": height, "layer": layers}
+
+
+#: The plot's height, the x axis' labels, a legend line, the readings' legend (px), and the width of
+#: an upright label's character at 11 px (px, about).
+PLOT_HEIGHT, AXIS_PX, LEGEND_LINE_PX, READINGS_PX, CHARACTER_PX = 300, 30, 24, 56, 6.3
+
+
+def _label_overflow(data: pd.DataFrame, floor: float, top: float) -> int:
+    """How far (px) the upright labels of the tallest bars rise above the plot: the names' legend
+    stands that far above it, so no label runs into a name."""
+    import math
+
+    per_decade = PLOT_HEIGHT / (math.log10(top) - math.log10(floor))
+    rise = [
+        6
+        + CHARACTER_PX * len(str(label))
+        - (math.log10(top) - math.log10(min(max(y, floor), top))) * per_decade
+        for label, y in zip(data["label"], data["label_y"], strict=True)
+        if pd.notna(y)
+    ]
+    return max(0, math.ceil(max(rise, default=0))) + 8

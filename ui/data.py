@@ -82,6 +82,10 @@ class Catalog:
         select, cached per file version and question like a query."""
         return _plan(str(self.path), self.version, question, filters)
 
+    def plan_shown(self, question: PlanQuestion, filters: Filters) -> pd.DataFrame:
+        """The planner's ranking as the table shows it (``ui.planning.plan_frame``), cached like it."""
+        return _plan_shown(str(self.path), self.version, question, filters)
+
     def ranking_shown(self, filters: Filters, units: Units, priced: bool, order: str) -> pd.DataFrame:
         """The ranking as the table shows it (``tables.ranking_frame``), cached like a query."""
         return _ranking_shown(str(self.path), self.version, filters, units, priced, order)
@@ -125,6 +129,13 @@ def _ranking_shown(path: str, version: str, filters: Filters, units: Units, pric
     return tables.ranking_frame(ranked, units, priced, order)
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _plan_shown(path: str, version: str, question: PlanQuestion, filters: Filters) -> pd.DataFrame:
+    from ui.planning import plan_frame
+
+    return plan_frame(_plan(path, version, question, filters), question.workload.kind)
+
+
 def _rank(con: duckdb.DuckDBPyConnection, question: PlanQuestion, filters: Filters) -> pd.DataFrame:
     from catalog.read.plan import rank  # the planner loads pint: only when a plan is asked for
     from ui.planning import model_of
@@ -134,9 +145,33 @@ def _rank(con: duckdb.DuckDBPyConnection, question: PlanQuestion, filters: Filte
     )
 
 
+def priced_as(filters: Filters) -> Filters:
+    """Of ``filters``, only what changes a planned row's figures rather than which rows are shown:
+    the region and price kind its cost is read at, and whether datasheet-inferred bandwidths count.
+    Every other filter only selects rows, and a row's plan does not depend on the other rows."""
+    return Filters(region=filters.region, spot=filters.spot, include_inferred=filters.include_inferred)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _plan_every_row(path: str, version: str, question: PlanQuestion, priced: Filters) -> pd.DataFrame:
+    """The planner's ranking by time of every row ``priced`` keeps: the one expensive step of a
+    question, done once whatever rows the other filters then show and however they are ordered."""
+    return reader().run(path, version, _rank, replace(question, by="time"), priced)
+
+
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _plan(path: str, version: str, question: PlanQuestion, filters: Filters) -> pd.DataFrame:
-    return reader().run(path, version, _rank, question, replace(filters, workload=NO_FILTERS.workload))
+    """``_plan_every_row``'s rows that ``filters`` select, ordered and numbered by ``question.by``:
+    the same rows, order and ranks as planning only those rows (``catalog.read.plan.rank``)."""
+    from catalog.read.plan import order_ranked
+
+    filters = replace(filters, workload=NO_FILTERS.workload)
+    priced = priced_as(filters)
+    every = _plan_every_row(path, version, replace(question, by="time"), priced)
+    if filters != priced:
+        shown = _load("ranking", path, version, filters)[["provider", "instance_type"]]
+        every = every.merge(shown, on=["provider", "instance_type"], how="inner")
+    return order_ranked(every, question.workload.kind, question.by)
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)

@@ -13,7 +13,6 @@ import streamlit as st
 
 from catalog.read.filters import Filters
 from ui import tables
-from ui.tables import figure
 from ui.text import day, field_label, link_or_none, plural, show, when
 
 SUMMARY_HEADERS = {
@@ -108,10 +107,7 @@ def show_conflicts(load, filters: Filters) -> None:
         "One line per claim. The row keeps one value per field (a stated figure before an inferred one, "
         "then the first read) and is flagged 'conflict'; the other claims stay on record."
     )
-    values = [
-        figure(v, u) if pd.notna(v) else t
-        for v, u, t in zip(found["value"], found["unit"], found["value_text"], strict=True)
-    ]
+    values = tables.claim_values(found)
     shown = pd.DataFrame(
         {
             "instance": found["instance_type"],
@@ -244,6 +240,11 @@ def outcome_words(outcomes: pd.DataFrame, latest: pd.DataFrame) -> pd.Series:
     return outcomes["outcome"].where(outcomes["outcome"].notna(), fallback)
 
 
+def _when_or_none(stamp) -> str | None:
+    text = when(stamp)
+    return None if text == "unknown" else text
+
+
 def _stale_and_outcomes(load, providers: tuple[str, ...], latest: pd.DataFrame) -> None:
     stale = _only(load("stale_providers"), providers)
     if stale.empty:
@@ -265,8 +266,9 @@ def _stale_and_outcomes(load, providers: tuple[str, ...], latest: pd.DataFrame) 
             f"{s.provider}: its pages could not be read, so its rows come from curated facts ({s.cause})",
             "info",
         )
-    shown = outcomes.assign(
-        last_success_at=outcomes["last_success_at"].map(when), refreshed_at=outcomes["refreshed_at"].map(when)
+    shown = outcomes.assign(  # a time not recorded (a seeded catalog) is a gap, not "unknown"
+        last_success_at=outcomes["last_success_at"].map(_when_or_none),
+        refreshed_at=outcomes["refreshed_at"].map(_when_or_none),
     )
     st.dataframe(
         shown[list(OUTCOME_HEADERS)].rename(columns=OUTCOME_HEADERS),

@@ -215,6 +215,28 @@ def _price_text(prices: pd.DataFrame, column: str, region: str, gpus: object) ->
     return f"{best[column]:,.2f} USD/hour in {best['region']}{per_gpu}"
 
 
+def memory_text(row: dict) -> str:
+    """A row's GPU memory compared like for like: per GPU the datasheet's size (80 GB for an H100,
+    whether its page says "80 GB" or "80 GiB"; the page's own figure beside it when it differs), and
+    in all; a fraction of a GPU, its slice's memory."""
+    per_gpu, total, stated = (
+        row.get(k) for k in ("gpu_memory_per_gpu_gb", "gpu_memory_total_gb", "gpu_memory_gb")
+    )
+    if per_gpu is None or pd.isna(per_gpu):
+        per_gpu, total = stated, None
+    if per_gpu is None or pd.isna(per_gpu):
+        return tables.MISSING
+    count = row.get("gpu_count")
+    if count is not None and pd.notna(count) and count < 1:
+        return f"{figure(per_gpu)} GB, its share of one {row['gpu_model']} ({figure(count)} of the GPU)"
+    text = f"{figure(per_gpu)} GB per GPU"
+    if total is not None and pd.notna(total):
+        text += f", {figure(total)} GB in all"
+    if stated is not None and pd.notna(stated) and abs(stated - per_gpu) > 0.01 * per_gpu:
+        text += f" (the page's figure: {figure(stated)} GB per GPU)"
+    return text
+
+
 def decide_frame(
     load: Loader,
     chosen: list[tuple[str, str]],
@@ -241,15 +263,10 @@ def decide_frame(
         row = found.iloc[0].to_dict()
         count = row["gpu_count"]
         gpus = f"{figure(count)} × {row['gpu_model']}" if pd.notna(count) else tables.MISSING
-        memory = row["gpu_memory_gb"]
-        memory_text = tables.MISSING
-        if pd.notna(memory):
-            total = f", {figure(memory * count)} GB in all" if pd.notna(count) else ""
-            memory_text = f"{figure(memory)} GB per GPU{total}"
         prices_found = load("region_prices", provider, instance_type)
         cells = [
             gpus,
-            memory_text,
+            memory_text(row),
             _price_text(prices_found, "usd_per_hour", region, count),
             _price_text(prices_found, "spot_usd_per_hour", region, count),
         ]
@@ -350,7 +367,10 @@ def show_instance(
     _chart(load, [selected], cliffs, units)
     st.caption(CHART_KEY + ("" if charts.memory_drawn(units) else f" {NO_MEMORY_BAR}"))
     levels = levels_frame(cliffs, units)
-    config = _link_columns(levels) | {"basis": st.column_config.TextColumn(help=BASIS_HELP)}
+    config = _link_columns(levels) | {
+        "basis": st.column_config.TextColumn(help=BASIS_HELP),
+        levels.columns[1]: st.column_config.NumberColumn(format="localized"),
+    }
     st.dataframe(levels, hide_index=True, column_config=config, placeholder=tables.MISSING)
     notes = [str(note) for note in row["notes"]]
     if notes:
@@ -394,10 +414,7 @@ def read_from(claim: dict) -> str:
 
 def claims_frame(claims: pd.DataFrame, history: bool) -> pd.DataFrame:
     """Claims as shown: figure names in words, values rounded with their unit, links checked."""
-    values = [
-        figure(v, u) if pd.notna(v) else (t if isinstance(t, str) else tables.MISSING)
-        for v, u, t in zip(claims["value"], claims["unit"], claims["value_text"], strict=True)
-    ]
+    values = tables.claim_values(claims)
     frame = claims.assign(
         field=claims["field"].map(field_label),
         value=values,

@@ -38,6 +38,15 @@ def _number(text: str) -> bool:
         return False
 
 
+#: Values a warning lists before it says how many more there are.
+LISTED = 8
+
+
+def _one_of(values: list[str]) -> str:
+    more = len(values) - LISTED
+    return "one of " + ", ".join(values[:LISTED]) + (f" and {more} more" if more > 0 else "")
+
+
 def problems(params: Mapping[str, list[str]], allowed: Mapping[str, Allowed]) -> list[str]:
     """One sentence per value of ``params`` the app ignores: an unknown parameter, a value not offered,
     a number that is not one (``allowed`` gives the values each list parameter may hold)."""
@@ -52,7 +61,7 @@ def problems(params: Mapping[str, list[str]], allowed: Mapping[str, Allowed]) ->
             test, wanted = {"true", "false"}, "true or false"
         elif name in allowed:
             test = allowed[name]
-            wanted = "" if callable(test) else "one of " + ", ".join(list(test)[:8])
+            wanted = "" if callable(test) else _one_of(list(test))
         else:
             found.append(f"The link's parameter '{name}' is not one the app knows: ignored.")
             continue
@@ -64,12 +73,16 @@ def problems(params: Mapping[str, list[str]], allowed: Mapping[str, Allowed]) ->
     return found
 
 
-def warn_once(params: Mapping[str, list[str]], allowed: Mapping[str, Allowed]) -> None:
-    """Warn, on the session's first run only, about what the link asked for and the app ignored."""
+def warn_once(params: Mapping[str, list[str]], allowed: Callable[[], Mapping[str, Allowed]]) -> None:
+    """Warn, on the session's first run only, about what the link asked for and the app ignored
+    (``allowed`` is asked for only then: the values a parameter may hold take a while on a large
+    catalog)."""
     if st.session_state.get(WARNED_KEY):
         return
     st.session_state[WARNED_KEY] = True
+    if not params:
+        return
     from ui.text import show
 
-    for line in problems(params, allowed):
+    for line in problems(params, allowed()):
         show(line, "warning")

@@ -44,22 +44,52 @@ def _tool(tools: pd.Series, versions: pd.Series) -> list[str | None]:
 
 #: The unit of a count reading (``measurements.metric``), said with the number.
 COUNT_UNITS = {"nic_count": "NICs", "nvlink_count": "NVLinks"}
+#: What a reading's figure is per, by its metric: a claim per GPU or per node, a copy per GPU, a
+#: line rate per port.
+SCOPES = {
+    "intra_node_gbytes_per_s": "per GPU",
+    "inter_node_gbits_per_s": "per node",
+    "host_to_gpu_gbytes_per_s": "per GPU",
+    "gpu_to_host_gbytes_per_s": "per GPU",
+    "gpu_to_gpu_gbytes_per_s": "per GPU pair",
+    "gpu_to_gpu_each_way_gbytes_per_s": "per GPU pair",
+    "ib_port_gbits_per_s": "per port",
+    "ib_write_gbits_per_s": "per port",
+    "ib_read_gbits_per_s": "per port",
+    "ib_send_gbits_per_s": "per port",
+    "nic_gbits_per_s": "per NIC",
+}
 
 
 def reading_figure(row: dict) -> str | None:
-    """A reading as a figure with its unit: a per-port rate times its ports with the total
-    ("32 × 100 Gbit/s = 3,200 Gbit/s per node"), a count with what it counts ("32 NICs")."""
+    """A reading as a figure with its unit and what it is per: a per-port rate times its ports with
+    the total ("32 × 100 Gbit/s = 3,200 Gbit/s per node"), a count with what it counts ("32 NICs"),
+    a claim per GPU or per node ("900 GB/s per GPU")."""
     metric = str(row.get("metric") or "")
     if not known_number(row.get("value")):
         text = row.get("value_text")
         return text if isinstance(text, str) else None
     value = float(row["value"])
     if metric in COUNT_UNITS:
-        return f"{int(value)} {COUNT_UNITS[metric]}"
+        return figure(value, COUNT_UNITS[metric])
     ports = float(row["port_count"]) if known_number(row.get("port_count")) else 1.0
     if metric == "ib_port_gbits_per_s" and ports > 1:
         return f"{int(ports)} × {figure(value, 'Gbit/s')} = {figure(value * ports, 'Gbit/s')} per node"
-    return figure(value, row.get("unit"))
+    scope = SCOPES.get(metric, "")
+    return figure(value, row.get("unit")) + (f" {scope}" if scope else "")
+
+
+def reading_direction(row: dict) -> str | None:
+    """The direction of a reading's figure: as recorded, else one-way for a line rate or a NIC test
+    (each direction has it) and for NCCL's bus bandwidth (what each GPU sends, and receives, per
+    second); None for a count or a state."""
+    direction = row.get("direction")
+    if isinstance(direction, str) and direction:
+        return direction
+    metric = str(row.get("metric") or "")
+    if metric.endswith("_gbits_per_s") or "busbw" in metric:
+        return "one-way"
+    return None
 
 
 def known_number(value: Any) -> bool:
@@ -79,7 +109,7 @@ def readings_frame(found: pd.DataFrame) -> pd.DataFrame:
             "level": found["level"],
             "kind": found["kind"],
             "figure": [reading_figure(row) for row in found.to_dict("records")],
-            "direction": found["direction"],
+            "direction": [reading_direction(row) for row in found.to_dict("records")],
             "of the claim (%)": ratio,
             "verdict": found["verdict"],
             "tool": _tool(found["tool"], found["tool_version"]),
@@ -151,6 +181,11 @@ def gaps_frame(worst: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+#: Headers of the per-source counts and of the unmatched readings (never a raw column name).
+COUNT_HEADERS = {"matched_instances": "matched instances", "instances": "instance types"}
+UNMATCHED_HEADERS = {"instance_type": "instance type", "metrics": "what they read"}
+
+
 def show(load: Loader, ranked: pd.DataFrame) -> None:
     """The Measurements tab: the largest gaps first, then coverage, counts per source, unmatched."""
     st.subheader("Claimed, expected, measured")
@@ -179,12 +214,12 @@ def show(load: Loader, ranked: pd.DataFrame) -> None:
     st.dataframe(coverage, hide_index=True, placeholder=tables.MISSING, lazy=len(coverage) > tables.LAZY_ROWS)
     tables.downloads(coverage, "coverage", "coverage")
     st.markdown("**Readings per source** (the whole catalog; matched: about a catalog row)")
-    st.dataframe(counts, hide_index=True)
+    st.dataframe(counts.rename(columns=COUNT_HEADERS), hide_index=True)
     unmatched = load("unmatched")
     st.markdown(f"**Readings no catalog row matches** ({plural(len(unmatched), 'instance type')}, kept)")
     shown = unmatched.assign(
         metrics=unmatched["metrics"].map(lambda m: ", ".join(m) if m is not None else "")
-    )
+    ).rename(columns=UNMATCHED_HEADERS)
     st.dataframe(shown, hide_index=True, placeholder=tables.MISSING, lazy=len(shown) > tables.LAZY_ROWS)
-    if (counts["source"] == "sparecores").any():
+    if (counts["source"] == "sparecores").any() and not (worst["source"] == "sparecores").any():
         st.caption(SPARE_CORES)

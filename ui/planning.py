@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -107,10 +108,43 @@ def sizes_text(spec) -> str:
     )
 
 
+#: The workload boxes' defaults: serving's batch (sequences), training's sequence length and global
+#: batch (sequences).
+SERVE_BATCH, TRAIN_SEQUENCE, TRAIN_SEQUENCES = 32, 8192, 512
+
+
 def default_question() -> PlanQuestion:
     """The question the sidebar asks before anyone touches it (what ``ui.serve.warm`` asks ahead)."""
     return PlanQuestion(
-        model=DEFAULT_MODEL, workload=ServeWorkload(batch_sequences=32), nodes=None, by="time"
+        model=DEFAULT_MODEL, workload=ServeWorkload(batch_sequences=SERVE_BATCH), nodes=None, by="time"
+    )
+
+
+def default_train(token_budget: float | None = None) -> TrainWorkload:
+    """The training workload the boxes ask before anyone changes them (with ``token_budget``
+    tokens to train, when given)."""
+    return TrainWorkload(
+        global_batch_tokens=TRAIN_SEQUENCES * TRAIN_SEQUENCE,
+        sequence_tokens=TRAIN_SEQUENCE,
+        precision="bf16",
+        token_budget=token_budget,
+    )
+
+
+def ready_question(label: str) -> PlanQuestion | None:
+    """The plan a ready question (``ui.sidebar.READY``) asks, as the sidebar then asks it; None for
+    one that asks for the links only."""
+    from ui.sidebar import PLAN, READY
+
+    asked = READY.get(label, {})
+    if asked.get("mode") != PLAN:
+        return None
+    billions = float(asked.get("train_tokens") or 0.0)  # type: ignore[arg-type]
+    workload: ServeWorkload | TrainWorkload = default_question().workload
+    if TASKS.get(str(asked.get("task"))) == "train":
+        workload = default_train(billions * 1e9 if billions else None)
+    return PlanQuestion(
+        model=str(asked.get("model", DEFAULT_MODEL)), workload=workload, by=BY[str(asked.get("by", "time"))]
     )
 
 
@@ -145,7 +179,9 @@ def _serve(box) -> ServeWorkload:
         MAX_TARGET, 100.0,
     )  # fmt: skip
     return ServeWorkload(
-        batch_sequences=_whole(box, "Batch (sequences per replica)", 32, "batch", "Conversations at once."),
+        batch_sequences=_whole(
+            box, "Batch (sequences per replica)", SERVE_BATCH, "batch", "Conversations at once."
+        ),
         prompt_tokens=_whole(box, "Context (prompt tokens)", 2048, "context", "Tokens of each prompt."),
         output_tokens=_whole(box, "Output tokens", 512, "output", "Tokens written per sequence."),
         target_tokens_per_s=target,
@@ -155,8 +191,10 @@ def _serve(box) -> ServeWorkload:
 
 
 def _train(box) -> TrainWorkload:
-    sequence = _whole(box, "Sequence length (tokens)", 8192, "seq_len", "Tokens per training sequence.")
-    batch = _whole(box, "Global batch (sequences)", 512, "seqs", "Sequences per optimizer step.")
+    sequence = _whole(
+        box, "Sequence length (tokens)", TRAIN_SEQUENCE, "seq_len", "Tokens per training sequence."
+    )
+    batch = _whole(box, "Global batch (sequences)", TRAIN_SEQUENCES, "seqs", "Sequences per optimizer step.")
     precision = box.segmented_control(
         "Matmul format", ["bf16", "fp8"], default="bf16", required=True, key="precision", bind=BIND
     )
@@ -273,12 +311,10 @@ def plan_frame(planned: pd.DataFrame, kind: str) -> pd.DataFrame:
 
 def _flags(planned: pd.DataFrame) -> pd.Series:
     """The row's flags, and "placeholder price" where the price it is costed at looks like one."""
+    flags = planned["flags"].fillna("").astype("string")
     placeholder = planned["price_flag"].notna() & planned["usd_per_hour"].notna()
-    joined = [
-        ", ".join(part for part in (str(flag or ""), "placeholder price" if ph else "") if part)
-        for flag, ph in zip(planned["flags"].fillna(""), placeholder, strict=True)
-    ]
-    return pd.Series(joined, index=planned.index)
+    joined = flags.where(~placeholder, flags + ", placeholder price").str.removeprefix(", ")
+    return pd.Series(joined.to_numpy(dtype=object), index=planned.index)
 
 
 #: Serving's figures beside tokens/s: the concurrency, each conversation's speed and its latencies.
@@ -388,18 +424,26 @@ def _because(row: dict, cheap: bool) -> str:
     return "; ".join(p for p in parts if p)
 
 
+def _row_at(frame: pd.DataFrame, position: int) -> dict:
+    return frame.iloc[[position]].to_dict("records")[0]
+
+
 def why_these(planned: pd.DataFrame, kind: str) -> list[str]:
-    """'Why this one' for the fastest row and the cheapest row of a plan, each in its own words
-    (training: the fewest days and the fewest dollars to train the one token budget)."""
-    rows = planned[planned["tokens_per_s"].notna()]
-    if rows.empty:
+    """'Why this one' for the fastest row and the cheapest row of a plan, each in its own words (the
+    first such row in the plan's order on a tie; training: the fewest days and the fewest dollars to
+    train the one token budget). Only numeric columns are scanned: on a large catalog, filtering or
+    sorting the whole frame's text columns took most of a rerun."""
+    speed = planned["tokens_per_s"].to_numpy(dtype="float64", na_value=np.nan)
+    if np.isnan(speed).all():
         return []
     tokens = "output tokens/s" if kind == "serve" else "trained tokens/s"
     if kind == "serve":
-        fastest = rows.sort_values("tokens_per_s", ascending=False, kind="stable").iloc[0].to_dict()
+        fastest = _row_at(planned, int(np.nanargmax(speed)))
         pace = f"{fastest['tokens_per_s']:,.0f} {tokens}"
     else:
-        fastest = rows.sort_values("days_to_train", kind="stable").iloc[0].to_dict()
+        days = planned["days_to_train"].to_numpy(dtype="float64", na_value=np.nan)
+        days = np.where(np.isnan(speed), np.nan, days)
+        fastest = _row_at(planned, int(np.nanargmax(speed) if np.isnan(days).all() else np.nanargmin(days)))
         pace = (
             f"{fastest['days_to_train']:,.3g} days to train {fastest['token_budget']:.3g} tokens "
             f"({fastest['tokens_per_s']:,.0f} {tokens})"
@@ -410,9 +454,9 @@ def why_these(planned: pd.DataFrame, kind: str) -> list[str]:
         f"{fastest['gpus_per_node']:g} {fastest['gpu_model']}, because {_because(fastest, cheap=False)}."
     ]
     cost = next(iter(cost_columns(kind)))
-    priced = rows[rows[cost].notna()]
-    if not priced.empty:
-        cheap = priced.sort_values(cost, kind="stable").iloc[0].to_dict()
+    costs = np.where(np.isnan(speed), np.nan, planned[cost].to_numpy(dtype="float64", na_value=np.nan))
+    if not np.isnan(costs).all():
+        cheap = _row_at(planned, int(np.nanargmin(costs)))
         unit = "per million output tokens" if kind == "serve" else "to train the budget"
         name = f"{cheap['instance_type']} ({cheap['provider']})"
         found.append(
@@ -444,8 +488,11 @@ def price_note(filters=None) -> str:
     return f"Costs in {CURRENCY}, each row's price: {price_words(region, spot)}{kept}."
 
 
-def show(planned: pd.DataFrame, question: PlanQuestion, filters=None) -> None:
-    """The Ranking tab when it plans a model."""
+def show(
+    planned: pd.DataFrame, question: PlanQuestion, filters=None, frame: pd.DataFrame | None = None
+) -> None:
+    """The Ranking tab when it plans a model (``frame``: ``plan_frame`` of ``planned``, when the caller
+    has it already)."""
     kind = question.workload.kind
     st.subheader(_title(question))
     where = (
@@ -468,7 +515,8 @@ def show(planned: pd.DataFrame, question: PlanQuestion, filters=None) -> None:
     planned_rows = int(planned["tokens_per_s"].notna().sum())
     priced = int(planned[next(iter(cost_columns(kind)))].notna().sum())
     st.caption(f"planned: **{planned_rows}** of {len(planned)} · with a cost: **{priced}**")
-    frame = plan_frame(planned, kind)
+    if frame is None:
+        frame = plan_frame(planned, kind)
     by = str(st.session_state.get(SORT_KEY) or "")
     if by in frame.columns:
         frame = sort_by_column(frame, by)

@@ -62,13 +62,17 @@ def show(
     st.subheader("Links only: bandwidths per instance")
     st.caption(
         f"Ordered by {order}; rows without that figure come last (click a column's header to order by "
-        f"it). Figures in {units.label}, each header saying its direction; '{tables.MISSING}' means the "
+        f"it). Figures in {units.label}: GPU-to-GPU two-way (both directions added, as NVIDIA "
+        "states it), fabric and front-end one way; each header says so (hover a header to read it "
+        f"in full). '{tables.MISSING}' means the "
         "catalog has none (see What's missing). To rank by what the links cost a model in time and "
         "money, choose 'Plan a model'." + (f" Prices: {prices}." if priced and prices else "")
     )
     if ranked.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return
+    if (st.session_state.get(ORDER_KEY) or order) != order:
+        st.rerun()  # a header click chose another order: the sidebar, the URL and the caption follow
     st.caption(" · ".join(f"{label}: **{value}**" for label, value in tiles(ranked)))
     visible = tables.grid(
         shown,

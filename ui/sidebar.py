@@ -95,13 +95,12 @@ def _known(labels: dict, values: list) -> list:
 def _units() -> Units:
     sb = st.sidebar
     sb.header("Units")
-    cols = sb.columns(2)
-    rate = cols[0].segmented_control(
+    # One above the other: side by side, the second button of each ("Gb/s", "node") was cut off
+    # by the sidebar's edge.
+    rate = sb.segmented_control(
         "Rate", ["GB/s", "Gb/s"], default="GB/s", required=True, key="unit", bind=BIND
     )
-    per = cols[1].segmented_control(
-        "Per", ["GPU", "node"], default="GPU", required=True, key="per", bind=BIND
-    )
+    per = sb.segmented_control("Per", ["GPU", "node"], default="GPU", required=True, key="per", bind=BIND)
     return Units(bits=rate == "Gb/s", per_node=per == "node")
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 
 from normalize.safe_text import csv_safe_frame
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS
-from ui.text import BASIS_HELP, FLAGS_HELP, link_or_none, yes_no_unknown
+from ui.text import BASIS_HELP, COUNT_UNITS, FLAGS_HELP, link_or_none, yes_no_unknown
 from ui.units import Units, round_significant
 
 #: What a missing figure looks like in a table cell (never "None").
@@ -190,11 +190,35 @@ def column_config(units: Units, priced: bool) -> dict:
 
 
 def figure(value: Any, unit: object = None) -> str:
-    """A claimed figure as text: 4 significant digits, thousands separated, with its unit."""
+    """A claimed figure as text: 4 significant digits, thousands separated, with its unit (a count
+    of one in the singular: "1 GPU", "8 GPUs")."""
     if value is None or pd.isna(value):
         return MISSING
-    text = format(float(round_significant(np.array([float(value)]))[0]), ",.10g")
+    number = float(round_significant(np.array([float(value)]))[0])
+    text = format(number, ",.10g")
+    if isinstance(unit, str) and number == 1:
+        unit = COUNT_UNITS.get(unit, unit)
     return f"{text} {unit}" if isinstance(unit, str) and unit else text
+
+
+#: The words for a claim's text value, by the field it is a claim of (``efa`` → ``EFA``).
+VALUE_LABELS = {
+    "intra_node_link": {str(k): str(v) for k, v in LINK_LABELS.items()},
+    "inter_node_fabric": {str(k): str(v) for k, v in FABRIC_LABELS.items()},
+}
+
+
+def claim_values(claims: pd.DataFrame) -> list[str]:
+    """Each claim's value as shown: a number with its unit (``figure``), else its text in words (a
+    link or fabric by its label), else ``MISSING``."""
+    return [
+        figure(value, unit)
+        if pd.notna(value)
+        else (VALUE_LABELS.get(field, {}).get(text, text) if isinstance(text, str) else MISSING)
+        for value, unit, text, field in zip(
+            claims["value"], claims["unit"], claims["value_text"], claims["field"], strict=True
+        )
+    ]
 
 
 #: The column a table keeps whatever is hidden (it names the row).

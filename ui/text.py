@@ -35,14 +35,16 @@ FIELD_LABELS: Mapping[str, str] = {
     "gpu_memory_gb": "GPU memory per GPU",
     "gpu_memory_gbytes_per_s": "GPU memory bandwidth per GPU",
     "intra_node_link": "GPU-to-GPU link",
-    "intra_node_gbytes_per_s": "GPU-to-GPU bandwidth per GPU",
+    "intra_node_gbytes_per_s": "GPU-to-GPU bandwidth per GPU, two-way",
     "scale_up_domain_gpus": "NVLink domain (GPUs)",
     "inter_node_fabric": "fabric",
-    "inter_node_gbits_per_s": "fabric bandwidth per node",
+    "inter_node_gbits_per_s": "fabric bandwidth per node, one-way",
     "nic_count": "fabric NICs",
-    "frontend_gbits_per_s": "front-end bandwidth per node",
+    "frontend_gbits_per_s": "front-end bandwidth per node, one-way",
     "frontend_nic_count": "front-end NICs",
 }
+#: Units that count things: said in the singular for exactly one ("1 GPU", never "1 GPUs").
+COUNT_UNITS = {"GPUs": "GPU", "NICs": "NIC", "NVLinks": "NVLink"}
 
 
 def text_html(text: object, kind: str = "caption") -> str:

@@ -32,8 +32,11 @@ class Filters:
     - ``region``: only rows with a current price in this region (as its price source names it,
       without case), priced there; ``spot``: price by the spot price instead of on-demand (a row
       with no spot price has none). Only meaningful when the catalog has prices.
-    - ``min_gpu_memory_gb`` / ``min_total_gpu_memory_gb``: GPU memory per GPU / per instance (per
-      GPU x GPUs) at least this; a row whose memory is not known does not match.
+    - ``min_gpu_memory_gb`` / ``min_total_gpu_memory_gb``: GPU memory per GPU / per instance at least
+      this, compared like for like (``gpu_memory_per_gpu_gb`` and ``gpu_memory_total_gb`` of
+      ``catalog.read.queries.instances_sql``: an H100 is 80 GB whether its page says "80 GB" or
+      "80 GiB"; a fraction of a GPU has its slice's memory); a row whose memory is not known does not
+      match.
     - ``peer_access``: the row's ``gpu_peer_access`` is one of these (``yes``, ``no``, ``unknown``,
       ``not-applicable``): whether its GPUs read each other's memory directly.
     - ``include_inferred`` False treats datasheet-inferred bandwidths as not stated, so only the
@@ -152,8 +155,8 @@ def where_sql(filters: Filters, *, nvlink_class_sql: str, priced: bool) -> tuple
     if filters.min_scale_up_domain_gpus and filters.min_scale_up_domain_gpus > 0:
         where.append(f"intra_node_link IN {nvlink_class_sql}")
     memory = (
-        ("gpu_memory_gb", "min_mem", filters.min_gpu_memory_gb),
-        ("gpu_memory_gb * gpu_count", "min_total_mem", filters.min_total_gpu_memory_gb),
+        ("gpu_memory_per_gpu_gb", "min_mem", filters.min_gpu_memory_gb),
+        ("gpu_memory_total_gb", "min_total_mem", filters.min_total_gpu_memory_gb),
     )
     for column, name, minimum in memory:
         if minimum and minimum > 0:

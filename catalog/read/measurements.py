@@ -147,6 +147,7 @@ def side_by_side(con: duckdb.DuckDBPyConnection, provider: str, instance_type: s
            FROM instances WHERE provider = $p AND instance_type = $i""",
         {"p": provider, "i": instance_type},
     ).df()
+    claimed = claimed[claimed["value"].notna() | (claimed["verdict"] != "not-applicable")]
     claimed["verdict"] = [f"the page's figure ({basis})" for basis in claimed["verdict"]]
     others = con.execute(
         """SELECT provider, instance_type, 'host' AS level, kind, metric, direction, value,
@@ -156,6 +157,7 @@ def side_by_side(con: duckdb.DuckDBPyConnection, provider: str, instance_type: s
              AND (tool IS DISTINCT FROM 'nvbandwidth' OR locator NOT LIKE '%_sm)')""",
         {"p": provider, "i": instance_type},
     ).df()
+    others["unit"] = others["metric"].map(_unit)
     parts = [claimed, comparisons(con, provider, instance_type), others]
     return pd.concat([p for p in parts if not p.empty], ignore_index=True).reindex(columns=COLUMNS)
 

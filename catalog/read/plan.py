@@ -352,6 +352,32 @@ def rank(
     return ranking_frame(rows)
 
 
+def order_ranked(frame: pd.DataFrame, kind: str, by: str = "time") -> pd.DataFrame:
+    """``rank``'s rows (with or without their ``rank`` column) ordered by ``by`` for a workload of
+    ``kind`` and numbered again: rows with the ranking figure first, best first (a tie: the cheaper
+    or the faster first, then provider and name), then planned rows without it, then the rows that
+    have no plan. The app orders and numbers a subset of one ranking with it, as ``rank`` of that
+    subset would."""
+    import pandas as pd  # the app's path; the command line's ranking (rank_rows) never loads it
+
+    if by not in RANK_BY:
+        raise ValueError(f"rank by {by!r}; expected one of {RANK_BY}")
+    frame = frame.drop(columns="rank", errors="ignore")
+    cost, time = COST_COLUMN[kind], TIME_COLUMN[kind]
+    keys = [cost, time] if by == "cost" else [time, cost]  # a tie: cheaper (or faster) first
+    frame = frame.assign(_planned=frame["tokens_per_s"].notna())
+    frame = frame.sort_values(
+        ["_planned", *keys, "provider", "instance_type"],
+        ascending=[False, *(k != "tokens_per_s" for k in keys), True, True],
+        na_position="last",
+        kind="stable",
+    ).drop(columns="_planned")
+    ranked = frame[keys[0]].notna().to_numpy()
+    ranks = pd.array([i + 1 if r else None for i, r in enumerate(ranked)], dtype="Int64")
+    frame.insert(0, "rank", ranks)  # type: ignore[arg-type]  # pandas-stubs omits ExtensionArray values
+    return frame.reset_index(drop=True)
+
+
 def instance_plans(
     con: duckdb.DuckDBPyConnection,
     instance_type: str,

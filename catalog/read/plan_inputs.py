@@ -201,7 +201,7 @@ def node_from_row(
     if not known(count):
         return "GPUs per instance not stated"
     if count < 1 or count != int(count):
-        return f"a fraction of a GPU ({count:g}): not planned"
+        return f"a fraction of a GPU ({count:g} of one): the planner plans whole GPUs"
     gpus = int(count)
     spec = BY_ID.get(row["gpu_model"] or "")
     memory_gb, memory_basis = gpu_memory_per_gpu(row), "stated"

@@ -52,6 +52,11 @@ def _derived_sql(catalog: Shape | None, asked: bool = False) -> str:
     price_columns = (
         "min_usd_per_hour / gpu_count AS usd_per_gpu_hour," if join_prices else ""
     )  # NULL count: NULL
+    nominal = (
+        "coalesce(gpu_memory_nominal_gb, gpu_memory_gb)"
+        if catalog is not None and "gpu_memory_nominal_gb" in catalog.instance_columns
+        else "gpu_memory_gb"
+    )
     return f"""
 WITH base AS (
     SELECT * REPLACE (
@@ -77,6 +82,8 @@ WITH base AS (
         CASE WHEN intra_node_link IN ('pcie', 'single-gpu') THEN true
              WHEN intra_node_link IN {NVLINK_CLASS_SQL} THEN scale_up_domain_gpus <= gpu_count
         END AS confined_to_one_node,
+        CASE WHEN gpu_count < 1 THEN gpu_memory_gb ELSE {nominal} END AS gpu_memory_per_gpu_gb,
+        CASE WHEN gpu_count < 1 THEN gpu_memory_gb ELSE {nominal} * gpu_count END AS gpu_memory_total_gb,
         {price_columns}
         lower(concat_ws(' ', provider, instance_type, gpu_model, {LINK_LABEL_SQL}, intra_node_link,
                         {FABRIC_LABEL_SQL}, inter_node_fabric)) AS search_text
@@ -117,6 +124,10 @@ def instances_sql(filters: Filters = NO_FILTERS, catalog: Shape | None = None) -
     - ``nvlink_to_fabric_ratio``: one way against one way, for scale-up links: half the
       bidirectional intra-node GB/s per GPU / the one-way fabric GB/s per GPU (p5.48xlarge: 450 / 50
       = 9): how much slower the step off the NVLink domain is.
+    - ``gpu_memory_per_gpu_gb``: memory per GPU compared like for like: the datasheet's size
+      (``gpu_memory_nominal_gb``: 80 for every H100 SXM, whether its page says "80 GB" or "80 GiB"),
+      or the stated one where the file has no such column; a fraction of a GPU its slice's memory.
+    - ``gpu_memory_total_gb``: the instance's GPU memory, per GPU x GPUs (a slice: its own memory).
     - ``flags``: what a reader must know before trusting the row: stale, conflict, unit corrected,
       curated (comma-separated; empty when none).
     - ``usd_per_gpu_hour`` (only when ``catalog`` has prices): the cheapest on-demand price of the

@@ -325,7 +325,7 @@ def test_claims_name_figures_in_words_and_round_values(db, monkeypatch):
     )
     memory = claims[claims["figure"] == "GPU memory per GPU"].iloc[0]
     assert memory["value"] == "85.9 GB"  # "640 GiB (8 x 80 GiB)" = 85.89934592 GB per GPU
-    fabric = claims[claims["figure"] == "fabric bandwidth per node"].iloc[0]
+    fabric = claims[claims["figure"] == "fabric bandwidth per node, one-way"].iloc[0]
     assert fabric["value"] == "3,200 Gbit/s"
     assert not any(c.startswith(("value_", "source_url", "unit_suspect")) for c in claims.columns)
 

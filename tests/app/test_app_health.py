@@ -61,7 +61,7 @@ def test_conflicts_are_one_line_per_claim_with_the_value_kept(real_catalog_file,
         "200 Gbps of networking throughput per GPU"
     )
     assert lines.loc[2, "why"].startswith("not kept: the row shows 1,000 Gbit/s")
-    assert set(lines["figure"]) == {"fabric bandwidth per node"}
+    assert set(lines["figure"]) == {"fabric bandwidth per node, one-way"}
 
 
 @pytest.mark.shared
@@ -189,8 +189,8 @@ def test_chart_labels_follow_the_theme():
     data = charts.cliff_data(cliffs, Units())
     assert list(data["label"]) == [
         "3,350 GB/s per GPU (inferred)",
-        "450 GB/s per GPU (inferred)",  # one way: half the bidirectional 900
-        "50 GB/s per GPU (stated)",
+        "450 GB/s per GPU one way (900 two-way, inferred)",  # one way: half the bidirectional 900
+        "50 GB/s per GPU one way (stated)",
         "missing",
     ]
     colors = {

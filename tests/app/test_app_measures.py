@@ -59,18 +59,18 @@ def test_the_measurements_tab(shipped, monkeypatch):
         37,
     )
     assert first["verdict"].startswith("health check expects ≥ 335 GB/s one-way per GPU pair of 900 GB/s")
-    counts = frame_with(tab, "matched_instances").set_index(["source", "kind"])
+    counts = frame_with(tab, "matched instances").set_index(["source", "kind"])
     # 1,344 copies, 36 "Waived" peer statuses, 13 nvidia-smi readings
     assert counts.loc[("sparecores", "measured"), "readings"] == 1393
     # ovh runs reach ovhcloud rows; + 8 nvidia-smi readings of p4d.24xlarge, a3-megagpu-8g, a3-ultragpu-8g
     assert counts.loc[("sparecores", "measured"), "matched"] == 770
     # the HB/HC/HX CPU sizes' readings, and the ROCm MI200 size's (no row: catalog/not_rows.toml says why)
     assert counts.loc[("azurehpc", "expected"), "unmatched"] == 40
-    unmatched = frame_with(tab, "metrics")
+    unmatched = frame_with(tab, "what they read")
     # + MLPerf's Lambda GB300 rack and DataCrunch Instant Cluster, and two Vultr runs whose meta.json
     # records a later failed attempt (their outputs are read now)
-    assert len(unmatched) == 94 and unmatched.iloc[0]["instance_type"] == "Standard_HB120-16rs_v3"
-    assert unmatched.iloc[0]["metrics"] == "ib_port_gbits_per_s, ib_write_gbits_per_s"
+    assert len(unmatched) == 94 and unmatched.iloc[0]["instance type"] == "Standard_HB120-16rs_v3"
+    assert unmatched.iloc[0]["what they read"] == "ib_port_gbits_per_s, ib_write_gbits_per_s"
     assert any(SPARE_CORES in c for c in captions(tab))
 
 
