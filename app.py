@@ -101,8 +101,8 @@ def main() -> None:
         question = sidebar.question(facets, shape.priced, regions)
         ranked = catalog.load("ranking", question.filters)
         planned = catalog.plan(plan_question, question.filters) if plan_question else None
-    except duckdb.Error as err:
-        show(f"Cannot read the catalog at {path}: {err}", "error")
+    except (duckdb.Error, ValueError) as err:  # ValueError: a value no catalog of ours holds (tampered)
+        show(f"Cannot read the catalog at {path}: {str(err)[:500]}", "error")
         return
     header(catalog, len(ranked), ranked["provider"].nunique(), facets)
     units = question.units
@@ -143,21 +143,24 @@ def main() -> None:
         lambda: health.show_conflicts(catalog.load, question.filters),
         lambda: health.show_status(catalog.load, path, question.filters.providers),
     )
-    _tabs_fragment(views)
+    _tabs_fragment(views, path)
 
 
 @st.fragment
-def _tabs_fragment(views) -> None:
+def _tabs_fragment(views, path) -> None:
     """The tabs and the open one's view. A fragment: opening another tab, or a widget inside a view
     (hidden columns, a column's order in the plan, the claims' history), reruns only this part of the
     page; the sidebar, the header and the pickers are neither recomputed nor redrawn (a tab click
     cost the browser a third more when the whole page was redrawn). What changes the question
     reruns the whole page."""
     tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
-    for tab, view in zip(tabs, views, strict=True):
+    for label, tab, view in zip(TABS, tabs, views, strict=True):
         if tab.open:
             with tab:
-                view()
+                try:
+                    view()
+                except (duckdb.Error, ValueError) as err:  # a tampered catalog: one line, no traceback
+                    show(f"Cannot show {label} from the catalog at {path}: {str(err)[:500]}", "error")
 
 
 if __name__ == "__main__":

@@ -17,12 +17,17 @@ exist is a TypeError listing the ones that do. docs/api.md walks through it, and
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: Values one repeatable ``plan`` option may list (repeated values are passed once): argparse's
+#: parse time grows with the square of the options, 10,000 providers once took 37 s.
+MAX_OPTION_VALUES = 100
 
 #: ``plan`` options that are not questions: where the catalog is and how the CLI prints.
 _NOT_PLAN_OPTIONS = frozenset({"command", "func", "db", "model", "workload", "format", "instance", "top"})
@@ -35,6 +40,14 @@ def _many(value: Any) -> tuple:
     if isinstance(value, str) or not isinstance(value, Iterable):
         return (value,)
     return tuple(value)
+
+
+def _number(field: str, value: Any) -> float:
+    """``value`` as a float; ValueError naming the field when it is none."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{field}={value!r}: not a number") from None
 
 
 def _check_words(field: str, given: tuple, allowed: Iterable[str]) -> None:
@@ -97,13 +110,13 @@ class Catalog:
         _check_words("fabric", fabrics, (v.value for v in Fabric))
         _check_words("by", (by,), ORDERS)
         question = PriceQuestion(
-            gpu_counts=tuple(float(g) for g in _many(gpus)),
+            gpu_counts=tuple(_number("gpus", g) for g in _many(gpus)),
             intra_links=links,
             fabrics=fabrics,
             providers=_many(provider),
             region=region,
             spot=spot,
-            min_fabric_gbits_per_s_per_node=float(min_fabric_gbits),
+            min_fabric_gbits_per_s_per_node=_number("min_fabric_gbits", min_fabric_gbits),
             include_inferred=not stated_only,
             include_stale=include_stale,
             priced_only=priced_only,
@@ -130,6 +143,8 @@ class Catalog:
         plan_parser = subcommands.choices["plan"]
         actions = {a.dest: a for a in plan_parser._actions if a.option_strings}
         known = sorted(set(actions) - _NOT_PLAN_OPTIONS)
+        if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+            raise ValueError(f"top={top!r}: a whole number of rows, 0 for all")
         argv = ["plan", "--model", model, "--workload", workload]
         for name, value in options.items():
             if name not in known:
@@ -137,8 +152,11 @@ class Catalog:
             flag = actions[name].option_strings[-1]
             if actions[name].nargs == 0:  # a switch: given when true
                 argv += [flag] if value else []
-            else:  # as the command line gives it: text, one value per repeat
-                argv += [part for item in _many(value) for part in (flag, str(item))]
+            else:  # as the command line gives it: text, one value per repeat, each once
+                values = list(dict.fromkeys(str(item) for item in _many(value)))
+                if len(values) > MAX_OPTION_VALUES:
+                    raise ValueError(f"{name}: {len(values):,} values, at most {MAX_OPTION_VALUES}")
+                argv += [part for item in values for part in (flag, item)]
         try:
             args = parser.parse_args(argv)
         except SystemExit:
@@ -158,7 +176,15 @@ class Catalog:
         import duckdb
         import pandas as pd
 
-        from catalog.read.connect import connect_sandboxed, execute_limited
+        from catalog.read.connect import QUERY_TIME_LIMIT_MAX_S, connect_sandboxed, execute_limited
+
+        if (
+            isinstance(timeout_s, bool)
+            or not isinstance(timeout_s, int | float)
+            or not (math.isfinite(timeout_s) and 0 <= timeout_s <= QUERY_TIME_LIMIT_MAX_S)
+        ):  # NaN, a negative or an infinite limit once disabled it
+            most = f"{QUERY_TIME_LIMIT_MAX_S:,.0f}"
+            raise ValueError(f"timeout_s={timeout_s!r}: a number of seconds from 0 (no limit) to {most}")
 
         try:
             with connect_sandboxed(self.path) as con:

@@ -22,7 +22,7 @@ from catalog.cli_measurements import cmd_import, cmd_probe
 from catalog.cli_release import add_release_parser
 from catalog.paths import default_db
 from normalize.errors import CorruptCatalog, EnvironmentProblem, LockHeld, QueryStopped, Unpublishable
-from normalize.safe_text import FORMULA_PREFIXES, LIST_SEPARATOR, csv_safe_frame
+from normalize.safe_text import FORMULA_PREFIXES, LIST_SEPARATOR, csv_safe_frame, escaped
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -30,8 +30,11 @@ if TYPE_CHECKING:
     import duckdb
 
     from catalog.pipeline import RefreshReport
+    from catalog.read.prices import PriceQuestion
     from records.documents import Document
 
+#: Options one command line may hold (the longest real one has a dozen; a file list may be long).
+MAX_OPTIONS = 1000
 EXIT_NOT_PUBLISHED = 1  # like a failed provider: the last good catalog stands
 EXIT_USAGE = 2
 EXIT_LOCKED = 3
@@ -169,7 +172,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     except duckdb.Error as exc:
         if is_corrupt(exc):
             raise corrupt(args.db, exc) from None
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {escaped(str(exc), keep=chr(10))}", file=sys.stderr)  # it quotes the SQL
         return EXIT_USAGE
     except QueryStopped as exc:
         print(f"error: {exc} (--timeout SECONDS to change it, 0 for none)", file=sys.stderr)
@@ -287,14 +290,11 @@ def cmd_changes(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_cheapest(args: argparse.Namespace) -> int:
-    """cheapest: rows matching a filter, ranked by on-demand price (or price per GPU, or per fabric GB/s)."""
-    from catalog.cli_names import names_problem
-    from catalog.read.connect import connect_readonly
-    from catalog.read.output import write_rows
-    from catalog.read.prices import PriceQuestion, cautions, cheapest
+def _price_question(args: argparse.Namespace) -> PriceQuestion:
+    """``cheapest``'s question from its options; ValueError naming the option for a value no row has."""
+    from catalog.read.prices import PriceQuestion
 
-    question = PriceQuestion(
+    return PriceQuestion(
         gpu_counts=tuple(args.gpus or ()),
         intra_links=tuple(args.link or ()),
         fabrics=tuple(args.fabric or ()),
@@ -306,6 +306,21 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         region=args.region,
         spot=args.spot,
     )
+
+
+def cmd_cheapest(args: argparse.Namespace) -> int:
+    """cheapest: rows matching a filter, ranked by on-demand price (or price per GPU, or per fabric GB/s)."""
+    from catalog.cli_names import names_problem
+    from catalog.read.connect import connect_readonly
+    from catalog.read.output import write_rows
+    from catalog.read.prices import cautions, cheapest
+
+    try:
+        question = _price_question(args)
+    except ValueError as exc:  # named as the API names it: gpus, provider, min_fabric_gbits
+        name, _, why = str(exc).partition(": ")
+        print(f"error: --{name.replace('_', '-')}: {why}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with connect_readonly(args.db) as con:
             problem = names_problem(con, args.provider, None, [args.region] if args.region else [])
@@ -510,6 +525,11 @@ def _cheapest_parser(cheap: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
+    given = sys.argv[1:] if argv is None else argv
+    options = sum(1 for arg in given if arg.startswith("-"))
+    if options > MAX_OPTIONS:  # argparse's time grows with their square: 20,000 once took 62 s
+        print(f"error: {options:,} options on one command line; at most {MAX_OPTIONS:,}", file=sys.stderr)
+        return EXIT_USAGE
     args = build_parser().parse_args(argv)
     if getattr(args, "db", "absent") is None:
         args.db = default_db()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -17,11 +18,19 @@ from normalize.errors import LockHeld
 
 EXIT_USAGE = 2
 EXIT_LOCKED = 3
+# probe's timeouts: a metadata request (the services answer in milliseconds on a cloud), a tool run
+# (nvbandwidth, the slowest, takes minutes). NaN, a negative or an infinite value once disabled the
+# limit or timed every tool out at once.
+MAX_METADATA_TIMEOUT_S = 60
+MAX_TOOL_TIMEOUT_S = 86_400
+# The metadata services are all asked within this many request timeouts (AWS asks twice in a row).
+METADATA_ASKS = 4
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     """measurements import: a user's tool outputs or probe records into the catalog's measurements."""
     from catalog import importer
+    from measure.probe_record import name_problem
     from records.clock import utcnow
 
     if not Path(args.db).exists():
@@ -33,6 +42,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.provider and not args.instance:
         print("error: --provider needs --instance", file=sys.stderr)
         return EXIT_USAGE
+    for flag, name in (("--provider", args.provider), ("--instance", args.instance)):
+        if (problem := name_problem(name)) is not None:
+            print(f"error: {flag} {problem}", file=sys.stderr)
+            return EXIT_USAGE
     flags = {"provider": args.provider, "instance_type": args.instance, "collective": args.collective}
     results, errors = importer.read_files(
         [Path(f) for f in args.files], importer.known_instances(args.db), **flags
@@ -71,6 +84,16 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if args.provider and not args.instance:
         print("error: --provider needs --instance", file=sys.stderr)
         return EXIT_USAGE
+    for flag, value, most in (
+        ("--metadata-timeout-s", args.metadata_timeout_s, MAX_METADATA_TIMEOUT_S),
+        ("--tool-timeout-s", args.tool_timeout_s, MAX_TOOL_TIMEOUT_S),
+    ):
+        if value is not None and not (math.isfinite(value) and 0 < value <= most):
+            print(
+                f"error: {flag} {value:g}: must be a number of seconds above 0, at most {most:,}",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     provider, instance, how = args.provider, args.instance, "given on the command line"
     if not instance:
 
@@ -80,7 +103,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
             async with make_client(
                 transport=transport, timeout=httpx.Timeout(args.metadata_timeout_s)
             ) as client:
-                return await probe.detect_instance(client)
+                return await probe.detect_instance(client, METADATA_ASKS * args.metadata_timeout_s)
 
         provider, instance, how = asyncio.run(ask())
     print(f"instance: {instance or 'unknown'} ({how})", file=sys.stderr)

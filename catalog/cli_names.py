@@ -8,6 +8,8 @@ import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from normalize.safe_text import escaped
+
 if TYPE_CHECKING:
     import duckdb
 
@@ -25,7 +27,7 @@ def unknown(kind: str, names: Iterable[str], known: Iterable[str]) -> str | None
     lowered = {k.lower() for k in pool}
     for name in names:
         if name not in pool and not (kind == "region" and name.lower() in lowered):
-            return f"unknown {kind} {name}{did_you_mean(name, pool)}"
+            return f"unknown {kind} {escaped(name[:100])}{did_you_mean(name[:100], pool)}"
     return None
 
 

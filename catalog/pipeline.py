@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -91,6 +91,7 @@ class ProviderResult:
     prices: list[Price] = field(default_factory=list)
     measurements: list[Measurement] = field(default_factory=list)
     carried_claims: frozenset[tuple[str, Claim]] = frozenset()
+    carried_reading_urls: tuple[str, ...] = ()  # documents whose last good readings are kept
 
     @property
     def fresh(self) -> bool:
@@ -247,7 +248,9 @@ def _fresh(
     offers = [*parsed.offers, *carried.carried_rows]
     gated = _gated_prices(parsed, offers, previous, accept=accept)
     prices = gated.prices
-    cause = "; ".join(c for c in (carried.cause(), gated.cause()) if c) or None
+    lost = () if accept else lost_documents(parsed.measurements, previous.reading_urls)
+    readings_cause = _lost_readings_cause(lost, previous.reading_urls)
+    cause = "; ".join(c for c in (carried.cause(), gated.cause(), readings_cause) if c) or None
     outcome = ProviderOutcome(
         scraper.name,
         "carried" if cause else "ok",
@@ -265,7 +268,24 @@ def _fresh(
     if cause:
         log.error("%s: %s", scraper.name, cause)
     claims = frozenset(carried.carried_claims)
-    return ProviderResult(outcome, documents, offers, prices, parsed.measurements, claims)
+    return ProviderResult(outcome, documents, offers, prices, parsed.measurements, claims, lost)
+
+
+def lost_documents(readings: list[Measurement], before: Mapping[str, int]) -> tuple[str, ...]:
+    """The documents that gave readings in the last good catalog and none in this parse (a page
+    replaced by garbage, a cell that no longer parses): their readings are carried, never dropped."""
+    now = {m.source_url for m in readings}
+    return tuple(sorted(url for url in before if url not in now))
+
+
+def _lost_readings_cause(lost: tuple[str, ...], before: Mapping[str, int]) -> str | None:
+    if not lost:
+        return None
+    count = sum(before[url] for url in lost)
+    more = f" (+{len(lost) - 3} more)" if len(lost) > 3 else ""
+    return (
+        f"{count} readings of {len(lost)} documents not in this parse, carried: {', '.join(lost[:3])}{more}"
+    )
 
 
 def provider_result(
@@ -476,5 +496,6 @@ def _store(
         writer.write_fresh(
             name, result.offers, result.prices, result.measurements, fetched_at, now, result.carried_claims
         )
+        writer.keep_readings(name, result.carried_reading_urls)
     elif result.outcome.outcome != "unchanged":
         writer.keep_stale(name, result.outcome.cause or "unknown cause", now)

@@ -120,6 +120,8 @@ class Previous:
     # what a figure or a price that creeps up under the jump factor, refresh after refresh, is held against.
     accepted_claims: Mapping[str, Mapping[tuple[str, str], tuple[float, ...]]] = field(default_factory=dict)
     accepted_prices: Mapping[tuple[str, str], tuple[float | None, float | None]] = field(default_factory=dict)
+    # A measurement source's readings per document: a document whose readings the parse lost keeps them.
+    reading_urls: Mapping[str, int] = field(default_factory=dict)
 
 
 def _records(con: duckdb.DuckDBPyConnection, sql: str, *params: object) -> list[dict[str, Any]]:
@@ -169,9 +171,13 @@ def read_previous(con: duckdb.DuckDBPyConnection, database: str, provider: str) 
             provider,
         )
     )
-    [(readings,)] = con.execute(
-        f"SELECT count(*) FROM {database}.measurements WHERE source = ?", [provider]
-    ).fetchall()
+    reading_urls = dict(
+        con.execute(
+            f"SELECT source_url, count(*) FROM {database}.measurements WHERE source = ? GROUP BY source_url",
+            [provider],
+        ).fetchall()
+    )
+    readings = sum(reading_urls.values())
     instances = _instances(con, database, provider, current)
     since = _accepted_at(con, database, provider)
     return Previous(
@@ -184,6 +190,7 @@ def read_previous(con: duckdb.DuckDBPyConnection, database: str, provider: str) 
         readings,
         _accepted_claims(con, database, provider, since),
         _accepted_prices(con, database, provider, since),
+        reading_urls,
     )
 
 

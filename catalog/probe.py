@@ -214,8 +214,11 @@ ENDPOINTS = frozenset(
 ASK = (("gcp", _gcp), ("azure", _azure), ("oci", _oci), ("aws", _aws))
 
 
-async def detect_instance(client: httpx.AsyncClient) -> tuple[str | None, str | None, str]:
-    """(provider, instance type, how) from the first metadata service that answers sensibly."""
+async def detect_instance(
+    client: httpx.AsyncClient, deadline_s: float | None = None
+) -> tuple[str | None, str | None, str]:
+    """(provider, instance type, how) from the first metadata service that answers sensibly, all of
+    them asked within ``deadline_s`` (a service dripping its answer under the read timeout is cut)."""
 
     async def ask(call: Callable[[httpx.AsyncClient], Awaitable[str]]) -> str | None:
         try:
@@ -224,7 +227,15 @@ async def detect_instance(client: httpx.AsyncClient) -> tuple[str | None, str | 
             return None
         return answer if answer and len(answer) < 200 and "\n" not in answer else None
 
-    answers = await asyncio.gather(*(ask(call) for _, call in ASK))
+    try:
+        async with asyncio.timeout(deadline_s):
+            answers = await asyncio.gather(*(ask(call) for _, call in ASK))
+    except TimeoutError:
+        return (
+            None,
+            None,
+            f"no metadata service answered within {deadline_s:g} s (pass --provider and --instance)",
+        )
     for (name, _), answer in zip(ASK, answers, strict=True):
         if answer:
             return name, answer, f"{name} metadata service"

@@ -103,15 +103,29 @@ def _write_duckdb(source: duckdb.DuckDBPyConnection, path: Path, sorted_sql: dic
 
 def build(db: Path, out: Path) -> Release:
     """Write a release of the catalog at ``db`` into the directory ``out`` (created; it must be new
-    or empty). EnvironmentProblem if ``out`` holds files already or cannot be written."""
+    or empty). EnvironmentProblem if ``out`` holds files already or cannot be written; whatever was
+    written is removed then (a release cut short by a full disk once stayed, without SHA256SUMS)."""
     if not db.exists():
         raise FileNotFoundError(f"no catalog at {db}; run `make refresh` or `python -m catalog seed`")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise EnvironmentProblem(f"{out} is not an empty directory; give a new one for the release")
+    created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise EnvironmentProblem(f"cannot create {out}: {exc.strerror or exc}") from None
+    try:
+        return _write(db, out)
+    except BaseException:  # a full disk, Ctrl-C: no half release to publish by mistake
+        for path in out.iterdir():
+            path.unlink(missing_ok=True)
+        if created:
+            out.rmdir()
+        raise
+
+
+def _write(db: Path, out: Path) -> Release:
+    """Every file of the release into the empty directory ``out``, SHA256SUMS last."""
     con = duckdb.connect(config={"threads": 1})  # one thread: rows reach the files in one order
     try:
         quoted = str(db).replace("'", "''")

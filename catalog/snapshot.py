@@ -13,6 +13,7 @@ import json
 import shutil
 import tempfile
 import uuid
+from collections import Counter
 from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
@@ -94,6 +95,8 @@ class BadSnapshot(EnvironmentProblem):
     """A snapshot file that cannot be read, or that holds values no refresh would publish."""
 
 
+#: One snapshot file: the shipped ones are 2 MB at most; a catalog at its row caps stays far under.
+MAX_SNAPSHOT_FILE_BYTES = 64_000_000
 MAX_SNAPSHOT_PROBLEMS = 3  # how many a refusal names before "(+N more)"
 
 
@@ -111,7 +114,8 @@ def _gate(con: duckdb.DuckDBPyConnection, source_dir: Path, rows: str = "instanc
     seeded catalog is held to them too. ``rows``: the table the snapshot's rows were loaded into."""
     from catalog.previous import row_offer
     from catalog.price_gate import implausible
-    from catalog.validate import problems
+    from catalog.validate import MAX_ROWS_PER_PROVIDER, problems
+    from normalize.safe_text import escaped, unsafe_characters
 
     found, counts = [], {}
     cursor = con.execute(f"SELECT * FROM {rows}")
@@ -126,6 +130,13 @@ def _gate(con: duckdb.DuckDBPyConnection, source_dir: Path, rows: str = "instanc
             continue
         counts[(offer.provider, offer.instance_type)] = offer.gpu_count
         found += [f"{INSTANCES_FILE} {where}: {p}" for p in problems(offer)]
+        if unsafe := unsafe_characters(offer.instance_type):  # a refresh stores such a name escaped
+            found.append(f"{INSTANCES_FILE} {escaped(where)}: a name with control characters ({unsafe[0]})")
+    for provider, rows in Counter(provider for provider, _ in counts).items():
+        if rows > MAX_ROWS_PER_PROVIDER:  # the cap a refresh holds whatever is accepted
+            found.append(
+                f"{INSTANCES_FILE} {provider}: {rows:,} rows, over the cap of {MAX_ROWS_PER_PROVIDER:,}"
+            )
     columns = [f.name for f in fields(Price)]
     for values in con.execute(f"SELECT {', '.join(columns)} FROM prices").fetchall():
         row = dict(zip(columns, values, strict=True))
@@ -174,6 +185,10 @@ def load(source_dir: Path, db_path: Path) -> int:
     for name in (*FACT_FILES, META_FILE):
         if not (source_dir / name).is_file():
             raise FileNotFoundError(f"snapshot file {source_dir / name} is missing")
+        size = (source_dir / name).stat().st_size
+        if size > MAX_SNAPSHOT_FILE_BYTES:  # read before any gate: 200,000 rows once took 12 s and 739 MB
+            cap = f"over the {MAX_SNAPSHOT_FILE_BYTES:,}-byte cap; nothing seeded"
+            raise BadSnapshot(f"snapshot file {source_dir / name}: {size:,} bytes, {cap}")
     built_at = _built_at(source_dir)
     try:
         return _load(source_dir, db_path, built_at)

@@ -451,6 +451,17 @@ class CatalogWriter:
         )
         self.con.execute("DROP VIEW fresh")
 
+    def keep_readings(self, source: str, urls: tuple[str, ...]) -> None:
+        """A fresh source's last good readings of the documents ``urls`` (which its parse lost),
+        kept and marked stale."""
+        if not self.has_old or not urls:
+            return
+        self.con.execute(
+            "INSERT INTO measurements BY NAME SELECT * REPLACE (true AS stale) FROM old.measurements "
+            "WHERE source = $s AND list_contains($urls, source_url)",
+            {"s": source, "urls": list(urls)},
+        )
+
     def keep_stale(self, provider: str, cause: str, now: datetime) -> None:
         """The provider failed: its previous rows marked stale with the cause, its claims as they were."""
         if not self.has_old:

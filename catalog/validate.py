@@ -9,6 +9,7 @@ from normalize.bounds import (
     FABRIC_MAX_GBITS_PER_S,
     FRONTEND_MIN_GBITS_PER_S,
     INTRA_MAX_GBYTES_PER_S,
+    MEASURED_RATIO_MAX,
     NETWORK_PER_GPU_MAX_GBITS_PER_S,
     NIC_MAX_GBITS_PER_S,
 )
@@ -113,13 +114,14 @@ def reading_problem(metric: str, value: float | None, port_count: float | None =
 
 
 def measured_against_datasheet(gpu_model: str | None, gbytes_per_s: float) -> str | None:
-    """Why a measured GPU-to-GPU figure cannot be the row's GPU's (DATASHEET_RATIO_MAX or more
-    times its datasheet link), or None. Far below is no error: a pair may copy over PCIe."""
+    """Why a measured GPU-to-GPU figure cannot be the row's GPU's (above MEASURED_RATIO_MAX times
+    its datasheet link: a copy never beats its link), or None. Far below is no error: a pair may
+    copy over PCIe."""
     spec = BY_ID.get(gpu_model or "")
     if spec is None or spec.link_gbytes_per_s is None or gbytes_per_s <= 0:
         return None
     ratio = gbytes_per_s / spec.link_gbytes_per_s
-    if ratio >= DATASHEET_RATIO_MAX:
+    if ratio > MEASURED_RATIO_MAX:
         return (
             f"measured GPU-to-GPU {gbytes_per_s:g} GB/s is {ratio:.3g}x the {gpu_model} datasheet's "
             f"{spec.link_gbytes_per_s:g} GB/s"

@@ -38,30 +38,47 @@ def gzip_bomb(unpacked_bytes: int) -> bytes:
     return b"".join([*parts, packer.flush()])
 
 
+# Runs the command in a grandchild and reports its peak RSS on the last line of stderr. On Linux a
+# process's peak starts at the peak of the memory it was forked (or vfork-ed) from: started straight
+# from this runner, whose own peak grows with the cases' setups, a 38 MB command showed as 84-351 MB.
+# Forked from this small launcher instead, its peak is its own (at least the launcher's 10 MB).
+LAUNCH = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+sys.stderr.write(f"\\npeak-kb {usage.ru_maxrss}\\n")
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)  # killed by a signal: 128 + its number, as a shell says
+"""
+
+
 def measured(args: list[str], env: dict[str, str] | None = None) -> dict:
     """``python -m catalog ARGS`` (``python -c CODE`` for ``-c CODE``) in a child process: wall seconds,
-    its own peak RSS, exit code, and its summary line for aws (a refresh) or its first error line (else
-    its last line) on stderr."""
+    its own peak RSS, exit code, and its summary line for the provider it refreshes (aws unless it names
+    another) or its first error line (else its last line) on stderr."""
     started = time.monotonic()
     command = [sys.executable, *args] if args[0] == "-c" else [sys.executable, "-m", "catalog", *args]
-    child = subprocess.Popen(
-        command,
+    done = subprocess.run(
+        [sys.executable, "-c", LAUNCH, *command],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        errors="replace",
         env={**os.environ, **(env or {})},
+        check=False,
     )
-    err = child.stderr.read() if child.stderr else ""
-    _, status, usage = os.wait4(child.pid, 0)  # this child's own resource usage
-    lines = err.strip().splitlines()
-    aws = next((line for line in lines if line.startswith("aws ")), "")
+    *lines, peak = [line for line in done.stderr.splitlines() if line.strip()] or ["peak-kb 0"]
+    provider = args[args.index("--provider") + 1] if "refresh" in args and "--provider" in args else "aws"
+    summary = next((line for line in lines if line.startswith(f"{provider} ")), "")
     said = next((line for line in lines if line.startswith("error: ")), lines[-1] if lines else "")
-    outcome = " ".join(aws.split()[7:]) if aws else said
+    outcome = " ".join(summary.split()[7:]) if summary else said
     return {
         "seconds": time.monotonic() - started,
-        "peak_mb": usage.ru_maxrss / 1024,  # kB on Linux
-        "exit": os.waitstatus_to_exitcode(status),
+        "peak_mb": int(peak.removeprefix("peak-kb ")) / 1024,  # kB on Linux
+        "exit": done.returncode,
         "outcome": outcome,
     }
 
@@ -175,9 +192,10 @@ def main(argv: list[str]) -> int:
     page = (shared / "mirror" / AWS).read_bytes()
     print("| case | wall time | peak memory | exit | outcome and cause |")
     print("| --- | ---: | ---: | ---: | --- |")
-    from devtools import attacks_gates
+    from devtools import attacks_gates, attacks_inputs
 
-    for name, setup in {**cases(page, shared), **attacks_gates.cases(shared)}.items():
+    every = {**cases(page, shared), **attacks_gates.cases(shared), **attacks_inputs.cases(shared)}
+    for name, setup in every.items():
         if argv and not any(word in name for word in argv):
             continue
         with tempfile.TemporaryDirectory() as scratch, contextlib.ExitStack() as stack:

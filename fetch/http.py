@@ -344,6 +344,16 @@ class Fetcher:
 _ERRORS: tuple[type[FetchError], ...] = (OffLimits, TooLarge, TooSlow)
 
 
+def under(url: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether ``url`` is one of ``prefixes``' sources: under a prefix that ends in ``/`` (a
+    folder), or exactly a prefix that names a file (with a query at most). A file prefix is no
+    folder: a redirect from ``.../vms.csv`` to ``.../vms.csv-pwn`` once published that file's rows."""
+    return any(
+        url.startswith(prefix) if prefix.endswith("/") else url == prefix or url.startswith(prefix + "?")
+        for prefix in prefixes
+    )
+
+
 def raise_for(doc: Document) -> None:
     """Raise the error a document that is not ok stands for (OffLimits, TooLarge, TooSlow,
     NotInMirror, else FetchError), naming the URL and the cause."""
@@ -398,7 +408,7 @@ class ProviderFetcher:
             sent = canonical(url)
         except httpx.InvalidURL as exc:
             return f"{url[:200]} is not a URL ({exc})"
-        if not (url.startswith(self.url_prefixes) and sent.startswith(self.url_prefixes)):
+        if not (under(url, self.url_prefixes) and under(sent, self.url_prefixes)):
             return f"{url[:200]} is not under {self.provider}'s declared sources"
         return None
 

@@ -19,11 +19,13 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from normalize.errors import OffLimits
+from normalize.errors import OffLimits, TooLarge
 
 NOT_IN_MIRROR = "not in mirror"
 MIRROR_MISSING_HEADER = "X-Mirror-Missing"
 FILE_CHUNK_BYTES = 64 * 1024
+# A metadata service's answer (an instance type, a token): a few dozen bytes.
+METADATA_MAX_BYTES = 4096
 
 
 class _FileStream(httpx.AsyncByteStream):
@@ -158,20 +160,50 @@ class PublicOnly(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
+class _CappedStream(httpx.AsyncByteStream):
+    """A response body that raises TooLarge once more than ``max_bytes`` have come."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, max_bytes: int, url: str) -> None:
+        self.inner, self.max_bytes, self.url = inner, max_bytes, url
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        received = 0
+        async for chunk in self.inner:
+            received += len(chunk)
+            if received > self.max_bytes:
+                raise TooLarge(f"{self.url}: answer over the {self.max_bytes:,}-byte cap")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 class MetadataOnly(httpx.AsyncBaseTransport):
     """Only the given metadata endpoints (``http://<host><path>``, exactly), for ``probe`` alone: the
     link-local metadata service PublicOnly refuses is what that one command must ask, and nothing
-    else. OffLimits for any other URL, before connecting."""
+    else. OffLimits for any other URL, before connecting. An answer is a short name: one over
+    ``max_bytes`` is TooLarge (off a cloud, anyone on the local network can answer 169.254.169.254;
+    an endless answer once grew probe to 19 GB)."""
 
-    def __init__(self, endpoints: frozenset[str], inner: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        endpoints: frozenset[str],
+        inner: httpx.AsyncBaseTransport | None = None,
+        *,
+        max_bytes: int = METADATA_MAX_BYTES,
+    ) -> None:
         self.endpoints = endpoints
         self.inner = inner or httpx.AsyncHTTPTransport(retries=0)
+        self.max_bytes = max_bytes
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
         if f"{url.scheme}://{url.host}{url.path}" not in self.endpoints or url.port not in (None, 80):
             raise OffLimits(f"{str(url)[:200]} is not one of the metadata endpoints probe asks")
-        return await self.inner.handle_async_request(request)
+        response = await self.inner.handle_async_request(request)
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        capped = _CappedStream(response.stream, self.max_bytes, str(url)[:200])
+        return httpx.Response(response.status_code, headers=response.headers, stream=capped, request=request)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -56,19 +56,36 @@ class Line:
 # an NCCL ring line for 1,024 ranks is about 5,000): past it the output is refused, so that no
 # pattern ever sees more than this much text at once.
 MAX_LINE_CHARS = 16_384
+# One tool's output: at most what probe keeps of it (catalog.probe.MAX_STDOUT_BYTES; nvbandwidth -j,
+# the largest real output, is about 100 kB) and 200,000 lines (a real log has hundreds; NCCL_DEBUG=INFO
+# on hundreds of ranks, tens of thousands). Past either it is refused before a parser reads it: every
+# parser is linear, but 62 MB of 16,000-character lines once took 134 s, 10 MB of empty lines 63 s and
+# 1.7 GB, and 60 MB of them passed 9 GB.
+MAX_OUTPUT_CHARS = 8_000_000
+MAX_OUTPUT_LINES = 200_000
+# GPUs in one bandwidth matrix (its rows or columns): the largest NVLink domain announced is 576
+# GPUs, a p2pBandwidthLatencyTest matrix is one node's. One row of 2,500,000 cells once took 45 s and
+# 1.3 GB and published a reading of 2,500,000 GPUs.
+MAX_MATRIX_GPUS = 576
 
 
 @dataclass
 class Output:
     """A tool's output as lines, cleaned for parsing, with the raw text kept for quotes. ParseError
-    naming the line when one is longer than MAX_LINE_CHARS."""
+    naming the line and the cap when one is longer than MAX_LINE_CHARS, and naming the cap when the
+    output is longer than MAX_OUTPUT_CHARS or MAX_OUTPUT_LINES."""
 
     text: str
     lines: list[Line] = field(init=False)
 
     def __post_init__(self) -> None:
+        check_output_size(self.text)
+        raws = self.text.splitlines()
+        if len(raws) > MAX_OUTPUT_LINES:
+            cap = f"over the {MAX_OUTPUT_LINES:,}-line cap on one tool output"
+            raise ParseError(f"line {MAX_OUTPUT_LINES + 1:,}: {len(raws):,} lines, {cap}")
         self.lines = []
-        for i, raw in enumerate(self.text.splitlines(), start=1):
+        for i, raw in enumerate(raws, start=1):
             if len(raw) > MAX_LINE_CHARS:
                 cap = f"over the {MAX_LINE_CHARS:,}-character cap on one line"
                 raise ParseError(f"line {i}: {len(raw):,} characters, {cap}")
@@ -83,6 +100,24 @@ class Output:
             match = pattern.search(line.text)
             if match:
                 yield line, match
+
+
+def check_output_size(text: str) -> None:
+    """ParseError naming the cap when ``text`` is longer than one tool's output may be
+    (MAX_OUTPUT_CHARS), before anything reads it."""
+    if len(text) > MAX_OUTPUT_CHARS:
+        cap = f"over the {MAX_OUTPUT_CHARS:,}-character cap on one tool output"
+        raise ParseError(f"line 1: {len(text):,} characters, {cap}")
+
+
+def check_matrix(count: int, what: str, where: str, *, stacked: int = 1) -> None:
+    """ParseError naming ``where`` when a bandwidth matrix has more than MAX_MATRIX_GPUS ``what``
+    (cells in a row, or rows; ``stacked`` matrices in one, as nvbandwidth v0.8's total, have that
+    many times the rows)."""
+    most = MAX_MATRIX_GPUS * stacked
+    if count > most:
+        gpus = f"{MAX_MATRIX_GPUS} GPUs" + (f", {stacked} matrices stacked" if stacked > 1 else "")
+        raise ParseError(f"{where}: {count:,} {what}, over the cap of {most:,} in one matrix ({gpus})")
 
 
 def clean(raw: str) -> str:

@@ -30,7 +30,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from measure.common import Origin, Output, measurement, number, spread_note
+from measure.common import (
+    Origin,
+    Output,
+    check_matrix,
+    check_output_size,
+    measurement,
+    number,
+    spread_note,
+)
 from normalize.errors import ParseError
 from normalize.units import MAX_NUMBER, to_number
 from records.measurements import Measurement
@@ -124,12 +132,15 @@ def _shaped(value: object, kind: type, path: str) -> Any:
 def parse_json(text: str, origin: Origin, version: str | None = None) -> list[Measurement]:
     """Readings of an ``nvbandwidth -j`` run; ``version`` stands in when the JSON has none. ParseError
     naming the JSON path for any other shape than nvbandwidth's own."""
+    check_output_size(text)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"line {exc.lineno}: not nvbandwidth JSON: {exc.msg}") from None
     except RecursionError:
         raise ParseError("line 1: JSON nested too deeply to be nvbandwidth output") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise ParseError(f"line 1: not nvbandwidth JSON: {str(exc).split(';')[0]}") from None
     if not isinstance(document, dict) or "nvbandwidth" not in document:
         raise ParseError("line 1: JSON without an 'nvbandwidth' object")
     run = _shaped(document["nvbandwidth"], dict, "$.nvbandwidth")
@@ -150,8 +161,11 @@ def parse_json(text: str, origin: Origin, version: str | None = None) -> list[Me
                 peer_waived.append((i, str(case.get("name"))))
             continue
         matrix = _shaped(case.get("bandwidth_matrix") or [], list, f"{where}.bandwidth_matrix")
+        check_matrix(len(matrix), "rows", f"line 1: {where}.bandwidth_matrix", stacked=3)
         for r, row in enumerate(matrix):
-            for c, cell in enumerate(_shaped(row, list, f"{where}.bandwidth_matrix[{r}]")):
+            cells = _shaped(row, list, f"{where}.bandwidth_matrix[{r}]")
+            check_matrix(len(cells), "cells", f"line 1: {where}.bandwidth_matrix[{r}]")
+            for c, cell in enumerate(cells):
                 if isinstance(cell, (dict, list, bool)):  # a tuple: faster per cell than a union
                     locator = f"{where}.bandwidth_matrix[{r}][{c}]"
                     raise ParseError(f"line 1: {locator} is {type(cell).__name__}, not a bandwidth")
@@ -209,8 +223,10 @@ def parse_text(output: Output, origin: Origin) -> list[Measurement]:
             matrices.append(Matrix(test, line.text.strip(), []))
         elif test and matrices and matrices[-1].test == test and (row := _ROW.match(line.text)):
             cells = row.group("cells").split()
+            check_matrix(len(cells), "cells", f"line {line.number}")
             if not any("." in c or c == "N/A" for c in cells):
                 continue  # the header of column numbers
+            check_matrix(len(matrices[-1].rows) + 1, "rows", f"line {line.number}", stacked=3)
             matrices[-1].rows.append(
                 [None if c == "N/A" else (c, line.raw, f"line {line.number}") for c in cells]
             )

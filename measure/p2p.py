@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import re
 
-from measure.common import Line, Origin, Output, measurement, median_cell, number, spread_note
+from measure.common import (
+    Line,
+    Origin,
+    Output,
+    check_matrix,
+    measurement,
+    median_cell,
+    number,
+    spread_note,
+)
 from normalize.errors import ParseError
 from records.measurements import Measurement
 
@@ -36,13 +45,18 @@ def parse_p2p(output: Output, origin: Origin) -> list[Measurement]:
         if current is not None and current[2]:
             readings.append(_reading(origin, current[0], current[1], current[2]))
 
+    rows = 0
     for line in output:
         heading = _TITLE.match(line.text)
         row = _ROW.match(line.text)
         if heading:
             close()
             current = (line, heading, []) if heading.group("p2p") == "Enabled" else None
+            rows = 0
         elif current is not None and row:
+            rows += 1
+            check_matrix(len(row.group("cells").split()), "cells", f"line {line.number}")
+            check_matrix(rows, "rows", f"line {line.number}")
             current[2].extend(
                 (number(cell, f"line {line.number}"), line.raw, f"line {line.number}")
                 for c, cell in enumerate(row.group("cells").split())

@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 from functools import partial
 
-from measure.common import Line, Origin, Output, measurement
+from measure.common import Line, Origin, Output, check_matrix, measurement
 from normalize.errors import ParseError
 from records.measurements import Measurement
 
@@ -48,17 +48,19 @@ def parse_topo(output: Output, origin: Origin) -> list[Measurement]:
         raise ParseError("line 1: no nvidia-smi topology header (GPU0 GPU1 ...) found")
     header, columns = found
     gpus = [c for c in columns if _GPU.match(c)]
+    check_matrix(len(gpus), "GPU columns", f"line {header.number}")
+    index = {gpu: i for i, gpu in enumerate(gpus)}
     pairs: dict[str, list[tuple[str, str, Line]]] = defaultdict(list)
     for line in output.lines[header.number :]:
         tokens = line.text.split()
-        if not tokens or tokens[0] not in gpus:
+        if not tokens or tokens[0] not in index:
             continue
         if len(tokens) < 1 + len(columns):
             raise ParseError(
                 f"line {line.number}: {tokens[0]} has {len(tokens) - 1} cells, header has {len(columns)}"
             )
         for column, value in zip(columns, tokens[1:], strict=False):
-            if _GPU.match(column) and gpus.index(tokens[0]) < gpus.index(column):
+            if column in index and index[tokens[0]] < index[column]:
                 pairs[value].append((tokens[0], column, line))
     if not pairs:
         raise ParseError(f"line {header.number}: a topology header with no GPU rows under it")

@@ -21,6 +21,10 @@ FRONTEND_MIN_GBITS_PER_S = 0.5
 NETWORK_PER_GPU_MAX_GBITS_PER_S = 2 * NIC_MAX_GBITS_PER_S
 # A stated figure this many times its GPU datasheet's (either way) is a unit or prefix error.
 DATASHEET_RATIO_MAX = 8.0
+# A measured GPU-to-GPU copy reaches at most its link's peak (the real readings: 0.87x at most); past
+# this many times the datasheet it is not the row's GPU (an imported 1,999 GB/s once filled a V100 row,
+# whose NVLink peaks at 300, as measured).
+MEASURED_RATIO_MAX = 1.5
 
 
 def network_rate(figure: Bandwidth, *, links: int = 1) -> tuple[Bandwidth, bool]:

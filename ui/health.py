@@ -55,7 +55,7 @@ def show_missing(load, filters: Filters) -> None:
     )
     unpriced = summary[summary["priced_rows"] < summary["rows"]]
     if not unpriced.empty:
-        st.caption(
+        show(  # provider names are the catalog's text: never markdown
             "Prices: "
             + "; ".join(
                 f"{p} {n} of {r} rows priced"
@@ -195,7 +195,7 @@ def show_status(load, path, providers: tuple[str, ...] = ()) -> None:
     show(f"The catalog file {Path(path).resolve()} was built {built_text(latest)}: {exit_text(latest)}.")
     st.markdown(f"**Data as of** {data_as_of_text(as_of)} (when the providers' pages were read)")
     if providers:
-        st.caption(f"Only the providers the sidebar selects: {', '.join(providers)}.")
+        show(f"Only the providers the sidebar selects: {', '.join(providers)}.")  # the catalog's names
     st.caption("Each provider's figures were read as below.")
     st.dataframe(
         as_of.assign(

@@ -13,11 +13,15 @@ import streamlit as st
 OPENED_KEY, WARNED_KEY = "opened_with", "opened_with_warned"
 #: Parameters that hold free text (any value is a question).
 FREE_TEXT = frozenset({"q"})
-#: Parameters that hold a number at least 0.
-NUMBERS = frozenset(
-    {"min_fabric", "max_price", "target", "batch", "context", "output", "seq_len", "seqs", "nodes", "min_mem",
-     "min_total_mem", "tpot", "ttft", "train_tokens", "days", "train_gpus"}
-)  # fmt: skip
+#: Parameters that hold a number from 0 to a cap: the ``plan`` option's cap where there is one
+#: (catalog.cli_plan), else far past any real value. A link past it is warned about and ignored, and
+#: the widgets take no more (``?nodes=1000000`` once planned a million instances without a word).
+NUMBERS: dict[str, float] = {
+    "min_fabric": 30_000, "max_price": 10_000, "target": 1e9, "batch": 10_000_000, "context": 10_000_000,
+    "output": 10_000_000, "seq_len": 10_000_000, "seqs": 10_000_000, "nodes": 1024, "min_mem": 100_000,
+    "min_total_mem": 10_000_000, "tpot": 1e9, "ttft": 1e9, "train_tokens": 1e7, "days": 10_000,
+    "train_gpus": 65_536,
+}  # fmt: skip
 BOOLEANS = frozenset({"stale", "curated", "inferred", "claim_history"})
 
 #: What a parameter may hold: a set of values, or a test on one value.
@@ -31,11 +35,14 @@ def opened_with() -> dict[str, list[str]]:
     return dict(st.session_state[OPENED_KEY])
 
 
-def _number(text: str) -> bool:
-    try:
-        return float(text) >= 0
-    except ValueError:
-        return False
+def _number(cap: float) -> Callable[[str], bool]:
+    def within(text: str) -> bool:
+        try:
+            return 0 <= float(text) <= cap
+        except ValueError:
+            return False
+
+    return within
 
 
 #: Values a warning lists before it says how many more there are.
@@ -55,8 +62,8 @@ def problems(params: Mapping[str, list[str]], allowed: Mapping[str, Allowed]) ->
         if name in FREE_TEXT:
             continue
         if name in NUMBERS:
-            test: Allowed = _number
-            wanted = "a number, 0 or more"
+            test: Allowed = _number(NUMBERS[name])
+            wanted = f"a number from 0 to {NUMBERS[name]:,.0f}"
         elif name in BOOLEANS:
             test, wanted = {"true", "false"}, "true or false"
         elif name in allowed:

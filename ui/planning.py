@@ -16,8 +16,9 @@ import streamlit as st
 
 from catalog.cli_plan import MAX_CLUSTER_GPUS, MAX_DAYS, MAX_TARGET, MAX_TOKEN_BUDGET
 from catalog.read.prices import placeholder_caution
-from planner.models import ServeWorkload, TrainWorkload, preset_names
+from planner.models import MAX_CONFIG_CHARS, ServeWorkload, TrainWorkload, preset_names
 from ui import tables
+from ui.links import NUMBERS
 from ui.text import BOUND_HELP, LAYOUT_HELP
 from ui.text import show as show_text
 from ui.units import round_significant
@@ -79,7 +80,11 @@ def _own_model(sb) -> str:
 
     with sb.expander("Your own model: a Hugging Face config.json"):
         pasted = st.text_area(
-            "Paste config.json", key="hf_config", height=120, placeholder='{"hidden_size": 8192, ...}'
+            "Paste config.json",
+            key="hf_config",
+            height=120,
+            placeholder='{"hidden_size": 8192, ...}',
+            max_chars=MAX_CONFIG_CHARS,
         )
         uploaded = st.file_uploader("or upload it", type=["json"], key="hf_config_file")
         text = uploaded.getvalue().decode("utf-8", errors="replace") if uploaded is not None else pasted
@@ -149,8 +154,12 @@ def ready_question(label: str) -> PlanQuestion | None:
 
 
 def _whole(box, label: str, default: int, key: str, help_text: str, low: int = 1) -> int:
+    """A whole-number box, capped as the ``plan`` option it stands for (ui.links.NUMBERS)."""
+    high = int(NUMBERS[key])
     return int(
-        box.number_input(label, min_value=low, value=default, step=1, key=key, bind=BIND, help=help_text)
+        box.number_input(
+            label, min_value=low, max_value=high, value=default, step=1, key=key, bind=BIND, help=help_text
+        )
     )
 
 
@@ -252,7 +261,7 @@ def plan_question(priced: bool) -> PlanQuestion:
         workload = _serve(st) if TASKS[task or "Serve"] == "serve" else _train(st)
         nodes = _whole(
             st, "Instances per cluster (0: serve the fewest that fit, train the GPUs above)", 0, "nodes",
-            "Up to 64.", low=0,
+            "The fewest that fit: up to 64. At most 1,024.", low=0,
         )  # fmt: skip
     return PlanQuestion(
         model=OWN_MODEL if config_text else (model or DEFAULT_MODEL),
@@ -505,8 +514,9 @@ def show(
         f"Each instance gets its best layout (TP within the NVLink domain) on {where}, its step time, "
         "the share of it spent communicating, the link that share crosses, and the cost where the "
         "catalog has a price. Rows that cannot be planned come last with the reason. Formulas: "
-        f"docs/planning.md. {price_note(filters)}"
+        "docs/planning.md."
     )
+    show_text(price_note(filters))  # the region is the catalog's text: never markdown
     if planned.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return

@@ -13,6 +13,7 @@ import streamlit as st
 from normalize.vocab import GPU_FABRICS
 from ui import tables
 from ui.sidebar import BIND
+from ui.text import show as show_text
 from ui.units import Units
 
 
@@ -66,8 +67,10 @@ def show(
         "states it), fabric and front-end one way; each header says so (hover a header to read it "
         f"in full). '{tables.MISSING}' means the "
         "catalog has none (see What's missing). To rank by what the links cost a model in time and "
-        "money, choose 'Plan a model'." + (f" Prices: {prices}." if priced and prices else "")
+        "money, choose 'Plan a model'."
     )
+    if priced and prices:  # a region is the catalog's text: shown as text, never markdown
+        show_text(f"Prices: {prices}.")
     if ranked.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return

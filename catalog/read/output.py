@@ -50,6 +50,7 @@ def write_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, 
         out.write("(no rows)\n")
     else:
         cells = [[_cell(v) for v in row] for row in rows]
+        columns = [escaped(c) for c in columns]  # the user's SQL names them: printed, never obeyed
         widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
         numeric = [
             all(isinstance(row[i], int | float | Decimal) or row[i] is None for row in rows)

@@ -8,12 +8,20 @@ in, a DataFrame out (``python -m catalog cheapest`` and the app ask it). Prices 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: the CLI builds its parser from ORDERS without loading either
     import duckdb
     import pandas as pd
+
+#: Values one filter may list (there are 20 providers and a dozen GPU counts), and GPUs per instance.
+MAX_FILTER_VALUES = 100
+MAX_GPUS = 1024
+#: normalize.bounds.FABRIC_MAX_GBITS_PER_S, the fabric no node has (not imported: normalize.bounds
+#: loads pint, which the read side never does; a test holds the two equal).
+FABRIC_MAX_GBITS_PER_S = 30_000.0
 
 # What a ranking can be ordered by: the column, cheapest first.
 ORDERS = {
@@ -50,6 +58,24 @@ class PriceQuestion:
     order_by: str = "usd_per_hour"
     region: str | None = None
     spot: bool = False
+
+    def __post_init__(self) -> None:
+        """ValueError naming the filter for a number no row can have (NaN once matched nothing and
+        dropped the fabric filter in silence) or thousands of values (each a bound parameter);
+        repeated values are asked once."""
+        gpus, providers = tuple(dict.fromkeys(self.gpu_counts)), tuple(dict.fromkeys(self.providers))
+        for name, values in (("gpus", gpus), ("provider", providers)):
+            if len(values) > MAX_FILTER_VALUES:
+                raise ValueError(f"{name}: {len(values):,} values, at most {MAX_FILTER_VALUES}")
+        object.__setattr__(self, "gpu_counts", gpus)
+        object.__setattr__(self, "providers", providers)
+        for count in self.gpu_counts:
+            if not (math.isfinite(count) and 0 < count <= MAX_GPUS):
+                raise ValueError(f"gpus: {count:g} is not a number of GPUs above 0, at most {MAX_GPUS:,}")
+        fabric = self.min_fabric_gbits_per_s_per_node
+        if not (math.isfinite(fabric) and 0 <= fabric <= FABRIC_MAX_GBITS_PER_S):
+            bound = f"{FABRIC_MAX_GBITS_PER_S:,.0f} Gbit/s per node"
+            raise ValueError(f"min_fabric_gbits: {fabric:g} is not a fabric from 0 to {bound}")
 
 
 #: The currency every price in the catalog is published in (the columns say ``usd``).

@@ -532,7 +532,8 @@ def test_garbage_in_the_url_is_named_not_dropped(db, monkeypatch):
     assert len(warnings) == 4 and all("\n" not in w for w in warnings)
     app = run_app(monkeypatch, db, min_fabric="lots", instance=f"{P5} (aws)", mode="Links only")
     assert shown_texts(app, "warning") == [
-        "The link's min_fabric='lots' is not one the app can show (expected a number, 0 or more): ignored."
+        "The link's min_fabric='lots' is not one the app can show (expected a number from 0 to 30,000): "
+        "ignored."
     ]
     app.run()  # said once, when the link is opened
     assert shown_texts(app, "warning") == []

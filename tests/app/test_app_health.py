@@ -243,7 +243,7 @@ def test_whats_missing_counts_prices(tmp_path, monkeypatch):
     items = missing.dataframe[0].value
     prices = items[items["missing"] == "on-demand price"]
     assert len(prices) == oci_rows - priced and set(prices["why"]) == {"no price source lists it"}
-    assert any(f"oci {priced} of {oci_rows} rows priced" in c.value for c in missing.caption)
+    assert any(f"oci {priced} of {oci_rows} rows priced" in t for t in shown_texts(missing, "caption"))
 
 
 def test_a_stated_fabric_quotes_the_page_not_a_topology_file(tmp_path, monkeypatch):

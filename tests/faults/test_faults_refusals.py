@@ -274,7 +274,7 @@ def test_a_hostile_model_file_is_refused_in_one_line(small_catalog_file, tmp_pat
         (["--output", "nan"], "--output must be a whole number from 1 to 10,000,000, got 'nan'"),
         (["--tokens-per-s", "inf"], "--tokens-per-s must be a positive number up to 1e+09, got 'inf'"),
         (["--tpot-ms", "-5"], "--tpot-ms must be a positive number up to 1e+09, got '-5'"),
-        (["--efficiency", "7"], "--efficiency must be in (0, 1], got 7"),
+        (["--efficiency", "7"], "--efficiency must be from 0.01 to 1, got 7"),
         (["--layout", "TP99999999xPP1xEP1xDP1"], "--layout must look like TP4xPP2xEP1xDP1"),
         (["--model", "m" * 100_000], "--model is 100,000 characters long; at most 4,096"),
         (

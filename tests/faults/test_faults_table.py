@@ -114,7 +114,7 @@ def attacks_cases() -> set[str]:
     """The case names ``make attacks`` runs: the keys of the dict each runner's ``cases`` returns (read
     from the source: building the cases makes a 2 GiB gzip bomb)."""
     names = set()
-    for module in ("attacks.py", "attacks_gates.py"):
+    for module in ("attacks.py", "attacks_gates.py", "attacks_inputs.py"):
         tree = ast.parse((ROOT / "devtools" / module).read_text())
         function = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "cases")
         returned = [n.value for n in ast.walk(function) if isinstance(n, ast.Return)]
