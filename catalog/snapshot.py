@@ -132,10 +132,10 @@ def _gate(con: duckdb.DuckDBPyConnection, source_dir: Path, rows: str = "instanc
         found += [f"{INSTANCES_FILE} {where}: {p}" for p in problems(offer)]
         if unsafe := unsafe_characters(offer.instance_type):  # a refresh stores such a name escaped
             found.append(f"{INSTANCES_FILE} {escaped(where)}: a name with control characters ({unsafe[0]})")
-    for provider, rows in Counter(provider for provider, _ in counts).items():
-        if rows > MAX_ROWS_PER_PROVIDER:  # the cap a refresh holds whatever is accepted
+    for provider, many in Counter(provider for provider, _ in counts).items():
+        if many > MAX_ROWS_PER_PROVIDER:  # the cap a refresh holds whatever is accepted
             found.append(
-                f"{INSTANCES_FILE} {provider}: {rows:,} rows, over the cap of {MAX_ROWS_PER_PROVIDER:,}"
+                f"{INSTANCES_FILE} {provider}: {many:,} rows, over the cap of {MAX_ROWS_PER_PROVIDER:,}"
             )
     columns = [f.name for f in fields(Price)]
     for values in con.execute(f"SELECT {', '.join(columns)} FROM prices").fetchall():
