@@ -86,8 +86,10 @@ def _compute_table() -> dict[tuple[str, str, str], Efficiency]:
 
 #: HBM kernel classes: ``stream`` a kernel built to stream memory (attention over the KV cache,
 #: FlashMLA's figure; also what training's weight and optimizer reads take), ``gemm_weights`` the
-#: weights a GEMM with few rows (a decode batch) streams, which reaches less (DeepGEMM's table).
-HBM_KERNELS = ("stream", "gemm_weights")
+#: weights a GEMM with few rows (a decode batch) streams, which reaches less (DeepGEMM's table),
+#: ``kv_cache_fp8`` decode attention over an FP8 KV cache (it dequantizes what it reads, so it
+#: streams less than over a 16-bit one). A class without a row takes ``stream``'s (inferred).
+HBM_KERNELS = ("stream", "gemm_weights", "kv_cache_fp8")
 
 
 @cache

@@ -18,7 +18,8 @@ tokens chunked prefill mixes in):
   1 - (1 - k/E)^tokens of them;
 - attention: 4 x layers x context x heads x head dim FLOPs per token (PaLM's count,
   https://arxiv.org/abs/2204.02311); decode reads its KV cache at the ``stream`` share of HBM
-  (FlashMLA's), prefill's products are compute-bound;
+  (FlashMLA's), an FP8 cache at the ``kv_cache_fp8`` share (dequantizing what it reads, it streams
+  less where a row measured it); prefill's products are compute-bound;
 - the collectives (``planner.step``'s): TP all-reduces, EP all-to-alls and PP sends, not
   overlapped with the kernels.
 """
@@ -257,7 +258,7 @@ def serve_pass(
             decode_tokens * decode_flops["attention"] / gpus,
             kv_read / layout.pp / kv_split(model, layout.tp),
             rate("attention"),
-            hbm_rate("stream"),
+            hbm_rate("kv_cache_fp8" if model.kv_cache_dtype == "fp8" else "stream"),
         )
     )
     if prefill_tokens:
