@@ -168,9 +168,9 @@ def _step(
     share, carried = prompt_steps(work, b)
     if share >= 1.0:
         return at(carried)
-    with_prompts = _weighted(at(carried), share, "")
-    alone = _weighted(at(0.0), 1.0 - share, " (decode-only steps)")
-    return StepCost.of_kernels(with_prompts.kernels + alone.kernels, with_prompts.transfers + alone.transfers)
+    alone = _weighted(at(0.0), 1.0 - share, "")
+    with_prompts = _weighted(at(carried), share, " (steps with prompts)")
+    return StepCost.of_kernels(alone.kernels + with_prompts.kernels, alone.transfers + with_prompts.transfers)
 
 
 def _prefill(

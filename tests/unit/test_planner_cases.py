@@ -201,13 +201,14 @@ def test_deepseek_v3_expert_all_to_all_over_the_fabric_dominates():
     #   (MLA's 512 + 64 latent; three dense layers of 61): x 2 bytes x 8 tokens x 61 layers;
     # - the experts: the 256 tokens' 8 picks touch 1 − (1 − 8/256)^256 = 99.97% of the GPU's
     #   20,434,649,088 expert bytes; routing moves 58/61 x 8 x (7,168 + 3 x 2,048 + 7,168) elements
-    #   per token and layer, on the busiest of 32 ranks: 1 + sqrt(2 ln 32 / (256 x 8 / 32)) = 1.329
-    #   times the mean (uniform routing's spread);
+    #   per token and layer, on the busiest of 32 ranks: 1 + sqrt(2 ln 32) x sqrt(1 / 64 + 0.480^2)
+    #   = 2.32 times the mean (routing's chance on 64 picks a rank, and the router's skew measured
+    #   on DeepSeek R1 at EP32: a CV of 0.480 per rank of 8 experts);
     # both at 3,350 GB/s x 0.686; the KV read, 8 x 2,304 x 70,272 bytes, and the norms, adds,
     # SwiGLU and routing's gather and reduce, (8 x 7,168 + 3/61 x 3 x 18,432 + 58/61 x (8 x 3 x
     # 2,048 + 2 x 9 x 7,168)) elements x 976, at 3,350 x 0.896: 16.9 ms in all.
     touched = 1 - (1 - 8 / 256) ** 256
-    busiest = 1 + math.sqrt(2 * math.log(32) / 64)
+    busiest = 1 + math.sqrt(2 * math.log(32)) * math.sqrt(1 / 64 + 0.480**2)
     per_token = 2 * 8 * 61  # bytes per element x tokens per GPU x layers
     dense = 17_091_229_184 + per_token * (24_128 + 23_552 + 3 / 61 * 69_632)
     experts = 20_434_649_088 * touched + per_token * 58 / 61 * 8 * 20_480 * busiest

@@ -17,6 +17,7 @@ from planner.memory import serve_memory
 from planner.models import ServeWorkload, preset
 from planner.plan import plan
 from planner.serve_pass import (
+    EXPERT_LOAD_CV,
     EXPERT_ROW_BLOCK,
     _shape_share,
     busiest_rank_share,
@@ -109,13 +110,24 @@ def test_blackwell_fp4_gemms_pay_a_fixed_time_per_call_and_attention_stays_fp8()
 
 
 def test_experts_are_busiest_on_one_rank_and_padded_to_the_gemm_block():
-    mixtral = preset("mixtral-8x7b")
-    # 1,000 tokens x 2 picks over 8 ranks: 250 each on average, the busiest about sqrt(2 ln 8 x 250)
-    # more.
-    assert busiest_rank_share(mixtral, 1000, 8) == pytest.approx(1 + math.sqrt(2 * math.log(8) / 250))
+    mixtral, deepseek = preset("mixtral-8x7b"), preset("deepseek-v3")
+    # 1,000 tokens x 2 picks over 8 ranks: 250 each on average; chance spreads them by sqrt(250) and
+    # the router's skew (TensorRT-LLM's DeepSeek R1 study: a CV of 0.480 per rank of 8 experts) by
+    # 0.480 x sqrt(8) per expert, one expert per rank here: the busiest about 3.8 x the mean.
+    cv = EXPERT_LOAD_CV
+    assert cv == pytest.approx(1.358, rel=1e-3)
+    assert busiest_rank_share(mixtral, 1000, 8) == pytest.approx(
+        1 + math.sqrt(2 * math.log(8)) * math.sqrt(1 / 250 + cv**2)
+    )
+    # The study's own case, EP32 of 256 experts at 1,024 tokens a rank, gives its rank CV back.
+    tokens = 1024 * 32 / 8
+    assert busiest_rank_share(deepseek, tokens, 32) == pytest.approx(
+        1 + math.sqrt(2 * math.log(32)) * math.sqrt(1 / 1024 + 0.480**2)
+    )
+    # Without the skew (uniform routing) the busiest rank would be within 10% of the mean.
+    assert 1 + math.sqrt(2 * math.log(32) / 1024) < 1.1 < busiest_rank_share(deepseek, tokens, 32) - 1
     assert busiest_rank_share(mixtral, 1000, 1) == 1 == busiest_rank_share(preset("llama-3.1-8b"), 1000, 8)
     # Few tokens per expert: each touched expert still computes a whole 128-row block.
-    deepseek = preset("deepseek-v3")
     few = padded_rows_share(deepseek, 32)  # 32 tokens x 8 of 256 experts: about one token each
     assert EXPERT_ROW_BLOCK == 128 and few > 50
     assert padded_rows_share(mixtral, 100_000) == pytest.approx(1 + 64 / 25_000, rel=1e-3)
