@@ -10,7 +10,7 @@ import pytest
 
 from normalize.errors import ParseError
 from planner.comms import collective_cost
-from planner.efficiency import GEMM_TILE_K0, compute_efficiency, gemm_k_share
+from planner.efficiency import GEMM_TILE_K0, compute_efficiency, gemm_k_share, hbm_efficiency
 from planner.hardware import Cluster
 from planner.layouts import Group, Layout
 from planner.memory import serve_memory
@@ -211,3 +211,24 @@ def test_the_largest_batch_is_solved_exactly_as_a_search_would_find_it(name, pro
                 else (low, middle - 1)
             )
         assert max_batch(model, work, layout, cluster, options) == low
+
+
+def test_decode_attention_over_an_fp8_kv_cache_reads_at_its_measured_share_on_blackwell():
+    # vLLM PR #23647: TensorRT-LLM's decode kernel on B200 reads an FP8 cache at 4,855 of 8,000 GB/s.
+    measured = hbm_efficiency("B200-SXM-180GB", "kv_cache_fp8")
+    assert (measured.basis, measured.fraction) == ("measured", 0.607)
+    # Hopper has no such row: it takes its stream share (FlashMLA's), saying so.
+    hopper = hbm_efficiency("H100-SXM-80GB", "kv_cache_fp8")
+    assert hopper.basis == "inferred" and hopper.fraction == hbm_efficiency("H100-SXM-80GB").fraction
+    b200 = planner_node("B200-SXM-180GB", 1)
+    fp4 = served_model(preset("llama-3.1-70b"), ServeWorkload(precision="fp4"))
+    assert fp4.kv_cache_dtype == "fp8"
+    attention = next(k for k in _step(fp4, b200, Layout(1, 1, 1, 1), 300).kernels if k.kernel == "attention")
+    assert attention.memory_s == pytest.approx(attention.hbm_bytes / (8000e9 * 0.607))
+    # A 16-bit cache on the same GPU streams at the stream share (Hopper's, borrowed): faster per byte.
+    bf16 = served_model(preset("llama-3.1-70b"), ServeWorkload(precision="fp4", kv_cache_dtype="bf16"))
+    wide = next(k for k in _step(bf16, b200, Layout(1, 1, 1, 1), 300).kernels if k.kernel == "attention")
+    assert wide.hbm_bytes == 2 * attention.hbm_bytes
+    assert wide.memory_s == pytest.approx(
+        wide.hbm_bytes / (8000e9 * hbm_efficiency("B200-SXM-180GB").fraction)
+    )
