@@ -4,6 +4,7 @@ weights, expert imbalance and padding, and NCCL's protocol by message size (plan
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -87,6 +88,19 @@ def test_a_gemm_share_grows_with_its_reduction_length_as_deepgemm_measured():
     tp1 = _shape_share(row, gemm_shapes(model, 1)["dense_gemm"])
     tp8 = _shape_share(row, gemm_shapes(model, 8)["dense_gemm"])
     assert tp8 < gemm_k_share(model.hidden_size, row) < tp1  # TP1's down projection has K = 28,672
+
+
+def test_a_grouped_gemm_share_moves_with_k_as_its_own_rows_measured():
+    # DeepGEMM PR #73 (H800, 4 groups of 8,192 rows): K = 2,048 at 1,262 TFLOPS, K = 7,168 at 1,381.
+    grouped = compute_efficiency("H100-SXM-80GB", "moe_gemm", "fp8")
+    assert grouped.k_elements == 2048 and grouped.k0_elements == 281
+    assert gemm_k_share(7168, grouped) == pytest.approx(1381 / 1979, rel=0.005)
+    # The dense K0 would have put the second row at 1,550 TFLOPS, above anything measured.
+    dense_k0 = dataclasses.replace(grouped, k0_elements=GEMM_TILE_K0)
+    assert gemm_k_share(7168, dense_k0) * 1979 > 1540
+    # A grouped share inferred from a dense row keeps the dense row's K0 (B200's FP4 experts).
+    inferred = compute_efficiency("B200-SXM-180GB", "moe_gemm", "fp4")
+    assert inferred.basis == "inferred" and inferred.k0_elements == GEMM_TILE_K0
 
 
 def test_blackwell_fp4_gemms_pay_a_fixed_time_per_call_and_attention_stays_fp8():
