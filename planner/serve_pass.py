@@ -20,8 +20,8 @@ tokens chunked prefill mixes in):
   https://arxiv.org/abs/2204.02311); decode reads its KV cache at the ``stream`` share of HBM
   (FlashMLA's), an FP8 cache at the ``kv_cache_fp8`` share (dequantizing what it reads, it streams
   less where a row measured it); prefill's products are compute-bound;
-- the collectives (``planner.step``'s): TP all-reduces, EP all-to-alls and PP sends, not
-  overlapped with the kernels.
+- the collectives (``planner.step``'s): TP all-reduces, EP all-to-alls (the busiest rank's tokens:
+  the others wait for it) and PP sends, not overlapped with the kernels.
 """
 
 from __future__ import annotations
@@ -252,8 +252,8 @@ def serve_pass(
             fixed("dense_gemm"),
         )
     ]
+    busiest = busiest_rank_share(model, micro_tokens, layout.ep)
     if model.is_moe:
-        busiest = busiest_rank_share(model, micro_tokens, layout.ep)
         padded = padded_rows_share(model, micro_tokens * busiest)  # the busiest rank's experts
         kernels.append(
             _kernel(
@@ -288,6 +288,14 @@ def serve_pass(
         )
     kernels.append(_kernel("elementwise", 0.0, activation * moved["elementwise"], 1.0, hbm_rate("stream")))
     transfers: tuple[Transfer, ...] = pass_transfers(
-        model, layout, cluster, options, tokens / layout.ep, passes=1, pp_sends=1, workload="serve"
+        model,
+        layout,
+        cluster,
+        options,
+        tokens / layout.ep,
+        passes=1,
+        pp_sends=1,
+        workload="serve",
+        ep_load=busiest,
     )
     return StepCost.of_kernels(tuple(kernels), transfers)
