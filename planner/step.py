@@ -18,8 +18,9 @@ average pipeline stage).
   weights three times per micro-batch (forward, two backward matmuls) and its optimizer state once.
 - the collectives, per pass: TP all-reduces (two per layer forward, four in training) of the tokens'
   hidden states; EP all-to-alls (dispatch and combine, doubled in training) of tokens × k hidden
-  vectors split over TP ranks (serving: the busiest rank's, ``planner.serve_pass``); PP sends of the hidden states split over TP ranks (forward, plus the
-  gradient back in training); in training the gradient all-reduce over data-parallel ranks (bf16).
+  vectors split over TP ranks (serving: the busiest rank's, ``planner.serve_pass``); PP sends of
+  the hidden states split over TP ranks (forward, plus the gradient back in training); in training
+  the gradient all-reduce over data-parallel ranks (bf16).
   Activations move in ``activation_dtype`` (bf16 by default).
 """
 
