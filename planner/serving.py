@@ -31,6 +31,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 
+from planner.comms import Transfer
 from planner.conversions import gb_to_bytes
 from planner.hardware import Cluster
 from planner.layouts import Layout
@@ -170,7 +171,34 @@ def _step(
         return at(carried)
     alone = _weighted(at(0.0), 1.0 - share, "")
     with_prompts = _weighted(at(carried), share, " (steps with prompts)")
-    return StepCost.of_kernels(alone.kernels + with_prompts.kernels, alone.transfers + with_prompts.transfers)
+    return StepCost.of_kernels(
+        alone.kernels + with_prompts.kernels, _merged(alone.transfers + with_prompts.transfers)
+    )
+
+
+def _merged(transfers: tuple[Transfer, ...]) -> tuple[Transfer, ...]:
+    """One transfer per collective: the calls of both kinds of step, their bytes and times summed,
+    the message the calls' mean, the algorithms each kind chose."""
+    by_name: dict[str, Transfer] = {}
+    for t in transfers:
+        name = t.collective.removesuffix(" (steps with prompts)")
+        seen = by_name.get(name)
+        if seen is None:
+            by_name[name] = replace(t, collective=name)
+            continue
+        calls = seen.count + t.count
+        by_name[name] = replace(
+            seen,
+            count=calls,
+            message_bytes=(seen.message_bytes * seen.count + t.message_bytes * t.count) / calls
+            if calls
+            else 0.0,
+            bytes_per_gpu=seen.bytes_per_gpu + t.bytes_per_gpu,
+            seconds=None if seen.seconds is None or t.seconds is None else seen.seconds + t.seconds,
+            algorithm=" / ".join(dict.fromkeys(a for a in (seen.algorithm, t.algorithm) if a)),
+            latency_s=seen.latency_s + t.latency_s,
+        )
+    return tuple(by_name.values())
 
 
 def _prefill(
