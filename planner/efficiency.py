@@ -33,35 +33,42 @@ BORROW = {"blackwell": "hopper", "ampere": "hopper"}
 FALLBACK = 0.5
 
 
-@dataclass(frozen=True)
-class Efficiency:
-    """One factor: the share, whether a row measured it or it was ``inferred`` (and from what), and
-    for a GEMM measured at one shape its reduction length ``k_elements`` (None otherwise) and the
-    fixed time ``call_s`` each call pays beyond its compute and reads (0 where none was measured)."""
-
-    fraction: float
-    basis: str
-    detail: str
-    k_elements: float | None = None
-    call_s: float = 0.0
-
-
 #: A GEMM's share of the peak grows with its reduction length K as K / (K + K0): every output tile
 #: pays a fixed prologue and epilogue worth K0 elements of K. K0 is read from DeepGEMM's README
 #: table at its February 2025 release (H800, M = 4096): K = 512, 1,536, 2,048, 7,168 and 16,384 at
 #: 590, 990, 1,025, 1,304 and 1,358 TFLOPS fit 1,417 x K / (K + 718) within 3%.
 GEMM_TILE_K0 = 718.0
 GEMM_TILE_K0_SOURCE = "https://github.com/deepseek-ai/DeepGEMM"
+#: A grouped (MoE) GEMM's share moves less with K: DeepGEMM PR #73's two contiguous-layout rows on
+#: H800, 4 groups of 8,192 rows at N x K = 7,168 x 2,048 and 4,096 x 7,168, reach 1,262 and 1,381
+#: TFLOPS: K / (K + K0) in their ratio gives K0 = 281 (the dense K0 would put the second at 1,550).
+GROUPED_GEMM_TILE_K0 = 281.0
+GROUPED_GEMM_TILE_K0_SOURCE = "https://github.com/deepseek-ai/DeepGEMM/pull/73"
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """One factor: the share, whether a row measured it or it was ``inferred`` (and from what), and
+    for a GEMM measured at one shape its reduction length ``k_elements`` (None otherwise), the K0 its
+    share moves with (``gemm_k_share``: the dense or the grouped GEMM's) and the fixed time
+    ``call_s`` each call pays beyond its compute and reads (0 where none was measured)."""
+
+    fraction: float
+    basis: str
+    detail: str
+    k_elements: float | None = None
+    call_s: float = 0.0
+    k0_elements: float = GEMM_TILE_K0
 
 
 def gemm_k_share(k_elements: float, measured: Efficiency) -> float:
     """The share ``measured`` (a GEMM row) becomes for a reduction length of ``k_elements``: the row
-    times (K / (K + K0)) / (K_row / (K_row + K0)), at most 1. A row without a K is taken as is."""
+    times (K / (K + K0)) / (K_row / (K_row + K0)) with the row's K0, at most 1. A row without a K is
+    taken as is."""
     if measured.k_elements is None or k_elements <= 0:
         return measured.fraction
-    scale = (k_elements / (k_elements + GEMM_TILE_K0)) / (
-        measured.k_elements / (measured.k_elements + GEMM_TILE_K0)
-    )
+    k0 = measured.k0_elements
+    scale = (k_elements / (k_elements + k0)) / (measured.k_elements / (measured.k_elements + k0))
     return min(1.0, measured.fraction * scale)
 
 
@@ -79,6 +86,7 @@ def _compute_table() -> dict[tuple[str, str, str], Efficiency]:
             f"{r['figure']} ({r['source_url']})",
             float(r["k_elements"]) if r.get("k_elements") else None,
             float(r["call_us"]) * 1e-6 if r.get("call_us") else 0.0,
+            GROUPED_GEMM_TILE_K0 if r["kernel"] == "moe_gemm" else GEMM_TILE_K0,
         )
         for r in _rows("efficiency.csv")
     }
@@ -86,8 +94,10 @@ def _compute_table() -> dict[tuple[str, str, str], Efficiency]:
 
 #: HBM kernel classes: ``stream`` a kernel built to stream memory (attention over the KV cache,
 #: FlashMLA's figure; also what training's weight and optimizer reads take), ``gemm_weights`` the
-#: weights a GEMM with few rows (a decode batch) streams, which reaches less (DeepGEMM's table).
-HBM_KERNELS = ("stream", "gemm_weights")
+#: weights a GEMM with few rows (a decode batch) streams, which reaches less (DeepGEMM's table),
+#: ``kv_cache_fp8`` decode attention over an FP8 KV cache (it dequantizes what it reads, so it
+#: streams less than over a 16-bit one). A class without a row takes ``stream``'s (inferred).
+HBM_KERNELS = ("stream", "gemm_weights", "kv_cache_fp8")
 
 
 @cache

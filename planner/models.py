@@ -167,8 +167,9 @@ class ServeWorkload:
     the most tokens/s within memory and the latency targets (``tpot_ms`` per output token,
     ``ttft_ms`` to the first). Each conversation reads a ``prompt_tokens`` prompt and writes
     ``output_tokens``; ``target_tokens_per_s`` (output tokens, whole cluster) is what the user
-    needs, if they said. ``prefill_chunk_tokens`` bounds the prompt tokens one step holds
-    activations for. ``precision`` sets the weights' and matmuls' format ("" keeps the model's);
+    needs, if they said. ``prefill_chunk_tokens`` is a step's token budget (decode
+    tokens first, whole prompts after them: ``planner.serving``) and bounds the prompt tokens one step
+    holds activations for. ``precision`` sets the weights' and matmuls' format ("" keeps the model's);
     ``kv_cache_dtype`` the KV cache's ("" follows the precision: see ``kv_dtype``)."""
 
     batch_sequences: int | None = None

@@ -13,14 +13,15 @@ tokens chunked prefill mixes in):
   micro-batch at the share of HBM a GEMM with few rows streams (``hbm_efficiency``'s
   ``gemm_weights``);
 - routed experts: 2 x the active expert parameters per token, on the busiest EP rank (its tokens
-  exceed the mean by the spread of routing: ``busiest_rank_share``), each expert's rows padded to
-  the grouped GEMM's 128-row block (``EXPERT_ROW_BLOCK``); they read the experts some token picked,
-  1 - (1 - k/E)^tokens of them;
+  exceed the mean by routing's chance and the router's measured skew: ``busiest_rank_share``),
+  each of its experts' rows padded, at that rank's load, to the grouped GEMM's 128-row block
+  (``EXPERT_ROW_BLOCK``); they read the experts some token picked, 1 - (1 - k/E)^tokens of them;
 - attention: 4 x layers x context x heads x head dim FLOPs per token (PaLM's count,
   https://arxiv.org/abs/2204.02311); decode reads its KV cache at the ``stream`` share of HBM
-  (FlashMLA's), prefill's products are compute-bound;
-- the collectives (``planner.step``'s): TP all-reduces, EP all-to-alls and PP sends, not
-  overlapped with the kernels.
+  (FlashMLA's), an FP8 cache at the ``kv_cache_fp8`` share (dequantizing what it reads, it streams
+  less where a row measured it); prefill's products are compute-bound;
+- the collectives (``planner.step``'s): TP all-reduces, EP all-to-alls (the busiest rank's tokens:
+  the others wait for it) and PP sends, not overlapped with the kernels.
 """
 
 from __future__ import annotations
@@ -55,16 +56,31 @@ EXPERT_ROW_BLOCK_SOURCE = "https://github.com/deepseek-ai/DeepGEMM"
 ATTENTION_DTYPE = {"fp4": "fp8"}
 
 
+#: A router's systematic skew: the spread of the tokens experts receive, as a coefficient of
+#: variation per expert. TensorRT-LLM's EP study of DeepSeek R1 on 32 GB200 (EP32, 256 experts, 8
+#: per rank) reports rank loads of mean 1,024 tokens with a standard deviation of 491.65 averaged
+#: over layers (and max / mean - 1 = 1.564) without its load balancer: a rank CV of 0.480, so
+#: 0.480 x sqrt(8) = 1.358 per expert (hot experts, stable over hundreds of iterations). Uniform
+#: random routing would give a rank CV of 1 / sqrt(1024) = 0.031.
+EXPERT_LOAD_CV = 0.480 * math.sqrt(8)
+EXPERT_LOAD_CV_SOURCE = (
+    "https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/blogs/tech_blog/"
+    "blog4_Scaling_Expert_Parallelism_in_TensorRT-LLM.md"
+)
+
+
 def busiest_rank_share(model: ModelSpec, tokens: float, ep: int) -> float:
-    """Tokens the busiest of ``ep`` expert-parallel ranks computes, over the mean: routing ``tokens``
-    tokens to k of E experts uniformly at random, a rank's load (mean λ = tokens x k / EP) has a
-    variance of about λ, and the largest of EP such loads is about λ + sqrt(2 ln EP x λ) (the
-    expected maximum of EP near-normal variables). Uniform routing is the floor: a skewed router
-    is worse (no published max/mean share was found to read a larger figure from)."""
+    """Tokens the busiest of ``ep`` expert-parallel ranks computes, over the mean. A rank's load
+    (mean λ = tokens x k / EP) varies by routing's chance, a variance of about λ, and by the
+    router's skew: the rank's E / EP experts, each with a load CV of ``EXPERT_LOAD_CV``, sum to a
+    rank CV of EXPERT_LOAD_CV / sqrt(E / EP). The largest of EP such loads is about
+    λ (1 + sqrt(2 ln EP) x CV) (the expected maximum of EP near-normal variables; the measured
+    maximum, 2.56 x the mean, lies above this model's 2.26)."""
     if not model.is_moe or ep <= 1 or tokens <= 0:
         return 1.0
     mean = tokens * model.experts_per_token / ep
-    return 1 + math.sqrt(2 * math.log(ep) / mean)
+    skew = EXPERT_LOAD_CV / math.sqrt(model.experts / ep)
+    return 1 + math.sqrt(2 * math.log(ep)) * math.sqrt(1 / mean + skew**2)
 
 
 def padded_rows_share(model: ModelSpec, tokens: float) -> float:
@@ -236,9 +252,9 @@ def serve_pass(
             fixed("dense_gemm"),
         )
     ]
+    busiest = busiest_rank_share(model, micro_tokens, layout.ep)
     if model.is_moe:
-        busiest = busiest_rank_share(model, micro_tokens, layout.ep)
-        padded = padded_rows_share(model, micro_tokens)
+        padded = padded_rows_share(model, micro_tokens * busiest)  # the busiest rank's experts
         kernels.append(
             _kernel(
                 "moe_gemm",
@@ -257,7 +273,7 @@ def serve_pass(
             decode_tokens * decode_flops["attention"] / gpus,
             kv_read / layout.pp / kv_split(model, layout.tp),
             rate("attention"),
-            hbm_rate("stream"),
+            hbm_rate("kv_cache_fp8" if model.kv_cache_dtype == "fp8" else "stream"),
         )
     )
     if prefill_tokens:
@@ -272,6 +288,14 @@ def serve_pass(
         )
     kernels.append(_kernel("elementwise", 0.0, activation * moved["elementwise"], 1.0, hbm_rate("stream")))
     transfers: tuple[Transfer, ...] = pass_transfers(
-        model, layout, cluster, options, tokens / layout.ep, passes=1, pp_sends=1, workload="serve"
+        model,
+        layout,
+        cluster,
+        options,
+        tokens / layout.ep,
+        passes=1,
+        pp_sends=1,
+        workload="serve",
+        ep_load=busiest,
     )
     return StepCost.of_kernels(tuple(kernels), transfers)

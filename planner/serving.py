@@ -6,9 +6,17 @@ them and, because B / output conversations finish per step and as many start, pr
 output prompt tokens in the same pass (chunked prefill piggybacks on decode, as vLLM and TensorRT-LLM
 run it). So:
 
-- TPOT (time per output token) = that mixed step: compute of B decode + B × prompt / output prefill
-  tokens, the weights read once per PP micro-batch, the decode KV cache read, and the collectives
-  of all those tokens with their per-call latency (2 × layers all-reduces per step for TP);
+- the prompts are not spread evenly over the steps: the scheduler fills a step's token budget
+  (``prefill_chunk_tokens``) with the decode tokens first and whole prompts after them, chunking
+  only a prompt longer than what is left (vLLM's chunked prefill: "batches all pending decode
+  requests before scheduling any prefill", https://docs.vllm.ai/en/latest/configuration/optimization.html;
+  TensorRT-LLM's ``max_num_tokens``). So a share f = (B × prompt / output) / P of the steps carry
+  P prompt tokens each and the rest decode alone, and a prompt's compute hides behind the weight
+  reads of the step it rides in only, not behind every step's (``prompt_steps``);
+- TPOT (time per output token) = the mean step: f × (B decode + P prompt tokens) + (1 − f) × (B
+  decode), each the compute of its tokens, the weights read once per PP micro-batch, the decode KV
+  cache read, and the collectives of its tokens with their per-call latency (2 × layers
+  all-reduces per step for TP);
 - output tokens/s of the cluster = DP × B / TPOT; per conversation 1 / TPOT;
 - TTFT (time to first token) = one prompt's prefill pass + one step it waits for.
 
@@ -23,6 +31,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 
+from planner.comms import Transfer
 from planner.conversions import gb_to_bytes
 from planner.hardware import Cluster
 from planner.layouts import Layout
@@ -96,22 +105,100 @@ def max_batch(
     return low
 
 
+def prompt_steps(work: ServeWorkload, b: float) -> tuple[float, float]:
+    """(share of steps that carry prompts, prompt tokens each carries) at B = ``b`` per replica: the
+    budget left after the B decode tokens holds as many whole prompts as fit (a chunk of one prompt
+    when not even one fits); every step carries the mean B × prompt / output when the budget
+    leaves less than that (module docstring)."""
+    prompt, needed = work.prompt_tokens, b * work.prompt_tokens / work.output_tokens
+    room = work.prefill_chunk_tokens - b
+    carried = math.floor(room / prompt) * prompt if room >= prompt else room
+    if carried <= needed:
+        return 1.0, needed
+    return needed / carried, carried
+
+
+def _weighted(step: StepCost, share: float, label: str) -> StepCost:
+    """``step``'s kernels and collectives at ``share`` of their work and time, named with ``label``."""
+    kernels = tuple(
+        replace(
+            k,
+            kernel=k.kernel + label,
+            flops=k.flops * share,
+            hbm_bytes=k.hbm_bytes * share,
+            compute_s=None if k.compute_s is None else k.compute_s * share,
+            memory_s=None if k.memory_s is None else k.memory_s * share,
+            fixed_s=k.fixed_s * share,
+        )
+        for k in step.kernels
+    )
+    transfers = tuple(
+        replace(
+            t,
+            collective=t.collective + label,
+            count=t.count * share,
+            bytes_per_gpu=t.bytes_per_gpu * share,
+            seconds=None if t.seconds is None else t.seconds * share,
+            latency_s=t.latency_s * share,
+        )
+        for t in step.transfers
+    )
+    return StepCost.of_kernels(kernels, transfers)
+
+
 def _step(
     model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options, b: float
 ) -> StepCost:
-    """The mixed decode step at B = ``b`` per replica."""
+    """The mean step at B = ``b`` per replica: the steps that carry prompts and those that decode
+    alone, each at its share (``prompt_steps``)."""
     prompt, out = work.prompt_tokens, work.output_tokens
-    return serve_pass(
-        model,
-        layout,
-        cluster,
-        options,
-        sequences=b,
-        new_tokens=1,
-        context_tokens=prompt + out / 2,
-        prefill_tokens=b * prompt / out,
-        prefill_context_tokens=prompt / 2,
+
+    def at(prefill: float) -> StepCost:
+        return serve_pass(
+            model,
+            layout,
+            cluster,
+            options,
+            sequences=b,
+            new_tokens=1,
+            context_tokens=prompt + out / 2,
+            prefill_tokens=prefill,
+            prefill_context_tokens=prompt / 2,
+        )
+
+    share, carried = prompt_steps(work, b)
+    if share >= 1.0:
+        return at(carried)
+    alone = _weighted(at(0.0), 1.0 - share, "")
+    with_prompts = _weighted(at(carried), share, " (steps with prompts)")
+    return StepCost.of_kernels(
+        alone.kernels + with_prompts.kernels, _merged(alone.transfers + with_prompts.transfers)
     )
+
+
+def _merged(transfers: tuple[Transfer, ...]) -> tuple[Transfer, ...]:
+    """One transfer per collective: the calls of both kinds of step, their bytes and times summed,
+    the message the calls' mean, the algorithms each kind chose."""
+    by_name: dict[str, Transfer] = {}
+    for t in transfers:
+        name = t.collective.removesuffix(" (steps with prompts)")
+        seen = by_name.get(name)
+        if seen is None:
+            by_name[name] = replace(t, collective=name)
+            continue
+        calls = seen.count + t.count
+        by_name[name] = replace(
+            seen,
+            count=calls,
+            message_bytes=(seen.message_bytes * seen.count + t.message_bytes * t.count) / calls
+            if calls
+            else 0.0,
+            bytes_per_gpu=seen.bytes_per_gpu + t.bytes_per_gpu,
+            seconds=None if seen.seconds is None or t.seconds is None else seen.seconds + t.seconds,
+            algorithm=" / ".join(dict.fromkeys(a for a in (seen.algorithm, t.algorithm) if a)),
+            latency_s=seen.latency_s + t.latency_s,
+        )
+    return tuple(by_name.values())
 
 
 def _prefill(

@@ -18,8 +18,9 @@ average pipeline stage).
   weights three times per micro-batch (forward, two backward matmuls) and its optimizer state once.
 - the collectives, per pass: TP all-reduces (two per layer forward, four in training) of the tokens'
   hidden states; EP all-to-alls (dispatch and combine, doubled in training) of tokens × k hidden
-  vectors split over TP ranks; PP sends of the hidden states split over TP ranks (forward, plus the
-  gradient back in training); in training the gradient all-reduce over data-parallel ranks (bf16).
+  vectors split over TP ranks (serving: the busiest rank's, ``planner.serve_pass``); PP sends of
+  the hidden states split over TP ranks (forward, plus the gradient back in training); in training
+  the gradient all-reduce over data-parallel ranks (bf16).
   Activations move in ``activation_dtype`` (bf16 by default).
 """
 
@@ -213,10 +214,12 @@ def _pass_transfers(
     passes: float,
     pp_sends: int,
     workload: str,
+    ep_load: float = 1.0,
 ) -> tuple[Transfer, ...]:
     """The collectives of ``passes`` passes through the layers (forward 1; training 2, or 3 with the
     recomputed forward) and ``pp_sends`` stage-boundary sends, over ``tokens`` tokens per attention
-    group, on one GPU of an average stage."""
+    group, on one GPU of an average stage; the EP all-to-alls move ``ep_load`` times the mean
+    rank's tokens (the busiest rank's, which the others wait for)."""
     act = BYTES_PER_ELEMENT[options.activation_dtype]
     # Serving runs a pass as PP micro-batches, each with its own calls (and their latency).
     micro = layout.pp if workload == "serve" else 1
@@ -228,7 +231,7 @@ def _pass_transfers(
         count = 2 * passes * stage_layers * micro
         found.append(all_reduce("TP all-reduce", g["tp"], hidden_bytes, count, cluster))
     if layout.ep > 1:
-        routed = hidden_bytes * model.experts_per_token / layout.tp
+        routed = hidden_bytes * model.experts_per_token / layout.tp * ep_load
         count = 2 * passes * model.moe_layers / layout.pp * micro
         found.append(all_to_all("EP all-to-all", g["ep"], routed, count, cluster))
     if layout.pp > 1:

@@ -4,19 +4,21 @@ weights, expert imbalance and padding, and NCCL's protocol by message size (plan
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
 
 from normalize.errors import ParseError
 from planner.comms import collective_cost
-from planner.efficiency import GEMM_TILE_K0, compute_efficiency, gemm_k_share
+from planner.efficiency import GEMM_TILE_K0, compute_efficiency, gemm_k_share, hbm_efficiency
 from planner.hardware import Cluster
 from planner.layouts import Group, Layout
 from planner.memory import serve_memory
 from planner.models import ServeWorkload, preset
 from planner.plan import plan
 from planner.serve_pass import (
+    EXPERT_LOAD_CV,
     EXPERT_ROW_BLOCK,
     _shape_share,
     busiest_rank_share,
@@ -88,6 +90,19 @@ def test_a_gemm_share_grows_with_its_reduction_length_as_deepgemm_measured():
     assert tp8 < gemm_k_share(model.hidden_size, row) < tp1  # TP1's down projection has K = 28,672
 
 
+def test_a_grouped_gemm_share_moves_with_k_as_its_own_rows_measured():
+    # DeepGEMM PR #73 (H800, 4 groups of 8,192 rows): K = 2,048 at 1,262 TFLOPS, K = 7,168 at 1,381.
+    grouped = compute_efficiency("H100-SXM-80GB", "moe_gemm", "fp8")
+    assert grouped.k_elements == 2048 and grouped.k0_elements == 281
+    assert gemm_k_share(7168, grouped) == pytest.approx(1381 / 1979, rel=0.005)
+    # The dense K0 would have put the second row at 1,550 TFLOPS, above anything measured.
+    dense_k0 = dataclasses.replace(grouped, k0_elements=GEMM_TILE_K0)
+    assert gemm_k_share(7168, dense_k0) * 1979 > 1540
+    # A grouped share inferred from a dense row keeps the dense row's K0 (B200's FP4 experts).
+    inferred = compute_efficiency("B200-SXM-180GB", "moe_gemm", "fp4")
+    assert inferred.basis == "inferred" and inferred.k0_elements == GEMM_TILE_K0
+
+
 def test_blackwell_fp4_gemms_pay_a_fixed_time_per_call_and_attention_stays_fp8():
     model = served_model(preset("llama-3.1-70b"), ServeWorkload(precision="fp4"))
     b200, h100 = planner_node("B200-SXM-180GB", 1), planner_node("H100-SXM-80GB", 1)
@@ -109,13 +124,24 @@ def test_blackwell_fp4_gemms_pay_a_fixed_time_per_call_and_attention_stays_fp8()
 
 
 def test_experts_are_busiest_on_one_rank_and_padded_to_the_gemm_block():
-    mixtral = preset("mixtral-8x7b")
-    # 1,000 tokens x 2 picks over 8 ranks: 250 each on average, the busiest about sqrt(2 ln 8 x 250)
-    # more.
-    assert busiest_rank_share(mixtral, 1000, 8) == pytest.approx(1 + math.sqrt(2 * math.log(8) / 250))
+    mixtral, deepseek = preset("mixtral-8x7b"), preset("deepseek-v3")
+    # 1,000 tokens x 2 picks over 8 ranks: 250 each on average; chance spreads them by sqrt(250) and
+    # the router's skew (TensorRT-LLM's DeepSeek R1 study: a CV of 0.480 per rank of 8 experts) by
+    # 0.480 x sqrt(8) per expert, one expert per rank here: the busiest about 3.8 x the mean.
+    cv = EXPERT_LOAD_CV
+    assert cv == pytest.approx(1.358, rel=1e-3)
+    assert busiest_rank_share(mixtral, 1000, 8) == pytest.approx(
+        1 + math.sqrt(2 * math.log(8)) * math.sqrt(1 / 250 + cv**2)
+    )
+    # The study's own case, EP32 of 256 experts at 1,024 tokens a rank, gives its rank CV back.
+    tokens = 1024 * 32 / 8
+    assert busiest_rank_share(deepseek, tokens, 32) == pytest.approx(
+        1 + math.sqrt(2 * math.log(32)) * math.sqrt(1 / 1024 + 0.480**2)
+    )
+    # Without the skew (uniform routing) the busiest rank would be within 10% of the mean.
+    assert 1 + math.sqrt(2 * math.log(32) / 1024) < 1.1 < busiest_rank_share(deepseek, tokens, 32) - 1
     assert busiest_rank_share(mixtral, 1000, 1) == 1 == busiest_rank_share(preset("llama-3.1-8b"), 1000, 8)
     # Few tokens per expert: each touched expert still computes a whole 128-row block.
-    deepseek = preset("deepseek-v3")
     few = padded_rows_share(deepseek, 32)  # 32 tokens x 8 of 256 experts: about one token each
     assert EXPERT_ROW_BLOCK == 128 and few > 50
     assert padded_rows_share(mixtral, 100_000) == pytest.approx(1 + 64 / 25_000, rel=1e-3)
@@ -199,3 +225,24 @@ def test_the_largest_batch_is_solved_exactly_as_a_search_would_find_it(name, pro
                 else (low, middle - 1)
             )
         assert max_batch(model, work, layout, cluster, options) == low
+
+
+def test_decode_attention_over_an_fp8_kv_cache_reads_at_its_measured_share_on_blackwell():
+    # vLLM PR #23647: TensorRT-LLM's decode kernel on B200 reads an FP8 cache at 4,855 of 8,000 GB/s.
+    measured = hbm_efficiency("B200-SXM-180GB", "kv_cache_fp8")
+    assert (measured.basis, measured.fraction) == ("measured", 0.607)
+    # Hopper has no such row: it takes its stream share (FlashMLA's), saying so.
+    hopper = hbm_efficiency("H100-SXM-80GB", "kv_cache_fp8")
+    assert hopper.basis == "inferred" and hopper.fraction == hbm_efficiency("H100-SXM-80GB").fraction
+    b200 = planner_node("B200-SXM-180GB", 1)
+    fp4 = served_model(preset("llama-3.1-70b"), ServeWorkload(precision="fp4"))
+    assert fp4.kv_cache_dtype == "fp8"
+    attention = next(k for k in _step(fp4, b200, Layout(1, 1, 1, 1), 300).kernels if k.kernel == "attention")
+    assert attention.memory_s == pytest.approx(attention.hbm_bytes / (8000e9 * 0.607))
+    # A 16-bit cache on the same GPU streams at the stream share (Hopper's, borrowed): faster per byte.
+    bf16 = served_model(preset("llama-3.1-70b"), ServeWorkload(precision="fp4", kv_cache_dtype="bf16"))
+    wide = next(k for k in _step(bf16, b200, Layout(1, 1, 1, 1), 300).kernels if k.kernel == "attention")
+    assert wide.hbm_bytes == 2 * attention.hbm_bytes
+    assert wide.memory_s == pytest.approx(
+        wide.hbm_bytes / (8000e9 * hbm_efficiency("B200-SXM-180GB").fraction)
+    )

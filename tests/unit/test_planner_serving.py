@@ -13,7 +13,9 @@ from planner.layouts import Layout
 from planner.link_costs import NVLS_LATENCY_S
 from planner.models import ServeWorkload, model_from_hf_config, preset
 from planner.plan import plan
-from planner.step import matmul_dtype
+from planner.serve_pass import serve_pass
+from planner.serving import prompt_steps, served_model
+from planner.step import Options, matmul_dtype
 from tests.helpers import planner_node
 
 LLAMA_70B_CONFIG = {
@@ -50,8 +52,10 @@ def test_the_batch_search_fills_memory_and_the_targets_cut_it():
 def test_a_decode_step_pays_two_all_reduces_per_layer_with_their_latency():
     model, node = preset("llama-3.1-70b"), planner_node("H100-SXM-80GB", 8)
     result = plan(model, ServeWorkload(batch_sequences=32), node, layout=Layout(8, 1, 1, 1)).best
+    # The mean step (the steps that decode alone and those that carry prompts, each at its share)
+    # still makes 160 calls.
     [tp] = [t for t in result.step.transfers if t.collective == "TP all-reduce"]
-    assert tp.count == 160 and tp.latency_s == pytest.approx(160 * NVLS_LATENCY_S.value)
+    assert tp.count == pytest.approx(160) and tp.latency_s == pytest.approx(160 * NVLS_LATENCY_S.value)
     assert result.ttft_s > result.tpot_s  # a prompt's prefill and the step it waits for
 
 
@@ -155,3 +159,46 @@ def test_a_token_budget_and_a_deadline_choose_the_cluster():
     for bad in bad_values:
         with pytest.raises(ParseError):
             TrainWorkload(**bad)
+
+
+def test_prompts_ride_whole_in_a_share_of_the_steps_within_the_token_budget():
+    # 164 conversations of 1,000 / 1,000 tokens need 164 prompt tokens a step on average; the budget
+    # (8,192 tokens) holds the 164 decode tokens and 8 whole prompts after them, so one step in
+    # 8,000 / 164 = 48.8 carries 8,000 prompt tokens and the others decode alone.
+    work = ServeWorkload(prompt_tokens=1000, output_tokens=1000, precision="fp8")
+    assert prompt_steps(work, 164) == (pytest.approx(164 / 8000), 8000)
+    # A prompt longer than the room left is chunked: 20,000-token prompts in chunks of 8,192 - 19.
+    long = ServeWorkload(prompt_tokens=20000, output_tokens=2000)
+    assert prompt_steps(long, 19) == (pytest.approx(19 * 10 / 8173), 8173)
+    # A budget too small for the mean leaves every step carrying the mean (as before).
+    tight = ServeWorkload(prompt_tokens=1000, output_tokens=100, prefill_chunk_tokens=2048)
+    assert prompt_steps(tight, 200) == (1.0, 2000)
+    # On one H200 (FP8 70B) the step with prompts is compute-bound and the decode-only step reads
+    # its weights: TPOT is the two at their shares, above one step with the prompts spread evenly
+    # (where the prompts' compute would hide behind every step's weight reads).
+    model, node = (
+        preset("llama-3.1-70b"),
+        planner_node("H200-SXM-141GB", 1, fabric="none", fabric_gbits_per_s=None),
+    )
+    result = plan(model, work, node, layout=Layout(1, 1, 1, 1)).best
+    b = result.concurrency
+    share, carried = prompt_steps(work, b)
+    served, cluster = served_model(model, work), Cluster(node)
+
+    def pass_with(prefill):
+        return serve_pass(
+            served,
+            Layout(1, 1, 1, 1),
+            cluster,
+            Options(),
+            sequences=b,
+            new_tokens=1,
+            context_tokens=1500,
+            prefill_tokens=prefill,
+            prefill_context_tokens=500,
+        )
+
+    assert 0 < share < 0.05
+    mean = share * pass_with(carried).step_s + (1 - share) * pass_with(0.0).step_s
+    assert result.tpot_s == pytest.approx(mean)
+    assert result.tpot_s > 1.1 * pass_with(b * 1.0).step_s
