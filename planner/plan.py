@@ -17,7 +17,8 @@ from dataclasses import replace
 
 from planner.conversions import bytes_to_gb, gb_to_bytes
 from planner.hardware import Cluster, Node
-from planner.layouts import Layout, candidate_layouts, layout_problem
+from planner.layouts import Layout, candidate_layouts, layout_problem, tp_limit
+from planner.memo import store
 from planner.memory import serve_memory
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
@@ -85,10 +86,25 @@ def usable_bytes(node: Node, options: Options) -> float:
     return gb_to_bytes(node.memory_gb_per_gpu) * options.usable_memory_fraction
 
 
+#: ``fitting_layouts`` by what it depends on: clusters of the same GPU count, TP limit and usable
+#: memory get the same layouts.
+_FITTING: dict[tuple, tuple[Layout, ...]] = {}
+
+
 def fitting_layouts(model: ModelSpec, workload: Workload, cluster: Cluster, options: Options) -> list[Layout]:
     """The candidate layouts whose memory per GPU fits; in training each with its recomputation
     (selective where it fits, full otherwise, unless the workload fixes one)."""
     limit = usable_bytes(cluster.node, options)
+    key = (model, workload, options, cluster.gpus, tp_limit(cluster, options.tp_across_domain), limit)
+    found = _FITTING.get(key)
+    if found is None:
+        found = store(_FITTING, key, tuple(_fitting_layouts(model, workload, cluster, options, limit)))
+    return list(found)
+
+
+def _fitting_layouts(
+    model: ModelSpec, workload: Workload, cluster: Cluster, options: Options, limit: float
+) -> list[Layout]:
     found = []
     sequence = workload.sequence_tokens if isinstance(workload, TrainWorkload) else 0
     candidates = candidate_layouts(
