@@ -260,7 +260,8 @@ def node_groups(
     ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand price, or spot when ``spot``,
     in ``region`` when one is named: ``cheapest_prices``), ``price_flag`` (why that price looks like a
     placeholder, NULL when nothing does) and ``node_group``: rows with the same group number have the
-    same ``NODE_INPUTS``, price and measurements (numbered in one query, however many rows)."""
+    same ``NODE_INPUTS``, price and measurements (numbered in one query, however many rows);
+    ``hardware_group`` the same without the price (rows whose nodes differ only in name and price)."""
     price = "NULL::DOUBLE AS plan_usd, NULL::VARCHAR AS plan_region, NULL::VARCHAR AS plan_flag"
     joins, asked = "", {}
     if _has(con, "current_prices"):
@@ -289,7 +290,8 @@ def node_groups(
                keyed AS (SELECT shown.*, {price}, {readings} AS readings FROM shown {joins})
                SELECT provider, instance_type, flags, plan_flag AS price_flag, {inputs},
                       plan_usd AS usd_per_hour_min, plan_region AS price_region,
-                      dense_rank() OVER (ORDER BY {inputs}, plan_usd, plan_region, readings) AS node_group
+                      dense_rank() OVER (ORDER BY {inputs}, plan_usd, plan_region, readings) AS node_group,
+                      dense_rank() OVER (ORDER BY {inputs}, readings) AS hardware_group
                FROM keyed ORDER BY provider, instance_type""",
             params | asked,
         )
