@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 from importlib import resources
 
 from normalize.errors import ParseError
-from normalize.units import factor, find_memory_gb
 from normalize.vocab import PCIE_X16_GBYTES_PER_S, Link, link_from_text
 
 # A link that depends on how the provider built the server: two NVL/PCIe cards may or may not
@@ -180,6 +179,8 @@ def _form_factor_of(name: str) -> str | None:
 def memory_fits(stated_gb: float, nominal_gb: float) -> bool:
     """Whether a provider's memory figure is the nominal size, read as GB or as GiB of it (within
     ``MEMORY_TOLERANCE``): "80 GB", "81920 MiB" and "85.9 GB" all fit an 80 GB part."""
+    from normalize.units import factor  # the read path (the planner) never parses units
+
     gib_per_gb = factor("gibibyte", "gigabyte")  # 1.073741824
     distance = min(abs(stated_gb - nominal_gb), abs(stated_gb - nominal_gb * gib_per_gb)) / nominal_gb
     return distance <= MEMORY_TOLERANCE
@@ -205,6 +206,8 @@ def _identify(name: str, memory_gb: float | None, form_factor: str | None) -> Gp
     if family is None:
         raise ParseError(f"unknown GPU {name!r}")
     if memory_gb is None:
+        from normalize.units import find_memory_gb
+
         memory_gb = next(iter(find_memory_gb(name)), None)  # "NVIDIA A100-SXM4-80GB"
     form = _form_factor_of(name) or form_factor
     family_parts = [s for s in GPUS if s.family == family]

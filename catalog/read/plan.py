@@ -250,14 +250,16 @@ def _group_rows(
     """``_row`` of every row matching ``filters``, planned once per node group (``node_groups``): a
     group's verdict is written for a stand-in name, then each row gets its own name back. The
     node and plan of a group come from its hardware group's, with the group's own price."""
-    sql, params = instances_sql(filters, shape(con))
-    rows = node_groups(con, sql, params, filters.region, filters.spot)
+    catalog = shape(con)
+    sql, params = instances_sql(filters, catalog)
+    rows = node_groups(con, sql, params, filters.region, filters.spot, catalog.tables)
     first_of: dict[Any, dict] = {}
     hardware_first: dict[Any, dict] = {}
     for row in rows:
         first_of.setdefault(row["node_group"], row)  # a group is planned for its first row
         hardware_first.setdefault(row["hardware_group"], row)
-    measured = measurements_of(con, [(r["provider"], r["instance_type"]) for r in hardware_first.values()])
+    keys = [(r["provider"], r["instance_type"]) for r in hardware_first.values()]
+    measured = measurements_of(con, keys, catalog.tables)
     hardware = _hardware_plans(
         list(hardware_first.values()),
         measured,
