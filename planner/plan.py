@@ -137,6 +137,29 @@ def _rank_key(result: LayoutResult) -> tuple:
     return (not known, -(result.tokens_per_s or 0.0), layout.replica_gpus, layout.tp, layout.pp, layout.ep)
 
 
+def _order_unknown(layout: Layout) -> tuple:
+    """Where a layout without a time ranks (``_rank_key`` after its unknown tokens/s)."""
+    return (layout.replica_gpus, layout.tp, layout.pp, layout.ep)
+
+
+def _node_problem(result: LayoutResult) -> bool:
+    """Whether the layout has no compute or no HBM time: the node lacks the dense peak or the HBM
+    figure its step needs, which every layout's step needs alike (``planner.serve_pass`` and
+    ``planner.training`` ask each peak and the HBM rate of the node, whatever the layout)."""
+    return result.step.compute_s is None or result.step.memory_s is None
+
+
+def _unplannable(
+    model: ModelSpec, workload: Workload, cluster: Cluster, options: Options, first: LayoutResult
+) -> Plan:
+    """The plan of a node that no layout can be timed on, as a ranking row reads it: every layout has
+    ``first``'s problem, so they rank by their GPUs and degrees (``_order_unknown``) and ``first``,
+    which comes first, gives the row its reason and its fewest GPUs. The other layouts are left
+    out (a full plan, ``ranking`` False, lists them all)."""
+    fits = fits_label(first.layout.replica_gpus, cluster)
+    return Plan(model, workload, cluster, options, (first,), fits, reason=first.problem)
+
+
 def plan(
     model: ModelSpec,
     workload: Workload,
@@ -147,10 +170,12 @@ def plan(
     max_nodes: int = MAX_AUTO_NODES,
     layout: Layout | None = None,
     exhaustive: bool = True,
+    ranking: bool = False,
 ) -> Plan:
     """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when
     None), or exactly ``layout`` (then the cluster is the nodes it needs). ``exhaustive`` False (a
-    deadline search's trials) skips the sensitivity to inferred links."""
+    deadline search's trials) skips the sensitivity to inferred links. ``ranking`` True asks only
+    for what a ranking row reads (``_unplannable``)."""
     options = options or Options()
     if layout is not None:
         return forced(model, workload, node, layout, nodes=nodes, options=options)
@@ -172,7 +197,17 @@ def plan(
         if least > tried:
             reason += f" (its weights and state alone need {least})"
         return Plan(model, workload, Cluster(node, tried), options, (), f"more than {tried} nodes", reason)
-    results = sorted((evaluate(model, workload, lay, cluster, options) for lay in layouts), key=_rank_key)
+    first = min(layouts, key=_order_unknown)
+    first_result = evaluate(model, workload, first, cluster, options)
+    if ranking and _node_problem(first_result):
+        return _unplannable(model, workload, cluster, options, first_result)
+    results = sorted(
+        (
+            first_result if lay is first else evaluate(model, workload, lay, cluster, options)
+            for lay in layouts
+        ),
+        key=_rank_key,
+    )
     results = list(_split_best(model, workload, results, cluster, options))
     fits = fits_label(min(r.layout.replica_gpus for r in results), cluster)
     found = Plan(model, workload, cluster, options, tuple(results), fits)

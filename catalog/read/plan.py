@@ -263,7 +263,9 @@ def _group_rows(
     hardware = _hardware_plans(
         list(hardware_first.values()),
         measured,
-        lambda shared: plan(model, workload, shared, nodes=nodes, options=options, layout=layout),
+        lambda shared: plan(
+            model, workload, shared, nodes=nodes, options=options, layout=layout, ranking=True
+        ),
     )
     by_group: dict[Any, dict[str, Any]] = {}
     for row in first_of.values():
