@@ -117,6 +117,7 @@ def _load_gpus() -> tuple[GpuSpec, ...]:
     )
 
 
+@functools.cache  # compiled on first use: the read path (the planner) never names a family
 def _load_families() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Family names as providers spell them, most specific first (normalize/gpu_families.csv):
     "GB200" before "B200", "A10G" before "A10", "RTX 4080 SUPER" before "RTX 4080"."""
@@ -127,7 +128,6 @@ def _load_families() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 GPUS = _load_gpus()
-FAMILY_PATTERNS = _load_families()
 _FORM_FACTORS = (
     ("SXM2", r"\bSXM2\b"),
     ("SXM", r"\bSXM\d?\b|\bHGX\b"),  # HGX boards carry SXM modules
@@ -163,7 +163,7 @@ class GpuMatch:
 def family_of(name: str) -> str | None:
     """The GPU family a provider's text names ('8 x NVIDIA H100 GPU' → 'H100'), or None."""
     name = re.sub(r"(?<=\d)[x×](?=[A-Za-z])", " x ", name)  # OCI writes "(8xH100)"
-    for family, pattern in FAMILY_PATTERNS:
+    for family, pattern in _load_families():
         if pattern.search(name):
             return family
     return None
@@ -237,3 +237,10 @@ def _identify(name: str, memory_gb: float | None, form_factor: str | None) -> Gp
     if len(nominal) == 1:
         return GpuMatch(f"{family}-{nominal.pop():g}GB", family, None)
     return GpuMatch(family, family, None)
+
+
+def __getattr__(name: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """``FAMILY_PATTERNS``: (family, pattern) pairs, most specific first, loaded on first use."""
+    if name == "FAMILY_PATTERNS":
+        return _load_families()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

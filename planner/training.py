@@ -429,6 +429,16 @@ def _times(t: Transfer, factor: float) -> Transfer:
     )  # fmt: skip
 
 
+#: The collectives that run behind compute, by how their names start (``_hidden``).
+_OVERLAPS = ("CP K/V ring", "FSDP", "DP gradient all-reduce", "EP all-to-all")
+
+
+@cache
+def _overlap(collective: str) -> str | None:
+    """The first of ``_OVERLAPS`` that ``collective``'s name starts with (None: it runs exposed)."""
+    return next((k for k in _OVERLAPS if collective.startswith(k)), None)
+
+
 def _hidden(
     transfers: list[Transfer], by_kernel: dict[str, float], work: TrainWorkload, layout: Layout
 ) -> float:
@@ -436,14 +446,14 @@ def _hidden(
     total = sum(by_kernel.values())
     last_backward = total / micro_batches(work, layout) * (_passes(layout) - 1) / _passes(layout)
     behind = {
-        "CP K/V ring": by_kernel.get("attention", 0.0),
-        "FSDP": total,
-        "DP gradient all-reduce": last_backward,
-        "EP all-to-all": by_kernel.get("moe_gemm", 0.0) if work.overlap_all_to_all else 0.0,
+        _OVERLAPS[0]: by_kernel.get("attention", 0.0),
+        _OVERLAPS[1]: total,
+        _OVERLAPS[2]: last_backward,
+        _OVERLAPS[3]: by_kernel.get("moe_gemm", 0.0) if work.overlap_all_to_all else 0.0,
     }
     spent: dict[str, float] = {}
     for t in transfers:
-        key = next((k for k in behind if t.collective.startswith(k)), None)
+        key = _overlap(t.collective)
         if key is not None and t.seconds is not None:
             spent[key] = spent.get(key, 0.0) + t.seconds
     return sum(min(seconds, behind[key]) for key, seconds in spent.items())
