@@ -8,7 +8,6 @@ imported) or the record could not be written, 2 bad usage, 3 another writer hold
 from __future__ import annotations
 
 import argparse
-import asyncio
 import math
 import sys
 from datetime import datetime
@@ -73,6 +72,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_probe(args: argparse.Namespace) -> int:
     """probe: detect the instance, run the measuring tools on PATH, write one JSON record."""
+    import asyncio
     import json
 
     import httpx

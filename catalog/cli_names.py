@@ -4,7 +4,6 @@ is a typo, not a question with no answer."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,8 @@ if TYPE_CHECKING:
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """'; did you mean aws' for the closest of ``known``, or '' when none is close."""
+    import difflib  # only when a name is unknown
+
     found = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
     return f"; did you mean {found[0]}" if found else ""
 
@@ -42,7 +43,7 @@ def names_problem(
     from catalog.read.prices import regions as price_regions
     from catalog.read.queries import providers as catalog_providers
 
-    problem = unknown("provider", providers or (), catalog_providers(con))
+    problem = unknown("provider", providers, catalog_providers(con)) if providers else None
     if problem is None and instance:
         types = [t for (t,) in con.execute("SELECT DISTINCT instance_type FROM instances").fetchall()]
         problem = unknown("instance type", [instance], types)

@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 from importlib import resources
 
 from normalize.errors import ParseError
-from normalize.units import factor, find_memory_gb
 from normalize.vocab import PCIE_X16_GBYTES_PER_S, Link, link_from_text
 
 # A link that depends on how the provider built the server: two NVL/PCIe cards may or may not
@@ -118,6 +117,7 @@ def _load_gpus() -> tuple[GpuSpec, ...]:
     )
 
 
+@functools.cache  # compiled on first use: the read path (the planner) never names a family
 def _load_families() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Family names as providers spell them, most specific first (normalize/gpu_families.csv):
     "GB200" before "B200", "A10G" before "A10", "RTX 4080 SUPER" before "RTX 4080"."""
@@ -128,7 +128,6 @@ def _load_families() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 GPUS = _load_gpus()
-FAMILY_PATTERNS = _load_families()
 _FORM_FACTORS = (
     ("SXM2", r"\bSXM2\b"),
     ("SXM", r"\bSXM\d?\b|\bHGX\b"),  # HGX boards carry SXM modules
@@ -164,7 +163,7 @@ class GpuMatch:
 def family_of(name: str) -> str | None:
     """The GPU family a provider's text names ('8 x NVIDIA H100 GPU' → 'H100'), or None."""
     name = re.sub(r"(?<=\d)[x×](?=[A-Za-z])", " x ", name)  # OCI writes "(8xH100)"
-    for family, pattern in FAMILY_PATTERNS:
+    for family, pattern in _load_families():
         if pattern.search(name):
             return family
     return None
@@ -180,6 +179,8 @@ def _form_factor_of(name: str) -> str | None:
 def memory_fits(stated_gb: float, nominal_gb: float) -> bool:
     """Whether a provider's memory figure is the nominal size, read as GB or as GiB of it (within
     ``MEMORY_TOLERANCE``): "80 GB", "81920 MiB" and "85.9 GB" all fit an 80 GB part."""
+    from normalize.units import factor  # the read path (the planner) never parses units
+
     gib_per_gb = factor("gibibyte", "gigabyte")  # 1.073741824
     distance = min(abs(stated_gb - nominal_gb), abs(stated_gb - nominal_gb * gib_per_gb)) / nominal_gb
     return distance <= MEMORY_TOLERANCE
@@ -205,6 +206,8 @@ def _identify(name: str, memory_gb: float | None, form_factor: str | None) -> Gp
     if family is None:
         raise ParseError(f"unknown GPU {name!r}")
     if memory_gb is None:
+        from normalize.units import find_memory_gb
+
         memory_gb = next(iter(find_memory_gb(name)), None)  # "NVIDIA A100-SXM4-80GB"
     form = _form_factor_of(name) or form_factor
     family_parts = [s for s in GPUS if s.family == family]
@@ -234,3 +237,10 @@ def _identify(name: str, memory_gb: float | None, form_factor: str | None) -> Gp
     if len(nominal) == 1:
         return GpuMatch(f"{family}-{nominal.pop():g}GB", family, None)
     return GpuMatch(family, family, None)
+
+
+def __getattr__(name: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """``FAMILY_PATTERNS``: (family, pattern) pairs, most specific first, loaded on first use."""
+    if name == "FAMILY_PATTERNS":
+        return _load_families()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

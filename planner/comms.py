@@ -43,6 +43,7 @@ from planner.link_costs import (
     PCIE_SMALL_GROUP_EFFICIENCY,
     cost_of,
 )
+from planner.memo import store
 
 #: The collectives ``collective_cost`` prices, by the names nccl-tests gives them.
 OPERATIONS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all")
@@ -239,11 +240,25 @@ def _levels(where: Route, op: str) -> tuple[str, ...]:
     return (where.island.name, where.level.name)
 
 
+#: One call's cost and the levels it runs on, by operation, group, message (with its type: a whole
+#: number of bytes is kept as one) and the cluster's ``links_key``: layouts and nodes share them.
+_CALLS: dict[tuple, tuple[Cost, tuple[str, ...]]] = {}
+
+
+def _call(op: str, group: Group, message_bytes: float, cluster: Cluster) -> tuple[Cost, tuple[str, ...]]:
+    """``collective_cost`` of one call and the names of the levels it runs on, looked up once."""
+    key = (op, group, message_bytes, type(message_bytes), cluster.links_key)
+    found = _CALLS.get(key)
+    if found is None:
+        cost, where = collective_cost(op, group, message_bytes, cluster)
+        found = store(_CALLS, key, (cost, _levels(where, op)))
+    return found
+
+
 def _transfer(
     collective: str, op: str, group: Group, message_bytes: float, count: float, cluster: Cluster
 ) -> Transfer:
-    cost, where = collective_cost(op, group, message_bytes, cluster)
-    levels = _levels(where, op)
+    cost, levels = _call(op, group, message_bytes, cluster)
     seconds = None if cost.seconds is None else cost.seconds * count
     return Transfer(
         collective,
@@ -284,8 +299,29 @@ def send(collective: str, group: Group, message_bytes: float, count: float, clus
     """``count`` point-to-point sends of ``message_bytes`` from each stage of ``group`` to the next.
     The pipeline runs at its slowest boundary: when the stages do not all sit in one block, some
     boundary crosses the fabric, over the sending GPU's own share of it."""
-    where = route(group, cluster)
-    level = where.level
+    key = ("send", group, message_bytes, type(message_bytes), cluster.links_key)
+    found = _CALLS.get(key)
+    if found is None:
+        found = store(_CALLS, key, _one_send(group, message_bytes, cluster))
+    one, (name,) = found
+    seconds = None if one.seconds is None else one.seconds * count
+    return Transfer(
+        collective,
+        group.size,
+        count,
+        message_bytes,
+        message_bytes * count,
+        name,
+        (name,),
+        seconds,
+        one.algorithm,
+        one.latency_s * count,
+    )
+
+
+def _one_send(group: Group, message_bytes: float, cluster: Cluster) -> tuple[Cost, tuple[str]]:
+    """One send's cost over the slowest boundary of ``group``, and that boundary's level."""
+    level = route(group, cluster).level
     cost = cost_of(level.kind)
     if level.is_fabric:
         rate = _scaled(line_rate(level, cluster, 2), cost.ring_efficiency.value)
@@ -295,19 +331,7 @@ def send(collective: str, group: Group, message_bytes: float, count: float, clus
         one = _best(_protocols("p2p", level, 2, message_bytes, rate))
     if message_bytes == 0:
         one = Cost(0.0, "none", 0.0, 0.0, None)
-    seconds = None if one.seconds is None else one.seconds * count
-    return Transfer(
-        collective,
-        group.size,
-        count,
-        message_bytes,
-        message_bytes * count,
-        level.name,
-        (level.name,),
-        seconds,
-        one.algorithm,
-        one.latency_s * count,
-    )
+    return one, (level.name,)
 
 
 def bus_bandwidth_gbytes_per_s(op: str, n: int, message_bytes: float, seconds: float) -> float:

@@ -105,6 +105,10 @@ class Node:
         return replace(self, links=links)
 
 
+#: ``Cluster.links_key``'s numbers, by what they stand for.
+_LINKS_KEYS: dict[tuple, int] = {}
+
+
 @dataclass(frozen=True)
 class Cluster:
     """``nodes`` identical instances. Link blocks larger than the cluster are cut to its size."""
@@ -115,6 +119,18 @@ class Cluster:
     @property
     def gpus(self) -> int:
         return self.node.gpus * self.nodes
+
+    @functools.cached_property
+    def links_key(self) -> int:
+        """A number for what a collective's time on this cluster depends on: the cluster's size, the
+        GPU (whether its switch reduces) and each link level's block, kind and figure (not the
+        figure's basis or how it was derived). Clusters with the same number price every collective
+        alike."""
+        node = self.node
+        links = tuple(
+            (lv.name, lv.gpus, lv.kind, lv.figure.gbytes_per_s, lv.figure.achieved) for lv in node.links
+        )
+        return _LINKS_KEYS.setdefault((self.nodes, node.gpus, node.gpu_model, links), len(_LINKS_KEYS))
 
     @functools.cached_property
     def levels(self) -> tuple[LinkLevel, ...]:

@@ -58,6 +58,18 @@ class ModelSpec:
     def __post_init__(self) -> None:
         _check_model(self)
 
+    def __hash__(self) -> int:
+        """The hash of the fields, as a frozen dataclass's, computed once: the planner's caches are
+        keyed on the model thousands of times a ranking."""
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = self.__dict__["_hash"] = hash(tuple(getattr(self, f.name) for f in fields(self)))
+        return found
+
+    def __getstate__(self) -> dict:
+        """The state to pickle, without the hash (another process hashes strings differently)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     @property
     def is_moe(self) -> bool:
         return self.experts > 1

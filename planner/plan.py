@@ -17,7 +17,8 @@ from dataclasses import replace
 
 from planner.conversions import bytes_to_gb, gb_to_bytes
 from planner.hardware import Cluster, Node
-from planner.layouts import Layout, candidate_layouts, layout_problem
+from planner.layouts import Layout, candidate_layouts, layout_problem, tp_limit
+from planner.memo import store
 from planner.memory import serve_memory
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
@@ -85,10 +86,25 @@ def usable_bytes(node: Node, options: Options) -> float:
     return gb_to_bytes(node.memory_gb_per_gpu) * options.usable_memory_fraction
 
 
+#: ``fitting_layouts`` by what it depends on: clusters of the same GPU count, TP limit and usable
+#: memory get the same layouts.
+_FITTING: dict[tuple, tuple[Layout, ...]] = {}
+
+
 def fitting_layouts(model: ModelSpec, workload: Workload, cluster: Cluster, options: Options) -> list[Layout]:
     """The candidate layouts whose memory per GPU fits; in training each with its recomputation
     (selective where it fits, full otherwise, unless the workload fixes one)."""
     limit = usable_bytes(cluster.node, options)
+    key = (model, workload, options, cluster.gpus, tp_limit(cluster, options.tp_across_domain), limit)
+    found = _FITTING.get(key)
+    if found is None:
+        found = store(_FITTING, key, tuple(_fitting_layouts(model, workload, cluster, options, limit)))
+    return list(found)
+
+
+def _fitting_layouts(
+    model: ModelSpec, workload: Workload, cluster: Cluster, options: Options, limit: float
+) -> list[Layout]:
     found = []
     sequence = workload.sequence_tokens if isinstance(workload, TrainWorkload) else 0
     candidates = candidate_layouts(
@@ -121,6 +137,29 @@ def _rank_key(result: LayoutResult) -> tuple:
     return (not known, -(result.tokens_per_s or 0.0), layout.replica_gpus, layout.tp, layout.pp, layout.ep)
 
 
+def _order_unknown(layout: Layout) -> tuple:
+    """Where a layout without a time ranks (``_rank_key`` after its unknown tokens/s)."""
+    return (layout.replica_gpus, layout.tp, layout.pp, layout.ep)
+
+
+def _node_problem(result: LayoutResult) -> bool:
+    """Whether the layout has no compute or no HBM time: the node lacks the dense peak or the HBM
+    figure its step needs, which every layout's step needs alike (``planner.serve_pass`` and
+    ``planner.training`` ask each peak and the HBM rate of the node, whatever the layout)."""
+    return result.step.compute_s is None or result.step.memory_s is None
+
+
+def _unplannable(
+    model: ModelSpec, workload: Workload, cluster: Cluster, options: Options, first: LayoutResult
+) -> Plan:
+    """The plan of a node that no layout can be timed on, as a ranking row reads it: every layout has
+    ``first``'s problem, so they rank by their GPUs and degrees (``_order_unknown``) and ``first``,
+    which comes first, gives the row its reason and its fewest GPUs. The other layouts are left
+    out (a full plan, ``ranking`` False, lists them all)."""
+    fits = fits_label(first.layout.replica_gpus, cluster)
+    return Plan(model, workload, cluster, options, (first,), fits, reason=first.problem)
+
+
 def plan(
     model: ModelSpec,
     workload: Workload,
@@ -131,10 +170,12 @@ def plan(
     max_nodes: int = MAX_AUTO_NODES,
     layout: Layout | None = None,
     exhaustive: bool = True,
+    ranking: bool = False,
 ) -> Plan:
     """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when
     None), or exactly ``layout`` (then the cluster is the nodes it needs). ``exhaustive`` False (a
-    deadline search's trials) skips the sensitivity to inferred links."""
+    deadline search's trials) skips the sensitivity to inferred links. ``ranking`` True asks only
+    for what a ranking row reads (``_unplannable``)."""
     options = options or Options()
     if layout is not None:
         return forced(model, workload, node, layout, nodes=nodes, options=options)
@@ -156,7 +197,17 @@ def plan(
         if least > tried:
             reason += f" (its weights and state alone need {least})"
         return Plan(model, workload, Cluster(node, tried), options, (), f"more than {tried} nodes", reason)
-    results = sorted((evaluate(model, workload, lay, cluster, options) for lay in layouts), key=_rank_key)
+    first = min(layouts, key=_order_unknown)
+    first_result = evaluate(model, workload, first, cluster, options)
+    if ranking and _node_problem(first_result):
+        return _unplannable(model, workload, cluster, options, first_result)
+    results = sorted(
+        (
+            first_result if lay is first else evaluate(model, workload, lay, cluster, options)
+            for lay in layouts
+        ),
+        key=_rank_key,
+    )
     results = list(_split_best(model, workload, results, cluster, options))
     fits = fits_label(min(r.layout.replica_gpus for r in results), cluster)
     found = Plan(model, workload, cluster, options, tuple(results), fits)

@@ -35,6 +35,7 @@ from planner.comms import Transfer
 from planner.conversions import gb_to_bytes
 from planner.hardware import Cluster
 from planner.layouts import Layout
+from planner.memo import store
 from planner.memory import serve_memory
 from planner.models import MAX_BATCH_PER_REPLICA, ModelSpec, ServeWorkload
 from planner.result import LayoutResult
@@ -68,6 +69,10 @@ def _per_replica(work: ServeWorkload, layout: Layout) -> float | None:
     return None if work.batch_sequences is None else work.batch_sequences / layout.dp
 
 
+#: ``max_batch`` by model, workload, layout and the bytes a GPU may fill (nodes share them).
+_MAX_BATCH: dict[tuple, int] = {}
+
+
 def max_batch(
     model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options
 ) -> int:
@@ -77,6 +82,14 @@ def max_batch(
     until it reaches the chunk's size: solved on each piece from ``serve_memory``'s own parts, then
     checked against it (a binary search if the check disagrees)."""
     limit = _limit(cluster, options)
+    key = (model, work, layout, limit)
+    found = _MAX_BATCH.get(key)
+    if found is None:
+        found = store(_MAX_BATCH, key, _max_batch(model, work, layout, limit))
+    return found
+
+
+def _max_batch(model: ModelSpec, work: ServeWorkload, layout: Layout, limit: float) -> int:
 
     def fits_b(b: int) -> bool:
         return serve_memory(model, work, layout, b).total_bytes <= limit

@@ -26,6 +26,7 @@ average pipeline stage).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from planner.comms import Transfer, all_reduce, all_to_all, send
@@ -103,17 +104,18 @@ class StepCost:
             kernels,
         )
 
-    @property
+    # The times below are read many times over (ranking, verdicts, costs): each is computed once.
+    @functools.cached_property
     def comm_s(self) -> float | None:
         times = [t.seconds for t in self.transfers if t.seconds is not None]
         return sum(times) if len(times) == len(self.transfers) else None
 
-    @property
+    @functools.cached_property
     def exposed_comm_s(self) -> float | None:
         """The collectives' time the step waits for: all of it but what runs behind compute."""
         return None if self.comm_s is None else max(0.0, self.comm_s - self.hidden_s)
 
-    @property
+    @functools.cached_property
     def step_s(self) -> float | None:
         exposed = self.exposed_comm_s
         if self.compute_s is None or self.memory_s is None or exposed is None:

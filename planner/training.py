@@ -48,7 +48,7 @@ import csv
 import io
 import math
 from dataclasses import replace
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from planner.comms import Transfer, all_gather, all_reduce, all_to_all, send
@@ -56,6 +56,7 @@ from planner.conversions import BYTES_PER_ELEMENT
 from planner.efficiency import BORROW, Efficiency, arch_of, compute_efficiency
 from planner.hardware import Cluster
 from planner.layouts import Layout, groups, route
+from planner.memo import store
 from planner.memory import TRAIN_WEIGHT_DTYPE, MemoryUse, params_per_gpu
 from planner.models import OPTIMIZER_STATES, ModelSpec, TrainWorkload
 from planner.step import (
@@ -189,6 +190,7 @@ def _state_bytes(model: ModelSpec, work: TrainWorkload, layout: Layout) -> tuple
     )
 
 
+@lru_cache(maxsize=4096)
 def train_memory(model: ModelSpec, work: TrainWorkload, layout: Layout) -> MemoryUse:
     """Bytes per GPU to train ``work`` under ``layout`` (its ``recompute`` decides activations)."""
     weights, optimizer = _state_bytes(model, work, layout)
@@ -255,6 +257,7 @@ def _training_row(arch: str, kernel: str, fmt: str) -> Efficiency | None:
     return None
 
 
+@cache
 def training_efficiency(gpu_model: str, kernel: str, fmt: str) -> Efficiency:
     """The share of ``gpu_model``'s dense ``fmt`` peak a training step's ``kernel`` matmuls reach end
     to end, as a published run measured it; an architecture without a row borrows (Blackwell and
@@ -293,11 +296,27 @@ def _passes(layout: Layout) -> float:
     return TRAIN_PASSES + layout.recomputed_share
 
 
+#: ``kernel_seconds`` by model, workload, layout, options and the GPU with its peaks.
+_KERNELS: dict[tuple, dict[str, float] | None] = {}
+
+
 def kernel_seconds(
     model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
 ) -> dict[str, float] | None:
     """Seconds one GPU computes per step, by kernel, without the pipeline bubble (None when the
     datasheet has no peak for a format it needs)."""
+    node = cluster.node
+    peaks = (node.gpu_model, node.dense_bf16_tflops, node.dense_fp8_tflops, node.dense_fp4_tflops)
+    key = (model, work, layout, options, peaks)
+    if key not in _KERNELS:
+        store(_KERNELS, key, _kernel_seconds(model, work, layout, cluster, options))
+    found = _KERNELS[key]
+    return None if found is None else dict(found)
+
+
+def _kernel_seconds(
+    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> dict[str, float] | None:
     tokens = work.global_batch_tokens * _passes(layout) / layout.gpus
     found = {}
     for kernel, flops in training_flops_by_kernel(model, work.sequence_tokens).items():
@@ -410,6 +429,16 @@ def _times(t: Transfer, factor: float) -> Transfer:
     )  # fmt: skip
 
 
+#: The collectives that run behind compute, by how their names start (``_hidden``).
+_OVERLAPS = ("CP K/V ring", "FSDP", "DP gradient all-reduce", "EP all-to-all")
+
+
+@cache
+def _overlap(collective: str) -> str | None:
+    """The first of ``_OVERLAPS`` that ``collective``'s name starts with (None: it runs exposed)."""
+    return next((k for k in _OVERLAPS if collective.startswith(k)), None)
+
+
 def _hidden(
     transfers: list[Transfer], by_kernel: dict[str, float], work: TrainWorkload, layout: Layout
 ) -> float:
@@ -417,14 +446,14 @@ def _hidden(
     total = sum(by_kernel.values())
     last_backward = total / micro_batches(work, layout) * (_passes(layout) - 1) / _passes(layout)
     behind = {
-        "CP K/V ring": by_kernel.get("attention", 0.0),
-        "FSDP": total,
-        "DP gradient all-reduce": last_backward,
-        "EP all-to-all": by_kernel.get("moe_gemm", 0.0) if work.overlap_all_to_all else 0.0,
+        _OVERLAPS[0]: by_kernel.get("attention", 0.0),
+        _OVERLAPS[1]: total,
+        _OVERLAPS[2]: last_backward,
+        _OVERLAPS[3]: by_kernel.get("moe_gemm", 0.0) if work.overlap_all_to_all else 0.0,
     }
     spent: dict[str, float] = {}
     for t in transfers:
-        key = next((k for k in behind if t.collective.startswith(k)), None)
+        key = _overlap(t.collective)
         if key is not None and t.seconds is not None:
             spent[key] = spent.get(key, 0.0) + t.seconds
     return sum(min(seconds, behind[key]) for key, seconds in spent.items())

@@ -11,17 +11,20 @@ the arithmetic is the ``planner`` package's.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from catalog.read.plan_inputs import (
+    Measurement,
     cheapest_prices,
     measurements_by_instance,
     measurements_of,
     node_from_row,
     node_groups,
+    price_words,
 )
 from catalog.read.prices import CURRENCY
 from catalog.read.queries import Filters, filtered_instances, instances_sql
@@ -208,6 +211,32 @@ COLUMNS = (
 _OWN = ("provider", "instance_type", "gpu_model", "gpus_per_node", "flags", "price_flag")
 
 
+def _hardware_plans(
+    rows: list[dict],
+    measured: dict[tuple[str, str], list[Measurement]],
+    plan_one: Callable[[Node], Plan],
+) -> dict[Any, tuple[Node, Plan] | str]:
+    """For the first row of each hardware group (``node_groups``): its node, unpriced, with the plan
+    its hardware gets (``plan_one``, once per distinct ``_hardware``), or the reason it has none."""
+    planned: dict[Node, Plan] = {}
+    planned_inside: dict[Node, Plan] = {}  # plans of one node, by the hardware inside it
+    found: dict[Any, tuple[Node, Plan] | str] = {}
+    for row in rows:
+        node = node_from_row(row, None, measured.get((row["provider"], row["instance_type"])))
+        if isinstance(node, str):
+            found[row["hardware_group"]] = node  # the reason it cannot be planned
+            continue
+        hardware = _hardware(node)
+        shared = planned.get(hardware)
+        if shared is None:
+            inside = _inside_one_node(hardware)
+            shared = planned[hardware] = planned_inside.get(inside) or plan_one(hardware)
+            if shared.cluster.nodes == 1:
+                planned_inside.setdefault(inside, shared)
+        found[row["hardware_group"]] = (node, shared)
+    return found
+
+
 def _group_rows(
     con: duckdb.DuckDBPyConnection,
     model: ModelSpec,
@@ -219,33 +248,29 @@ def _group_rows(
     layout: Layout | None = None,
 ) -> list[dict[str, Any]]:
     """``_row`` of every row matching ``filters``, planned once per node group (``node_groups``): a
-    group's verdict is written for a stand-in name, then each row gets its own name back."""
-    sql, params = instances_sql(filters, shape(con))
-    rows = node_groups(con, sql, params, filters.region, filters.spot)
+    group's verdict is written for a stand-in name, then each row gets its own name back. The
+    node and plan of a group come from its hardware group's, with the group's own price."""
+    catalog = shape(con)
+    sql, params = instances_sql(filters, catalog)
+    rows = node_groups(con, sql, params, filters.region, filters.spot, catalog.tables)
     first_of: dict[Any, dict] = {}
+    hardware_first: dict[Any, dict] = {}
     for row in rows:
         first_of.setdefault(row["node_group"], row)  # a group is planned for its first row
-    firsts = list(first_of.values())
-    measured = measurements_of(con, [(r["provider"], r["instance_type"]) for r in firsts])
-    planned: dict[Node, Plan] = {}
-    planned_inside: dict[Node, Plan] = {}  # plans of one node, by the hardware inside it
+        hardware_first.setdefault(row["hardware_group"], row)
+    keys = [(r["provider"], r["instance_type"]) for r in hardware_first.values()]
+    measured = measurements_of(con, keys, catalog.tables)
+    hardware = _hardware_plans(
+        list(hardware_first.values()),
+        measured,
+        lambda shared: plan(
+            model, workload, shared, nodes=nodes, options=options, layout=layout, ranking=True
+        ),
+    )
     by_group: dict[Any, dict[str, Any]] = {}
-    for row in firsts:
-        price = (row["usd_per_hour_min"], row["price_region"]) if known(row["usd_per_hour_min"]) else None
-        node = node_from_row(row, price, measured.get((row["provider"], row["instance_type"])), filters.spot)
-        result: Plan | str
-        if isinstance(node, str):
-            result = node  # the reason it cannot be planned
-        else:
-            hardware = _hardware(node)
-            inside = _inside_one_node(hardware)
-            if hardware not in planned:
-                planned[hardware] = planned_inside.get(inside) or plan(
-                    model, workload, hardware, nodes=nodes, options=options, layout=layout
-                )
-                if planned[hardware].cluster.nodes == 1:
-                    planned_inside.setdefault(inside, planned[hardware])
-            result = _as_node(planned[hardware], replace(node, instance_type=_SHARED_NAME))
+    for row in first_of.values():
+        base = hardware[row["hardware_group"]]
+        result: Plan | str = base if isinstance(base, str) else _priced(base, row, filters.spot)
         shared = _row(row, result)
         by_group[row["node_group"]] = {k: v for k, v in shared.items() if k not in _OWN}
     found = []
@@ -257,6 +282,24 @@ def _group_rows(
                 out[column] = out[column].replace(_SHARED_NAME, row["instance_type"])
         found.append(out)
     return found
+
+
+def _priced(base: tuple[Node, Plan], row: dict, spot: bool) -> Plan:
+    """A hardware group's plan told of ``row``'s provider and price (as ``node_from_row`` prices a
+    node), under the stand-in name."""
+    node, shared = base
+    usd = row["usd_per_hour_min"]
+    priced = known(usd)
+    return _as_node(
+        shared,
+        replace(
+            node,
+            provider=row["provider"],
+            instance_type=_SHARED_NAME,
+            usd_per_hour=usd if priced else None,
+            price_detail=price_words(row["price_region"], spot) if priced else "",
+        ),
+    )
 
 
 def _missing(value: Any) -> bool:

@@ -42,8 +42,11 @@ from planner.hardware import (
 Measurement = dict
 
 
-def _has(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether the catalog file has ``table`` (files built before prices and measurements have not)."""
+def _has(con: duckdb.DuckDBPyConnection, table: str, tables: frozenset[str] | None = None) -> bool:
+    """Whether the catalog file has ``table`` (files built before prices and measurements have not):
+    in ``tables`` when the caller knows them (``catalog.read.shape``), else asked of the file."""
+    if tables is not None:
+        return table in tables
     found = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [table]
     ).fetchone()
@@ -254,29 +257,34 @@ _READINGS = "kind, metric, value, direction, nodes, gpus, port_count, tool"
 
 
 def node_groups(
-    con: duckdb.DuckDBPyConnection, sql: str, params: dict, region: str = "", spot: bool = False
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: dict,
+    region: str = "",
+    spot: bool = False,
+    tables: frozenset[str] | None = None,
 ) -> list[dict]:
     """The rows of ``sql`` (``instances_sql``): their names, flags and ``NODE_INPUTS``, with
     ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand price, or spot when ``spot``,
     in ``region`` when one is named: ``cheapest_prices``), ``price_flag`` (why that price looks like a
     placeholder, NULL when nothing does) and ``node_group``: rows with the same group number have the
-    same ``NODE_INPUTS``, price and measurements (numbered in one query, however many rows)."""
+    same ``NODE_INPUTS``, price and measurements (numbered in one query, however many rows);
+    ``hardware_group`` the same without the price (rows whose nodes differ only in name and price)."""
     price = "NULL::DOUBLE AS plan_usd, NULL::VARCHAR AS plan_region, NULL::VARCHAR AS plan_flag"
     joins, asked = "", {}
-    if _has(con, "current_prices"):
+    if _has(con, "current_prices", tables):
         asked = {"plan_region": region or "", "plan_spot": spot}
-        flagged = con.execute(
-            "SELECT count(*) FROM information_schema.columns "
-            "WHERE table_name = 'current_prices' AND column_name = 'price_flag'"
-        ).fetchone()
-        flag = f"arg_min(price_flag, {ASKED_PRICE})" if flagged and flagged[0] else "NULL::VARCHAR"
+        # The view's columns as a query of no rows reports them (a tenth of information_schema's time).
+        columns = con.execute("SELECT * FROM current_prices LIMIT 0").description or ()
+        flagged = any(column[0] == "price_flag" for column in columns)
+        flag = f"arg_min(price_flag, {ASKED_PRICE})" if flagged else "NULL::VARCHAR"
         price = "p.plan_usd, p.plan_region, p.plan_flag"
         joins += f""" LEFT JOIN (SELECT provider, instance_type, min({ASKED_PRICE}) AS plan_usd,
                            arg_min(region, {ASKED_PRICE}) AS plan_region, {flag} AS plan_flag
                     FROM current_prices WHERE {_ASKED_WHERE} GROUP BY 1, 2) p
                    USING (provider, instance_type)"""
     readings = "NULL::VARCHAR"
-    if _has(con, "measurements"):
+    if _has(con, "measurements", tables):
         readings = "m.readings"
         joins += f""" LEFT JOIN (SELECT provider, instance_type,
                            CAST(list(({_READINGS}) ORDER BY {_READINGS}) AS VARCHAR) AS readings
@@ -289,7 +297,8 @@ def node_groups(
                keyed AS (SELECT shown.*, {price}, {readings} AS readings FROM shown {joins})
                SELECT provider, instance_type, flags, plan_flag AS price_flag, {inputs},
                       plan_usd AS usd_per_hour_min, plan_region AS price_region,
-                      dense_rank() OVER (ORDER BY {inputs}, plan_usd, plan_region, readings) AS node_group
+                      dense_rank() OVER (ORDER BY {inputs}, plan_usd, plan_region, readings) AS node_group,
+                      dense_rank() OVER (ORDER BY {inputs}, readings) AS hardware_group
                FROM keyed ORDER BY provider, instance_type""",
             params | asked,
         )
@@ -297,10 +306,11 @@ def node_groups(
 
 
 def measurements_of(
-    con: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]
+    con: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]], tables: frozenset[str] | None = None
 ) -> dict[tuple[str, str], list[Measurement]]:
-    """``measurements_by_instance`` for the ``(provider, instance_type)`` pairs in ``keys`` only."""
-    if not keys or not _has(con, "measurements"):
+    """``measurements_by_instance`` for the ``(provider, instance_type)`` pairs in ``keys`` only
+    (``tables``: the file's tables, when known)."""
+    if not keys or not _has(con, "measurements", tables):
         return {}
     records = _records(
         con.execute(

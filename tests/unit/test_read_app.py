@@ -51,6 +51,24 @@ def test_planning_once_per_hardware_gives_every_row_its_own_plan(shipped, model,
         assert verdict(result) == verdict(alone)
 
 
+@pytest.mark.parametrize(
+    ("model", "workload"), [("llama-3.1-70b", ServeWorkload()), ("llama-3.1-405b", TrainWorkload())]
+)
+def test_a_ranking_s_plan_reads_as_the_full_plan(shipped, model, workload):
+    """A ranking asks only for what its rows show (``plan(..., ranking=True)``: a node no layout can
+    be timed on keeps the first layout alone); every node's row reads as from the full plan."""
+    spec = preset(model)
+    shortened = 0
+    for row, full in plan_rows(shipped, spec, workload):
+        if isinstance(full, str):
+            continue
+        short = plan(spec, workload, full.cluster.node, ranking=True)
+        shown = [(p.best, p.fits, p.min_gpus, p.reason, verdict(p), p.sensitivity) for p in (short, full)]
+        assert shown[0] == shown[1], row
+        shortened += len(short.results) < len(full.results)
+    assert shortened  # some node has no peak or HBM figure: its plan stops at the first layout
+
+
 def test_a_ranking_of_no_rows_is_empty_with_its_columns(shipped):
     found = rank(shipped, preset("llama-3.1-8b"), ServeWorkload(), filters=Filters(search="no such gpu"))
     assert found.empty and list(found.columns) == list(COLUMNS)
