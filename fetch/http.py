@@ -36,7 +36,7 @@ from fetch.transports import (
     PublicOnly,
     mirror_transport,
 )
-from fetch.urls import canonical, refusal
+from fetch.urls import canonical, canonical_url, refusal
 from normalize.errors import FetchError, NotInMirror, OffLimits, TooLarge, TooSlow
 from records.clock import utcnow
 from records.documents import Document, body_sha256, copy_url
@@ -215,16 +215,17 @@ class Fetcher:
 
     async def _request(self, url: str, budget: Budget, check: Check) -> _Reply:
         """One attempt: GET ``url``, following redirects that ``check`` allows, body within budget."""
-        target = canonical(url)  # what the client sends, and what was checked
+        sent = canonical_url(url)  # what the client sends, and what was checked
         for _ in range(MAX_REDIRECTS + 1):
-            request = self.client.build_request("GET", target, headers=self._conditional_headers(url))
+            target = str(sent)
+            request = self.client.build_request("GET", sent, headers=self._conditional_headers(url))
             response = await self.client.send(request, stream=True)
             try:
                 if response.has_redirect_location:
                     target = urljoin(target, response.headers["Location"])
                     if (why := check(target)) is not None:
                         raise OffLimits(f"redirected to {target[:200]}: {why}")
-                    target = canonical(target)
+                    sent = canonical_url(target)
                     continue
                 if response.status_code != 200:
                     return _Reply(response, url=target)
