@@ -116,6 +116,16 @@ class _Reply:
 Check = Callable[[str], str | None]  # a URL → why it may not be fetched, or None
 
 
+def _files_of(client: httpx.AsyncClient) -> MirrorTransport | None:
+    """The client's mirror directory, when every request goes to one: an offline refresh asks it
+    directly, without the client's layers (cookies, auth and event hooks) that a file never needs,
+    which cost a mirror document more than reading it."""
+    transport = getattr(client, "_transport", None)
+    if isinstance(transport, MirrorTransport) and not getattr(client, "_mounts", None):
+        return transport
+    return None
+
+
 class Fetcher:
     """Fetch documents through one client, politely and with retries, and store each one.
 
@@ -156,6 +166,7 @@ class Fetcher:
         self._slots = FairSlots(concurrency, max(1, concurrency // 2))
         self._per_host = per_host
         self._host_slots: dict[str, FairSlots] = {}
+        self._files = _files_of(client)
 
     def _conditional_headers(self, url: str) -> dict[str, str]:
         prev = self.previous.get(url)
@@ -219,7 +230,10 @@ class Fetcher:
         for _ in range(MAX_REDIRECTS + 1):
             target = str(sent)
             request = self.client.build_request("GET", sent, headers=self._conditional_headers(url))
-            response = await self.client.send(request, stream=True)
+            if self._files is not None:
+                response = await self._files.handle_async_request(request)
+            else:
+                response = await self.client.send(request, stream=True)
             try:
                 if response.has_redirect_location:
                     target = urljoin(target, response.headers["Location"])
