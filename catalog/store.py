@@ -200,7 +200,7 @@ def _reason(exc: BaseException) -> str:
     return text.removeprefix("TransactionContext Error: ").removeprefix("Failed to commit: ")
 
 
-def _frame(rows: list[dict], columns: Iterable[str]) -> pa.Table | pd.DataFrame:
+def row_table(rows: list[dict], columns: Iterable[str]) -> pa.Table | pd.DataFrame:
     """Rows for DuckDB to scan: an Arrow table, a column at a time (NaN read as NULL, as a DataFrame
     gave it; DuckDB scans Arrow without the DataFrame's per-value string conversion, which was most
     of the writer's time). A column Arrow cannot type (a string beside a number) goes as a DataFrame."""
@@ -410,7 +410,7 @@ class CatalogWriter:
     def _spill(self) -> None:
         """Move the rows staged in Python into the staging tables of the new file."""
         for table, columns in STAGED_COLUMNS.items():
-            frame = _frame(self._fresh[table], columns)
+            frame = row_table(self._fresh[table], columns)
             if len(frame):
                 self.con.register("spilled", frame)
                 self.con.execute(f"INSERT INTO staging.{table} BY NAME SELECT * FROM spilled")
@@ -532,7 +532,7 @@ class CatalogWriter:
             for provider, pages in layouts.items()
             for url, expects in pages.items()
         ]
-        self._insert("source_layouts", _frame(rows, ("provider", "url", "expects")))
+        self._insert("source_layouts", row_table(rows, ("provider", "url", "expects")))
 
     def _insert(self, table: str, frame: pa.Table | pd.DataFrame) -> None:
         if len(frame):
@@ -557,10 +557,10 @@ class CatalogWriter:
         )
 
     def _flush_documents(self) -> None:
-        self._insert("fetches", _frame(self._fetches, FETCH_COLUMNS))
+        self._insert("fetches", row_table(self._fetches, FETCH_COLUMNS))
         self._insert(
             "documents",
-            _frame([{"sha256": k, "body": v} for k, v in self._bodies.items()], ("sha256", "body")),
+            row_table([{"sha256": k, "body": v} for k, v in self._bodies.items()], ("sha256", "body")),
         )
 
     def _commit(self) -> None:
