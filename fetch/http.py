@@ -457,7 +457,7 @@ class ProviderFetcher:
             except asyncio.CancelledError:  # the provider's deadline passed while this one was running
                 self.documents.append(self.fetcher.failed(url, self.provider, "cancelled: provider deadline"))
                 raise
-        doc = replace(doc, required=required)
+        doc = doc if doc.required == required else replace(doc, required=required)
         self.documents.append(doc)
         if required and not doc.ok:
             detail = (doc.error or f"HTTP {doc.status}").removeprefix(f"{kind.__name__}: ")
