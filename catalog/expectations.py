@@ -45,7 +45,7 @@ import pandas as pd
 
 from catalog import peer_access, system_facts, upstream
 from catalog.peer_access import Peer
-from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row
+from catalog.store import CLAIM_COLUMNS, CLAIM_IDENTITY, claim_row, row_table
 from catalog.validate import measured_against_datasheet, reading_problem
 from normalize.gpus import BY_ID, PCIE_OR_BRIDGE
 from normalize.vocab import Basis, PeerAccess
@@ -351,7 +351,7 @@ def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
 
 def _sync_claims(con: duckdb.DuckDBPyConnection, derivation: Derivation, now: datetime) -> None:
     rows = [claim_row(p, i, c, fetched, now) for p, i, c, fetched in derivation.claims]
-    frame = pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
+    frame = row_table(rows, CLAIM_COLUMNS)  # scanned three times below: Arrow, read in place
     same = " AND ".join(f"d.{c} IS NOT DISTINCT FROM claims.{c}" for c in CLAIM_IDENTITY)
     derived = f"basis IN {DERIVED}"
     con.register("derived", frame)

@@ -405,7 +405,9 @@ async def refresh(
     """
     started = now()
     refresh_id = f"{started:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
-    scrapers = [REGISTRY[name]() for name in providers or REGISTRY]
+    # Classes, not instances: a source's scraper lives while it runs (a parser keeps what it parsed,
+    # and at 100x the catalog every finished source's documents and records stayed to the end).
+    sources = [REGISTRY[name] for name in providers or REGISTRY]
     with CatalogWriter.open(Path(db_path), rebuild_corrupt=not replay) as writer:
         writer.refuse_a_clock_behind(started)
         stored = writer.previous_documents()
@@ -431,7 +433,7 @@ async def refresh(
         # so the catalog is the same whatever finishes first); after that only its outcome is held. At
         # most SOURCES_IN_FLIGHT sources are fetched, parsed or waiting to be written at once: fetching
         # runs ahead of the one parser, and at 100x the catalog it held every document at once.
-        results: list[ProviderResult | None] = [None] * len(scrapers)
+        results: list[ProviderResult | None] = [None] * len(sources)
         written = 0
         in_flight = asyncio.Semaphore(SOURCES_IN_FLIGHT)
 
@@ -443,8 +445,9 @@ async def refresh(
                 written += 1
                 in_flight.release()
 
-        async def one(index: int, scraper: Scraper) -> None:
+        async def one(index: int, source: type[Scraper]) -> None:
             await in_flight.acquire()  # released when it is written (FIFO: the window moves in order)
+            scraper = source()
             previous = writer.previous(scraper.name)
             if not replay:  # parsed as soon as its own documents are in, while the others still fetch
                 documents, error = await _fetch(scraper, fetcher)
@@ -457,7 +460,7 @@ async def refresh(
                     results[index] = _unchanged(scraper, previous)
             write_ready()
 
-        tasks = [asyncio.ensure_future(one(i, s)) for i, s in enumerate(scrapers)]
+        tasks = [asyncio.ensure_future(one(i, s)) for i, s in enumerate(sources)]
         try:
             await asyncio.gather(*tasks)
         except BaseException:  # e.g. a full disk while writing one: the others stop, nothing is swapped in
@@ -468,7 +471,7 @@ async def refresh(
             parser.shutdown(wait=True, cancel_futures=True)
         outcomes = [r.outcome for r in results if r is not None]
         untouched = [o.provider for o in outcomes if o.outcome == "unchanged"]
-        writer.keep_untouched([s.name for s in scrapers if s.name not in untouched])
+        writer.keep_untouched([s.name for s in sources if s.name not in untouched])
         finish.finish_rows(writer, started)  # measurements' claims, fills, conflicts; prices
         writer.write_layouts({name: cls.expected_layout for name, cls in REGISTRY.items()})
         warnings = [writer.moved_aside] if writer.moved_aside else []

@@ -50,21 +50,26 @@ def quote_in(quote: str, body: str) -> bool:
 def unverified_quotes(offers: Iterable[InstanceOffer | RawOffer], documents: DocumentSet) -> list[str]:
     """One line per verbatim claim whose quote is not in the stored document it cites."""
     found = []
+    checked: dict[tuple[str, str], str | None] = {}  # a quote is searched for once per document it cites
     for offer in offers:
         for claim in offer.claims:
             if claim.evidence != Evidence.VERBATIM:
                 continue
-            body = documents.optional_text(claim.source_url)
-            if body is None:
-                why = "cites a document that was not stored"
-            elif not quote_in(claim.quote, body):
-                why = "quote not found in"
-            else:
+            key = (claim.quote, claim.source_url)
+            if key not in checked:
+                checked[key] = _why_unverified(claim.quote, documents.optional_text(claim.source_url))
+            if (why := checked[key]) is None:
                 continue
             found.append(
                 f"{offer.instance_type} {claim.field}: {why} {claim.source_url}: {claim.quote[:80]!r}"
             )
     return found
+
+
+def _why_unverified(quote: str, body: str | None) -> str | None:
+    if body is None:
+        return "cites a document that was not stored"
+    return None if quote_in(quote, body) else "quote not found in"
 
 
 def check_quotes(provider: str, offers: Iterable[InstanceOffer | RawOffer], documents: DocumentSet) -> None:

@@ -36,7 +36,7 @@ from fetch.transports import (
     PublicOnly,
     mirror_transport,
 )
-from fetch.urls import canonical, refusal
+from fetch.urls import canonical, canonical_url, refusal
 from normalize.errors import FetchError, NotInMirror, OffLimits, TooLarge, TooSlow
 from records.clock import utcnow
 from records.documents import Document, body_sha256, copy_url
@@ -116,6 +116,16 @@ class _Reply:
 Check = Callable[[str], str | None]  # a URL → why it may not be fetched, or None
 
 
+def _files_of(client: httpx.AsyncClient) -> MirrorTransport | None:
+    """The client's mirror directory, when every request goes to one: an offline refresh asks it
+    directly, without the client's layers (cookies, auth and event hooks) that a file never needs,
+    which cost a mirror document more than reading it."""
+    transport = getattr(client, "_transport", None)
+    if isinstance(transport, MirrorTransport) and not getattr(client, "_mounts", None):
+        return transport
+    return None
+
+
 class Fetcher:
     """Fetch documents through one client, politely and with retries, and store each one.
 
@@ -156,6 +166,7 @@ class Fetcher:
         self._slots = FairSlots(concurrency, max(1, concurrency // 2))
         self._per_host = per_host
         self._host_slots: dict[str, FairSlots] = {}
+        self._files = _files_of(client)
 
     def _conditional_headers(self, url: str) -> dict[str, str]:
         prev = self.previous.get(url)
@@ -215,16 +226,20 @@ class Fetcher:
 
     async def _request(self, url: str, budget: Budget, check: Check) -> _Reply:
         """One attempt: GET ``url``, following redirects that ``check`` allows, body within budget."""
-        target = canonical(url)  # what the client sends, and what was checked
+        sent = canonical_url(url)  # what the client sends, and what was checked
         for _ in range(MAX_REDIRECTS + 1):
-            request = self.client.build_request("GET", target, headers=self._conditional_headers(url))
-            response = await self.client.send(request, stream=True)
+            target = str(sent)
+            request = self.client.build_request("GET", sent, headers=self._conditional_headers(url))
+            if self._files is not None:
+                response = await self._files.handle_async_request(request)
+            else:
+                response = await self.client.send(request, stream=True)
             try:
                 if response.has_redirect_location:
                     target = urljoin(target, response.headers["Location"])
                     if (why := check(target)) is not None:
                         raise OffLimits(f"redirected to {target[:200]}: {why}")
-                    target = canonical(target)
+                    sent = canonical_url(target)
                     continue
                 if response.status_code != 200:
                     return _Reply(response, url=target)
@@ -442,7 +457,7 @@ class ProviderFetcher:
             except asyncio.CancelledError:  # the provider's deadline passed while this one was running
                 self.documents.append(self.fetcher.failed(url, self.provider, "cancelled: provider deadline"))
                 raise
-        doc = replace(doc, required=required)
+        doc = doc if doc.required == required else replace(doc, required=required)
         self.documents.append(doc)
         if required and not doc.ok:
             detail = (doc.error or f"HTTP {doc.status}").removeprefix(f"{kind.__name__}: ")

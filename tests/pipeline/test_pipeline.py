@@ -306,22 +306,25 @@ def test_a_row_that_breaks_an_invariant_after_the_joins_aborts_the_publish(setup
 
 
 def test_rows_spilled_to_the_staging_tables_give_the_same_catalog(setup, monkeypatch, tmp_path):
-    """Staged rows move to the new file every SPILL_ROWS rows (flat memory at scale); spilling after every
-    row builds exactly the catalog that staging everything in Python builds, history included."""
+    """Staged rows (and fetch rows) move to the new file every SPILL_ROWS (SPILL_FETCHES) rows (flat
+    memory at scale); spilling after every row builds exactly the catalog that staging everything in
+    Python builds, history included."""
     from catalog import store
 
     mirror, db, _ = setup
     spilled, clocks = tmp_path / "spilled.duckdb", (Clock(), Clock())
-    tables = ("instances", "claims", "prices", "measurements")
+    tables = ("instances", "claims", "prices", "measurements", "fetches")
 
-    def dump(path):  # fetched_at is the wall clock's for some local files: not compared
+    def dump(path):  # fetched_at is the wall clock's for some local files, refresh_id random: not compared
         picked = {t: "* EXCLUDE (fetched_at)" if t != "instances" else "*" for t in tables}
+        picked["fetches"] = "* EXCLUDE (fetched_at, refresh_id)"
         return {t: sorted(map(repr, query(path, f"SELECT {picked[t]} FROM {t}"))) for t in tables}
 
     for when in (0, 1):
         run(db, mirror, clocks[0])
         with monkeypatch.context() as patch:
             patch.setattr(store, "SPILL_ROWS", 1)
+            patch.setattr(store, "SPILL_FETCHES", 1)
             run(spilled, mirror, clocks[1])
         for clock in clocks:
             clock.advance()
@@ -329,5 +332,6 @@ def test_rows_spilled_to_the_staging_tables_give_the_same_catalog(setup, monkeyp
             (mirror / AWS_PAGE).write_text((mirror / AWS_PAGE).read_text().replace("3200", "1600", 1))
     assert dump(db) == dump(spilled)
     assert query(
-        spilled, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'staging'"
+        spilled,
+        "SELECT count(*) FROM information_schema.schemata WHERE schema_name IN ('staging', 'fetched')",
     ) == [(0,)]
