@@ -28,8 +28,8 @@ BIND: Final = "query-params"
 DEFAULT_MODEL = "llama-3.1-70b"
 TASKS = {"Serve": "serve", "Train": "train"}
 BY = {"time": "time", "cost": "cost"}
-#: Rows of the "verdicts in full" expander (the downloads hold every row).
-VERDICT_ROWS = 50
+#: Rows of the "verdicts in full" expander (the downloads hold every row), and its key.
+VERDICT_ROWS, VERDICTS_KEY = 50, "verdicts"
 SECONDS_PER_MS = 1e-3
 PERCENT = 100
 
@@ -542,5 +542,11 @@ def show(
     )
     tables.downloads(visible, f"plan-{question.model}-{kind}", "plan")
     head = frame.head(VERDICT_ROWS)
-    with st.expander(f"Verdicts in full (the first {len(head)} rows; the downloads hold all)"):
-        show_text("\n".join(f"{i} — {v}" for i, v in zip(head["instance"], head["verdict"], strict=True)))
+    verdicts = st.expander(
+        f"Verdicts in full (the first {len(head)} rows; the downloads hold all)",
+        key=VERDICTS_KEY,
+        on_change="rerun",
+    )
+    if verdicts.open:  # written only when opened: 50 long lines were redrawn on every rerun unseen
+        with verdicts:
+            show_text("\n".join(f"{i} — {v}" for i, v in zip(head["instance"], head["verdict"], strict=True)))
