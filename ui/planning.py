@@ -232,9 +232,10 @@ def _train(box) -> TrainWorkload:
     )
 
 
-def plan_question(priced: bool) -> PlanQuestion:
-    """The model, the workload and its few knobs that matter, in the sidebar and the URL."""
-    sb = st.sidebar
+def plan_question(priced: bool, box=None) -> PlanQuestion:
+    """The model, the workload and its few knobs that matter, in the sidebar (or ``box`` there) and
+    the URL."""
+    sb = box or st.sidebar
     names = preset_names()
     model = sb.selectbox(
         "Model",
@@ -520,8 +521,9 @@ def show(
     if planned.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return
-    for sentence in why_these(planned, kind):
-        show_text(sentence, "info")
+    with st.container():  # one or two sentences: what follows keeps its place either way
+        for sentence in why_these(planned, kind):
+            show_text(sentence, "info")
     planned_rows = int(planned["tokens_per_s"].notna().sum())
     priced = int(planned[next(iter(cost_columns(kind)))].notna().sum())
     st.caption(f"planned: **{planned_rows}** of {len(planned)} · with a cost: **{priced}**")
