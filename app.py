@@ -95,8 +95,12 @@ def main() -> None:
             st.info("The catalog is empty.")
             return
         planning_asked = sidebar.mode() == "plan"
-        plan_question = planning.plan_question(shape.priced) if planning_asked else None
-        order = "" if planning_asked else ranking.order_picker(shape.priced)
+        # The model and workload, or the link view's order, in one box: the filters below keep their
+        # places in the sidebar whichever it holds, so switching redraws only the box (every filter
+        # moved one place and the browser redrew the whole sidebar).
+        box = st.sidebar.container()
+        plan_question = planning.plan_question(shape.priced, box) if planning_asked else None
+        order = "" if planning_asked else ranking.order_picker(shape.priced, box)
         regions = catalog.load("regions") if "current_prices" in shape.tables else []
         question = sidebar.question(facets, shape.priced, regions)
         ranked = catalog.load("ranking", question.filters)

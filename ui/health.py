@@ -13,6 +13,7 @@ import streamlit as st
 
 from catalog.read.filters import Filters
 from ui import tables
+from ui.data import derived
 from ui.text import day, field_label, link_or_none, plural, show, when
 
 SUMMARY_HEADERS = {
@@ -66,8 +67,9 @@ def show_missing(load, filters: Filters) -> None:
     st.dataframe(summary.rename(columns=SUMMARY_HEADERS), hide_index=True)
 
 
-def _missing_items(items: pd.DataFrame) -> None:
-    shown = pd.DataFrame(
+def missing_frame(items: pd.DataFrame) -> pd.DataFrame:
+    """The missing items as shown: readable headers, empty notes as none, links checked."""
+    return pd.DataFrame(
         {
             "instance": items["instance_type"],
             "provider": items["provider"],
@@ -79,6 +81,10 @@ def _missing_items(items: pd.DataFrame) -> None:
             "source": items["source_url"].map(link_or_none),
         }
     )
+
+
+def _missing_items(items: pd.DataFrame) -> None:
+    shown = derived(missing_frame, items)
     st.caption(f"{plural(len(shown), 'missing item')} in {plural(items['instance_type'].nunique(), 'row')}.")
     st.dataframe(
         shown,
@@ -96,19 +102,10 @@ def _missing_items(items: pd.DataFrame) -> None:
     tables.downloads(shown, "missing", "missing")
 
 
-def show_conflicts(load, filters: Filters) -> None:
-    """The Conflicts tab: every claim of a field whose claims disagree, and which value the row kept."""
-    st.subheader("Conflicting claims")
-    found = load("conflicts", filters)
-    if found.empty:
-        st.success("No field of the rows shown has current claims that disagree.")
-        return
-    st.caption(
-        "One line per claim. The row keeps one value per field (a stated figure before an inferred one, "
-        "then the first read) and is flagged 'conflict'; the other claims stay on record."
-    )
+def conflicts_frame(found: pd.DataFrame) -> pd.DataFrame:
+    """The conflicting claims as shown: figure names in words, values with their unit, links checked."""
     values = tables.claim_values(found)
-    shown = pd.DataFrame(
+    return pd.DataFrame(
         {
             "instance": found["instance_type"],
             "provider": found["provider"],
@@ -120,6 +117,20 @@ def show_conflicts(load, filters: Filters) -> None:
             "source": found["source_url"].map(link_or_none),
         }
     )
+
+
+def show_conflicts(load, filters: Filters) -> None:
+    """The Conflicts tab: every claim of a field whose claims disagree, and which value the row kept."""
+    st.subheader("Conflicting claims")
+    found = load("conflicts", filters)
+    if found.empty:
+        st.success("No field of the rows shown has current claims that disagree.")
+        return
+    st.caption(
+        "One line per claim. The row keeps one value per field (a stated figure before an inferred one, "
+        "then the first read) and is flagged 'conflict'; the other claims stay on record."
+    )
+    shown = derived(conflicts_frame, found)
     st.dataframe(
         shown,
         hide_index=True,

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import tables
+from ui.data import derived
 from ui.tables import figure
 from ui.text import link_or_none, plural
 
@@ -149,6 +150,16 @@ def _shown(frame: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
     return frame.merge(keys, on=["provider", "instance_type"], how="inner")
 
 
+def worst_shown(worst: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
+    """The largest gaps among the rows ``ranked`` shows, lowest ratio first."""
+    return _shown(worst, ranked).sort_values(["ratio", "provider", "instance_type"]).head(WORST_ROWS)
+
+
+def shown_coverage(coverage: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
+    """``coverage_frame`` of the rows ``ranked`` shows."""
+    return coverage_frame(_shown(coverage, ranked))
+
+
 def coverage_frame(coverage: pd.DataFrame) -> pd.DataFrame:
     """Which rows have which kind of reading, from which sources."""
     return pd.DataFrame(
@@ -198,9 +209,8 @@ def show(load: Loader, ranked: pd.DataFrame) -> None:
         "Measured: what a tool reported on a real instance. Neither overwrites a claim; each is set "
         "against the claim in the same direction. Coverage and gaps follow the sidebar's filters."
     )
-    worst = _shown(load("worst_ratios", EVERY_GAP), ranked)
-    worst = worst.sort_values(["ratio", "provider", "instance_type"]).head(WORST_ROWS)
-    gaps = gaps_frame(worst)
+    worst = derived(worst_shown, load("worst_ratios", EVERY_GAP), ranked)
+    gaps = derived(gaps_frame, worst)
     st.markdown("**Largest gaps** (the best reading of each instance, level and kind, lowest first)")
     st.dataframe(
         gaps,
@@ -209,7 +219,7 @@ def show(load: Loader, ranked: pd.DataFrame) -> None:
         column_config={"verdict": TEXT_WIDE, "source": SOURCE},
     )
     _attribute(worst["source"])
-    coverage = coverage_frame(_shown(load("coverage"), ranked))
+    coverage = derived(shown_coverage, load("coverage"), ranked)
     st.markdown(f"**Coverage**: {plural(len(coverage), 'row')} shown with readings")
     st.dataframe(coverage, hide_index=True, placeholder=tables.MISSING, lazy=len(coverage) > tables.LAZY_ROWS)
     tables.downloads(coverage, "coverage", "coverage")

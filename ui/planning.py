@@ -28,8 +28,8 @@ BIND: Final = "query-params"
 DEFAULT_MODEL = "llama-3.1-70b"
 TASKS = {"Serve": "serve", "Train": "train"}
 BY = {"time": "time", "cost": "cost"}
-#: Rows of the "verdicts in full" expander (the downloads hold every row).
-VERDICT_ROWS = 50
+#: Rows of the "verdicts in full" expander (the downloads hold every row), and its key.
+VERDICT_ROWS, VERDICTS_KEY = 50, "verdicts"
 SECONDS_PER_MS = 1e-3
 PERCENT = 100
 
@@ -232,9 +232,10 @@ def _train(box) -> TrainWorkload:
     )
 
 
-def plan_question(priced: bool) -> PlanQuestion:
-    """The model, the workload and its few knobs that matter, in the sidebar and the URL."""
-    sb = st.sidebar
+def plan_question(priced: bool, box=None) -> PlanQuestion:
+    """The model, the workload and its few knobs that matter, in the sidebar (or ``box`` there) and
+    the URL."""
+    sb = box or st.sidebar
     names = preset_names()
     model = sb.selectbox(
         "Model",
@@ -520,8 +521,9 @@ def show(
     if planned.empty:
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return
-    for sentence in why_these(planned, kind):
-        show_text(sentence, "info")
+    with st.container():  # one or two sentences: what follows keeps its place either way
+        for sentence in why_these(planned, kind):
+            show_text(sentence, "info")
     planned_rows = int(planned["tokens_per_s"].notna().sum())
     priced = int(planned[next(iter(cost_columns(kind)))].notna().sum())
     st.caption(f"planned: **{planned_rows}** of {len(planned)} · with a cost: **{priced}**")
@@ -542,5 +544,11 @@ def show(
     )
     tables.downloads(visible, f"plan-{question.model}-{kind}", "plan")
     head = frame.head(VERDICT_ROWS)
-    with st.expander(f"Verdicts in full (the first {len(head)} rows; the downloads hold all)"):
-        show_text("\n".join(f"{i} — {v}" for i, v in zip(head["instance"], head["verdict"], strict=True)))
+    verdicts = st.expander(
+        f"Verdicts in full (the first {len(head)} rows; the downloads hold all)",
+        key=VERDICTS_KEY,
+        on_change="rerun",
+    )
+    if verdicts.open:  # written only when opened: 50 long lines were redrawn on every rerun unseen
+        with verdicts:
+            show_text("\n".join(f"{i} — {v}" for i, v in zip(head["instance"], head["verdict"], strict=True)))

@@ -17,10 +17,12 @@ from ui.text import show as show_text
 from ui.units import Units
 
 
-def order_picker(priced: bool) -> str:
-    """How the link view is ordered (fabric, fastest first, by default), in the sidebar and the URL."""
+def order_picker(priced: bool, box=None) -> str:
+    """How the link view is ordered (fabric, fastest first, by default), in the sidebar (or ``box``
+    there) and the URL."""
     options = [*tables.ORDERS, *(tables.PRICE_ORDERS if priced else {})]
-    return st.sidebar.selectbox("Order the table by", options, key=ORDER_KEY, bind=BIND) or options[0]
+    picked = (box or st.sidebar).selectbox("Order the table by", options, key=ORDER_KEY, bind=BIND)
+    return picked or options[0]
 
 
 def tiles(ranked: pd.DataFrame) -> list[tuple[str, str]]:

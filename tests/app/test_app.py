@@ -621,3 +621,26 @@ def test_every_header_reads_in_full_on_hover(db, monkeypatch):
     element = app_tab(run_app(monkeypatch, db, mode="Links only"), "Ranking").dataframe[0]
     helps = json.loads(element.proto.columns)
     assert helps["GPU"]["help"].startswith("GPU model") and helps["provider"]["help"] == "provider"
+
+
+def _sidebar_places(app) -> dict[str, int]:
+    """Where each keyed widget sits among the sidebar's top-level children."""
+    return {
+        child.key: index
+        for index, child in app.sidebar.children.items()
+        if getattr(child, "key", None) is not None
+    }
+
+
+def test_switching_the_mode_leaves_the_filters_in_place(monkeypatch, db):
+    """Issue 21 (speed): the model and workload (Plan a model) or the order (Links only) sit in one
+    box, so the filters, units and toggles below keep their places in the sidebar and the browser
+    redraws only what changed (every one moved a place and was redrawn on each switch)."""
+    app = run_app(monkeypatch, db)
+    planned = _sidebar_places(app)
+    app.radio(key="mode").set_value("Links only").run()
+    linked = _sidebar_places(app)
+    assert "model" not in planned and "sort" not in linked  # inside the box, not top-level
+    for key in ("q", "provider", "gpus", "unit", "per", "min_fabric", "stale", "inferred"):
+        assert planned[key] == linked[key], key
+    assert app.selectbox(key="sort").value == "fabric, fastest first"

@@ -447,3 +447,17 @@ def test_peer_access_latency_targets_budget_and_per_user_speed(small_catalog_fil
     # The GPUs per cluster size every instance alike (plan --gpus): 64 GPUs, 8 p5.48xlarge.
     small = ranking_table(run_app(monkeypatch, small_catalog_file, **train, train_gpus="64"))
     assert (small["nodes"] * small["GPUs per node"] == 64).all()
+
+
+def test_the_verdicts_in_full_are_written_when_opened(shipped, monkeypatch):
+    """Issue 21 (speed): the closed 'Verdicts in full' expander holds nothing (its 50 long lines
+    were sent and redrawn on every plan rerun); opened, it lists the table's first rows' verdicts."""
+    app = run_app(monkeypatch, shipped)
+    (verdicts,) = [e for e in app_tab(app, "Ranking").expander if e.label.startswith("Verdicts in full")]
+    assert not shown_texts(verdicts)
+    app.session_state["verdicts"] = True
+    app.run()
+    (verdicts,) = [e for e in app_tab(app, "Ranking").expander if e.label.startswith("Verdicts in full")]
+    table = ranking_table(app)
+    lines = shown_texts(verdicts)[0].split("\n")
+    assert len(lines) == 50 and lines[0] == f"{table.iloc[0]['instance']} — {table.iloc[0]['verdict']}"
