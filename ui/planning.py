@@ -113,8 +113,8 @@ def sizes_text(spec) -> str:
     )
 
 
-#: The workload boxes' defaults: serving's batch (sequences), training's sequence length and global
-#: batch (sequences).
+#: The workload boxes' defaults: serving's concurrency (conversations per cluster), training's
+#: sequence length and global batch (sequences).
 SERVE_BATCH, TRAIN_SEQUENCE, TRAIN_SEQUENCES = 32, 8192, 512
 
 
@@ -189,8 +189,15 @@ def _serve(box) -> ServeWorkload:
     )  # fmt: skip
     return ServeWorkload(
         batch_sequences=_whole(
-            box, "Batch (sequences per replica)", SERVE_BATCH, "batch", "Conversations at once."
-        ),
+            box,
+            "Conversations at once (per cluster, 0: the most tokens/s)",
+            SERVE_BATCH,
+            "batch",
+            "Concurrency of the whole cluster, split over its replicas (plan --batch N); 0 searches the "
+            "batch for the most tokens/s within memory and the latency targets (plan --batch max).",
+            low=0,
+        )
+        or None,
         prompt_tokens=_whole(box, "Context (prompt tokens)", 2048, "context", "Tokens of each prompt."),
         output_tokens=_whole(box, "Output tokens", 512, "output", "Tokens written per sequence."),
         target_tokens_per_s=target,

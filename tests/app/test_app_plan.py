@@ -461,3 +461,19 @@ def test_the_verdicts_in_full_are_written_when_opened(shipped, monkeypatch):
     table = ranking_table(app)
     lines = shown_texts(verdicts)[0].split("\n")
     assert len(lines) == 50 and lines[0] == f"{table.iloc[0]['instance']} — {table.iloc[0]['verdict']}"
+
+
+def test_zero_conversations_searches_the_batch_as_plan_batch_max(shipped, monkeypatch):
+    """The concurrency box is per cluster; 0 asks what ``plan --batch max`` does (the most tokens/s
+    within memory), so p5.48xlarge then serves far more than the default 32 conversations at once."""
+    table = ranking_table(run_app(monkeypatch, shipped, batch="0"))
+    p5 = table[table["instance"] == "p5.48xlarge"].iloc[0]
+    # The planner reads the nominal 80 GB (gpu_memory_nominal_gb), which sets how many conversations fit.
+    node = planner_node("H100-SXM-80GB", 8, memory_gb=80)
+    searched = plan(preset("llama-3.1-70b"), ServeWorkload(batch_sequences=None), node).best
+    assert searched.concurrency > 32
+    assert (p5["layout (TP×PP×EP×DP)"], p5["output tokens/s"], p5["conversations at once"]) == (
+        searched.layout.label,
+        round(searched.tokens_per_s),
+        round(searched.concurrency),
+    )
