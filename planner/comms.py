@@ -129,49 +129,51 @@ def line_rate(level: LinkLevel, cluster: Cluster, n: int) -> float | None:
     return rate
 
 
-def _best(options: list[Cost]) -> Cost:
-    known = [c for c in options if c.seconds is not None]
-    return min(known, key=lambda c: c.seconds or 0.0) if known else options[0]
-
-
-def _cost(algorithm: str, latency: float, wire: float, rate: float | None) -> Cost:
-    seconds = None if rate is None else latency + wire / rate
-    return Cost(seconds, algorithm, latency, wire, rate)
-
-
 def _scaled(rate: float | None, share: float) -> float | None:
     return None if rate is None else rate * share
 
 
 #: One call's price as a function of its message bytes (the route, rates and latencies found once).
 Pricer = Callable[[float], Cost]
-#: An algorithm a call may run: its name, latency (s) and rate (bytes/s; None when unknown).
-Option = tuple[str, float, float | None]
+#: An algorithm a call may run: its name, latency (s), rate (bytes/s; None when unknown) and the
+#: bytes each GPU sends per message byte (None: the message itself).
+Option = tuple[str, float, float | None, float | None]
 NO_CALL = Cost(0.0, "none", 0.0, 0.0, None)
 
 
-def _fastest(options: list[Option], fraction: float | None) -> Pricer:
-    """The fastest of ``options`` for a message, each sending ``fraction`` x its bytes (None: the
-    message itself)."""
+def _fastest(options: list[Option]) -> Pricer:
+    """The fastest of ``options`` for a message (the first of the quickest, or the first
+    option when no time is known), building only its ``Cost``."""
 
     def price(message_bytes: float) -> Cost:
+        chosen, fastest = options[0], None
+        for option in options:
+            name, latency, rate, fraction = option
+            if rate is None:
+                continue
+            seconds = latency + (message_bytes if fraction is None else fraction * message_bytes) / rate
+            if fastest is None or seconds < fastest:
+                chosen, fastest = option, seconds
+        name, latency, rate, fraction = chosen
         wire = message_bytes if fraction is None else fraction * message_bytes
-        return _best([_cost(name, latency, wire, rate) for name, latency, rate in options])
+        return Cost(fastest, name, latency, wire, rate)
 
     return price
 
 
-def _protocols(kind: str, level: LinkLevel, n: int, ring: float | None) -> list[Option]:
+def _protocols(
+    kind: str, level: LinkLevel, n: int, ring: float | None, fraction: float | None
+) -> list[Option]:
     """A ring under each protocol the link has: Simple (``ring``), and on NVLink-class links LL
     and LL128, each with its latency and at most its rate."""
     cost = cost_of(level.kind)
-    options: list[Option] = [(kind, _ring_latency(level, n), ring)]
+    options: list[Option] = [(kind, _ring_latency(level, n), ring, fraction)]
     for name, latency, cap in (
         ("ll", cost.ll_latency_s, cost.ll_bytes_per_s),
         ("ll128", cost.ll128_latency_s, cost.ll128_bytes_per_s),
     ):
         if latency is not None and cap is not None:
-            options.append((name, latency.value, None if ring is None else min(ring, cap.value)))
+            options.append((name, latency.value, None if ring is None else min(ring, cap.value), fraction))
     return options
 
 
@@ -187,12 +189,11 @@ def _inside(op: str, level: LinkLevel, cluster: Cluster, n: int, nvls: bool) -> 
     fraction = _wire_fraction(op, n)
     ring = _scaled(rate, _ring_efficiency(level, n))
     if op == "all-to-all":
-        return _fastest([("direct", _ring_latency(level, n), ring)], fraction)
-    price = _fastest(_protocols("ring", level, n, ring), fraction)
-    if not (op == "all-reduce" and nvls and _nvls(level, cluster)):
-        return price
-    switch = _fastest([("nvls", NVLS_LATENCY_S.value, _scaled(rate, NVLS_EFFICIENCY.value))], None)
-    return lambda message_bytes: _best([price(message_bytes), switch(message_bytes)])
+        return _fastest([("direct", _ring_latency(level, n), ring, fraction)])
+    options = _protocols("ring", level, n, ring, fraction)
+    if op == "all-reduce" and nvls and _nvls(level, cluster):
+        options.append(("nvls", NVLS_LATENCY_S.value, _scaled(rate, NVLS_EFFICIENCY.value), None))
+    return _fastest(options)
 
 
 def _across(op: str, where: Route, cluster: Cluster, n: int) -> Pricer:
@@ -212,15 +213,16 @@ def _across(op: str, where: Route, cluster: Cluster, n: int) -> Pricer:
         if local == 1
         else (None if inner is None or node_share is None else min(inner, node_share))
     )
-    ring = _fastest([("ring", latency, ring_rate)], _wire_fraction(op, n))
+    options: list[Option] = [("ring", latency, ring_rate, _wire_fraction(op, n))]
     nodes = n // max(local, 1)
-    if not (op == "all-reduce" and nodes == 2 and cost.tree_efficiency is not None):
-        return ring
-    tree_rate = _scaled(line_rate(fabric, cluster, n), cost.tree_efficiency.value * local)
-    if tree_rate is not None and local > 1:
-        tree_rate = None if inner is None else min(tree_rate, _reduce_in_node(island, cluster, local, inner))
-    tree = _fastest([("tree", latency, tree_rate)], None)
-    return lambda message_bytes: _best([ring(message_bytes), tree(message_bytes)])
+    if op == "all-reduce" and nodes == 2 and cost.tree_efficiency is not None:
+        tree_rate = _scaled(line_rate(fabric, cluster, n), cost.tree_efficiency.value * local)
+        if tree_rate is not None and local > 1:
+            tree_rate = (
+                None if inner is None else min(tree_rate, _reduce_in_node(island, cluster, local, inner))
+            )
+        options.append(("tree", latency, tree_rate, None))
+    return _fastest(options)
 
 
 def _all_to_all_across(
@@ -368,9 +370,9 @@ def _send_pricer(group: Group, cluster: Cluster) -> tuple[Pricer, tuple[str]]:
     cost = cost_of(level.kind)
     if level.is_fabric:
         rate = _scaled(line_rate(level, cluster, 2), cost.ring_efficiency.value)
-        return _fastest([("p2p", cost.ring_latency_s.value, rate)], None), (level.name,)
+        return _fastest([("p2p", cost.ring_latency_s.value, rate, None)]), (level.name,)
     rate = _scaled(line_rate(level, cluster, 2), _ring_efficiency(level, 2))
-    return _fastest(_protocols("p2p", level, 2, rate), None), (level.name,)
+    return _fastest(_protocols("p2p", level, 2, rate, None)), (level.name,)
 
 
 def bus_bandwidth_gbytes_per_s(op: str, n: int, message_bytes: float, seconds: float) -> float:
