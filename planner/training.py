@@ -484,6 +484,15 @@ def _train_kernels(
     return store(_STEP_KERNELS, key, (flops, by_kernel, compute, hbm, _seconds(hbm, _hbm_rate(cluster))))
 
 
+def step_floor_s(
+    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> float | None:
+    """The least ``train_step`` can take: its compute (with the bubble) or its HBM time, whichever is
+    longer (the collectives only add to it); None when either is unknown."""
+    _, _, compute, _, memory = _train_kernels(model, work, layout, cluster, options)
+    return None if compute is None or memory is None else max(compute, memory)
+
+
 def train_step(
     model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
 ) -> StepCost:
