@@ -205,7 +205,7 @@ def plan(
     """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when
     None), or exactly ``layout`` (then the cluster is the nodes it needs). ``exhaustive`` False (a
     deadline search's trials) skips the sensitivity to inferred links. ``ranking`` True asks only
-    for what a ranking row reads (``_unplannable``)."""
+    for what a ranking row reads (``_unplannable``, ``_contenders``)."""
     options = options or Options()
     if layout is not None:
         return forced(model, workload, node, layout, nodes=nodes, options=options)
