@@ -385,8 +385,14 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m catalog``."""
+#: Commands ``main`` builds alone when the command line starts with them: a ``plan`` does not pay
+#: for every other command's options (argparse looks up each help text's translation).
+ALONE = ("plan",)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of ``python -m catalog``; with ``only`` (one of ``ALONE``), just that
+    command's (it parses that command's arguments as the whole parser does)."""
     parser = argparse.ArgumentParser(prog="python -m catalog", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -398,6 +404,10 @@ def build_parser() -> argparse.ArgumentParser:
             help=f"catalog file (default {default_db()}, from $INTERCONNECT_CATALOG_DB)",
         )
         return p
+
+    if only == "plan":
+        cli_plan.register_plan(sub, with_db)
+        return parser
 
     refresh = with_db(sub.add_parser("refresh", help="fetch, parse and swap in a new catalog"))
     refresh.add_argument(
@@ -530,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
     if options > MAX_OPTIONS:  # argparse's time grows with their square: 20,000 once took 62 s
         print(f"error: {options:,} options on one command line; at most {MAX_OPTIONS:,}", file=sys.stderr)
         return EXIT_USAGE
-    args = build_parser().parse_args(argv)
+    args = build_parser(given[0] if given and given[0] in ALONE else None).parse_args(given)
     if getattr(args, "db", "absent") is None:
         args.db = default_db()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

@@ -26,6 +26,7 @@ unknown (None), never zero.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from normalize.gpus import BY_ID
@@ -128,51 +129,74 @@ def line_rate(level: LinkLevel, cluster: Cluster, n: int) -> float | None:
     return rate
 
 
-def _best(options: list[Cost]) -> Cost:
-    known = [c for c in options if c.seconds is not None]
-    return min(known, key=lambda c: c.seconds or 0.0) if known else options[0]
-
-
-def _cost(algorithm: str, latency: float, wire: float, rate: float | None) -> Cost:
-    seconds = None if rate is None else latency + wire / rate
-    return Cost(seconds, algorithm, latency, wire, rate)
-
-
 def _scaled(rate: float | None, share: float) -> float | None:
     return None if rate is None else rate * share
 
 
-def _protocols(kind: str, level: LinkLevel, n: int, wire: float, ring: float | None) -> list[Cost]:
-    """A ring's ``wire`` bytes under each protocol the link has: Simple (``ring``), and on
-    NVLink-class links LL and LL128, each with its latency and at most its rate."""
+#: One call's price as a function of its message bytes (the route, rates and latencies found once).
+Pricer = Callable[[float], Cost]
+#: An algorithm a call may run: its name, latency (s), rate (bytes/s; None when unknown) and the
+#: bytes each GPU sends per message byte (None: the message itself).
+Option = tuple[str, float, float | None, float | None]
+NO_CALL = Cost(0.0, "none", 0.0, 0.0, None)
+
+
+def _fastest(options: list[Option]) -> Pricer:
+    """The fastest of ``options`` for a message (the first of the quickest, or the first
+    option when no time is known), building only its ``Cost``."""
+
+    def price(message_bytes: float) -> Cost:
+        chosen, fastest = options[0], None
+        for option in options:
+            name, latency, rate, fraction = option
+            if rate is None:
+                continue
+            seconds = latency + (message_bytes if fraction is None else fraction * message_bytes) / rate
+            if fastest is None or seconds < fastest:
+                chosen, fastest = option, seconds
+        name, latency, rate, fraction = chosen
+        wire = message_bytes if fraction is None else fraction * message_bytes
+        return Cost(fastest, name, latency, wire, rate)
+
+    return price
+
+
+def _protocols(
+    kind: str, level: LinkLevel, n: int, ring: float | None, fraction: float | None
+) -> list[Option]:
+    """A ring under each protocol the link has: Simple (``ring``), and on NVLink-class links LL
+    and LL128, each with its latency and at most its rate."""
     cost = cost_of(level.kind)
-    options = [_cost(kind, _ring_latency(level, n), wire, ring)]
+    options: list[Option] = [(kind, _ring_latency(level, n), ring, fraction)]
     for name, latency, cap in (
         ("ll", cost.ll_latency_s, cost.ll_bytes_per_s),
         ("ll128", cost.ll128_latency_s, cost.ll128_bytes_per_s),
     ):
         if latency is not None and cap is not None:
-            options.append(_cost(name, latency.value, wire, None if ring is None else min(ring, cap.value)))
+            options.append((name, latency.value, None if ring is None else min(ring, cap.value), fraction))
     return options
 
 
-def _inside(op: str, level: LinkLevel, cluster: Cluster, n: int, message_bytes: float, nvls: bool) -> Cost:
+def _wire_fraction(op: str, n: int) -> float:
+    """Bytes each GPU sends per message byte: a ring all-reduce's 2(n−1)/n, else (n−1)/n."""
+    return ring_fraction(n) if op == "all-reduce" else (n - 1) / n
+
+
+def _inside(op: str, level: LinkLevel, cluster: Cluster, n: int, nvls: bool) -> Pricer:
     """One collective over ``n`` GPUs inside one block of ``level`` (``nvls``: NVLink SHARP may
     be used where the switch has it)."""
     rate = line_rate(level, cluster, n)
-    wire = (ring_fraction(n) if op == "all-reduce" else (n - 1) / n) * message_bytes
+    fraction = _wire_fraction(op, n)
     ring = _scaled(rate, _ring_efficiency(level, n))
     if op == "all-to-all":
-        return _cost("direct", _ring_latency(level, n), wire, ring)
-    options = _protocols("ring", level, n, wire, ring)
+        return _fastest([("direct", _ring_latency(level, n), ring, fraction)])
+    options = _protocols("ring", level, n, ring, fraction)
     if op == "all-reduce" and nvls and _nvls(level, cluster):
-        options.append(
-            _cost("nvls", NVLS_LATENCY_S.value, message_bytes, _scaled(rate, NVLS_EFFICIENCY.value))
-        )
-    return _best(options)
+        options.append(("nvls", NVLS_LATENCY_S.value, _scaled(rate, NVLS_EFFICIENCY.value), None))
+    return _fastest(options)
 
 
-def _across(op: str, where: Route, cluster: Cluster, n: int, message_bytes: float) -> Cost:
+def _across(op: str, where: Route, cluster: Cluster, n: int) -> Pricer:
     """One collective over ``n`` GPUs spread over several blocks, ``where.local`` in each."""
     fabric, island, local = where.level, where.island, where.local
     cost = cost_of(fabric.kind)
@@ -182,20 +206,14 @@ def _across(op: str, where: Route, cluster: Cluster, n: int, message_bytes: floa
     if island is not None and local > 1:
         inner = _scaled(line_rate(island, cluster, local), _ring_efficiency(island, local))
     if op == "all-to-all":
-        inside_bytes, across_bytes = (local - 1) / n * message_bytes, (n - local) / n * message_bytes
-        inside = 0.0 if not inside_bytes else (None if inner is None else inside_bytes / inner)
-        across = None if per_gpu is None else across_bytes / per_gpu
-        seconds = None if inside is None or across is None else latency + max(inside, across)
-        rate = None if seconds is None else (inside_bytes + across_bytes) / (seconds - latency)
-        return Cost(seconds, "direct", latency, inside_bytes + across_bytes, rate)
-    wire = (ring_fraction(n) if op == "all-reduce" else (n - 1) / n) * message_bytes
+        return _all_to_all_across(latency, (local - 1) / n, (n - local) / n, inner, per_gpu)
     node_share = _scaled(per_gpu, local)
     ring_rate = (
         node_share
         if local == 1
         else (None if inner is None or node_share is None else min(inner, node_share))
     )
-    options = [_cost("ring", latency, wire, ring_rate)]
+    options: list[Option] = [("ring", latency, ring_rate, _wire_fraction(op, n))]
     nodes = n // max(local, 1)
     if op == "all-reduce" and nodes == 2 and cost.tree_efficiency is not None:
         tree_rate = _scaled(line_rate(fabric, cluster, n), cost.tree_efficiency.value * local)
@@ -203,8 +221,25 @@ def _across(op: str, where: Route, cluster: Cluster, n: int, message_bytes: floa
             tree_rate = (
                 None if inner is None else min(tree_rate, _reduce_in_node(island, cluster, local, inner))
             )
-        options.append(_cost("tree", latency, message_bytes, tree_rate))
-    return _best(options)
+        options.append(("tree", latency, tree_rate, None))
+    return _fastest(options)
+
+
+def _all_to_all_across(
+    latency: float, inside_share: float, across_share: float, inner: float | None, per_gpu: float | None
+) -> Pricer:
+    """An all-to-all that sends ``inside_share`` of its message inside the block (at ``inner``) and
+    ``across_share`` over the GPU's own share of the fabric (``per_gpu``), the two at once."""
+
+    def price(message_bytes: float) -> Cost:
+        inside_bytes, across_bytes = inside_share * message_bytes, across_share * message_bytes
+        inside = 0.0 if not inside_bytes else (None if inner is None else inside_bytes / inner)
+        across = None if per_gpu is None else across_bytes / per_gpu
+        seconds = None if inside is None or across is None else latency + max(inside, across)
+        rate = None if seconds is None else (inside_bytes + across_bytes) / (seconds - latency)
+        return Cost(seconds, "direct", latency, inside_bytes + across_bytes, rate)
+
+    return price
 
 
 def _reduce_in_node(island: LinkLevel | None, cluster: Cluster, local: int, ring: float) -> float:
@@ -218,6 +253,12 @@ def _reduce_in_node(island: LinkLevel | None, cluster: Cluster, local: int, ring
     return by_ring
 
 
+def _pricer(op: str, where: Route, cluster: Cluster, n: int, nvls: bool) -> Pricer:
+    if not where.level.is_fabric:
+        return _inside(op, where.level, cluster, n, nvls)
+    return _across(op, where, cluster, n)
+
+
 def collective_cost(
     op: str, group: Group, message_bytes: float, cluster: Cluster, *, nvls: bool = True
 ) -> tuple[Cost, Route]:
@@ -228,10 +269,8 @@ def collective_cost(
     where = route(group, cluster)
     n = group.size
     if n == 1 or message_bytes == 0:
-        return Cost(0.0, "none", 0.0, 0.0, None), where
-    if not where.level.is_fabric:
-        return _inside(op, where.level, cluster, n, message_bytes, nvls), where
-    return _across(op, where, cluster, n, message_bytes), where
+        return NO_CALL, where
+    return _pricer(op, where, cluster, n, nvls)(message_bytes), where
 
 
 def _levels(where: Route, op: str) -> tuple[str, ...]:
@@ -240,19 +279,23 @@ def _levels(where: Route, op: str) -> tuple[str, ...]:
     return (where.island.name, where.level.name)
 
 
-#: One call's cost and the levels it runs on, by operation, group, message (with its type: a whole
-#: number of bytes is kept as one) and the cluster's ``links_key``: layouts and nodes share them.
-_CALLS: dict[tuple, tuple[Cost, tuple[str, ...]]] = {}
+#: A call's pricer and the levels it runs on, by operation, group and the cluster's ``links_key``:
+#: layouts and nodes share them, and only the message's own arithmetic is done per call.
+_PRICERS: dict[tuple, tuple[Pricer | None, tuple[str, ...]]] = {}
 
 
 def _call(op: str, group: Group, message_bytes: float, cluster: Cluster) -> tuple[Cost, tuple[str, ...]]:
-    """``collective_cost`` of one call and the names of the levels it runs on, looked up once."""
-    key = (op, group, message_bytes, type(message_bytes), cluster.links_key)
-    found = _CALLS.get(key)
+    """``collective_cost`` of one call and the names of the levels it runs on."""
+    key = (op, group, cluster.links_key)
+    found = _PRICERS.get(key)
     if found is None:
-        cost, where = collective_cost(op, group, message_bytes, cluster)
-        found = store(_CALLS, key, (cost, _levels(where, op)))
-    return found
+        if op not in OPERATIONS:
+            raise ValueError(f"collective {op!r}; expected one of {OPERATIONS}")
+        where = route(group, cluster)
+        price = None if group.size == 1 else _pricer(op, where, cluster, group.size, True)
+        found = store(_PRICERS, key, (price, _levels(where, op)))
+    price, levels = found
+    return (NO_CALL if price is None or message_bytes == 0 else price(message_bytes)), levels
 
 
 def _transfer(
@@ -299,11 +342,13 @@ def send(collective: str, group: Group, message_bytes: float, count: float, clus
     """``count`` point-to-point sends of ``message_bytes`` from each stage of ``group`` to the next.
     The pipeline runs at its slowest boundary: when the stages do not all sit in one block, some
     boundary crosses the fabric, over the sending GPU's own share of it."""
-    key = ("send", group, message_bytes, type(message_bytes), cluster.links_key)
-    found = _CALLS.get(key)
+    key = ("send", group, cluster.links_key)
+    found = _PRICERS.get(key)
     if found is None:
-        found = store(_CALLS, key, _one_send(group, message_bytes, cluster))
-    one, (name,) = found
+        found = store(_PRICERS, key, _send_pricer(group, cluster))
+    price, (name,) = found
+    assert price is not None, "a send always has a pricer"
+    one = NO_CALL if message_bytes == 0 else price(message_bytes)
     seconds = None if one.seconds is None else one.seconds * count
     return Transfer(
         collective,
@@ -319,19 +364,15 @@ def send(collective: str, group: Group, message_bytes: float, count: float, clus
     )
 
 
-def _one_send(group: Group, message_bytes: float, cluster: Cluster) -> tuple[Cost, tuple[str]]:
-    """One send's cost over the slowest boundary of ``group``, and that boundary's level."""
+def _send_pricer(group: Group, cluster: Cluster) -> tuple[Pricer, tuple[str]]:
+    """A send's pricer over the slowest boundary of ``group``, and that boundary's level."""
     level = route(group, cluster).level
     cost = cost_of(level.kind)
     if level.is_fabric:
         rate = _scaled(line_rate(level, cluster, 2), cost.ring_efficiency.value)
-        one = _cost("p2p", cost.ring_latency_s.value, message_bytes, rate)
-    else:
-        rate = _scaled(line_rate(level, cluster, 2), _ring_efficiency(level, 2))
-        one = _best(_protocols("p2p", level, 2, message_bytes, rate))
-    if message_bytes == 0:
-        one = Cost(0.0, "none", 0.0, 0.0, None)
-    return one, (level.name,)
+        return _fastest([("p2p", cost.ring_latency_s.value, rate, None)]), (level.name,)
+    rate = _scaled(line_rate(level, cluster, 2), _ring_efficiency(level, 2))
+    return _fastest(_protocols("p2p", level, 2, rate, None)), (level.name,)
 
 
 def bus_bandwidth_gbytes_per_s(op: str, n: int, message_bytes: float, seconds: float) -> float:

@@ -133,6 +133,19 @@ class Cluster:
         return _LINKS_KEYS.setdefault((self.nodes, node.gpus, node.gpu_model, links), len(_LINKS_KEYS))
 
     @functools.cached_property
+    def gpu_key(self) -> tuple:
+        """What a kernel's time depends on: the GPU, its dense peaks and its HBM bandwidth (not its
+        memory, links or count). Clusters with the same key time every kernel alike."""
+        node = self.node
+        return (
+            node.gpu_model,
+            node.dense_bf16_tflops,
+            node.dense_fp8_tflops,
+            node.dense_fp4_tflops,
+            node.hbm_gbytes_per_s,
+        )
+
+    @functools.cached_property
     def levels(self) -> tuple[LinkLevel, ...]:
         """The node's link levels, blocks cut to the cluster (computed once per cluster)."""
         inner = [replace(lv, gpus=min(lv.gpus, self.gpus)) for lv in self.node.links if lv.gpus is not None]

@@ -25,7 +25,7 @@ from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity,
 from planner.serving import evaluate_serving, served_model, with_decode_split, with_ttft
 from planner.serving import fits as serving_fits
 from planner.step import Options, StepCost, matmul_dtype
-from planner.training import fit_recompute, token_budget, train_memory, train_step
+from planner.training import fit_recompute, step_floor_s, token_budget, train_memory, train_step
 from planner.verdict import fits_label
 
 MAX_AUTO_NODES = 64
@@ -160,6 +160,36 @@ def _unplannable(
     return Plan(model, workload, cluster, options, (first,), fits, reason=first.problem)
 
 
+def _contenders(
+    model: ModelSpec,
+    work: TrainWorkload,
+    layouts: list[Layout],
+    first: LayoutResult,
+    cluster: Cluster,
+    options: Options,
+) -> list[LayoutResult]:
+    """What a ranking row reads of a training plan whose links are all known (so no layout lacks a
+    time): ``first`` (the fewest GPUs, which gives the row its fit) and every layout that could
+    beat the best found so far, in ``layouts``' order. Layouts are tried by the most tokens/s their
+    compute or HBM time allows (``step_floor_s``; the collectives only slow a step), and one whose
+    bound is below the best tokens/s found cannot be the best: it is left out."""
+    bounds = {}
+    for index, layout in enumerate(layouts):
+        floor = step_floor_s(model, work, layout, cluster, options)
+        bounds[index] = None if not floor else work.global_batch_tokens / floor
+    found = {next(i for i, lay in enumerate(layouts) if lay is first.layout): first}
+    best = first.tokens_per_s
+    for index in sorted(bounds, key=lambda i: -(bounds[i] or math.inf)):
+        bound = bounds[index]
+        if best is not None and bound is not None and bound < best:
+            break
+        if index not in found:
+            found[index] = evaluate(model, work, layouts[index], cluster, options)
+            tokens = found[index].tokens_per_s
+            best = tokens if best is None or (tokens is not None and tokens > best) else best
+    return [found[i] for i in sorted(found)]
+
+
 def plan(
     model: ModelSpec,
     workload: Workload,
@@ -175,7 +205,7 @@ def plan(
     """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when
     None), or exactly ``layout`` (then the cluster is the nodes it needs). ``exhaustive`` False (a
     deadline search's trials) skips the sensitivity to inferred links. ``ranking`` True asks only
-    for what a ranking row reads (``_unplannable``)."""
+    for what a ranking row reads (``_unplannable``, ``_contenders``)."""
     options = options or Options()
     if layout is not None:
         return forced(model, workload, node, layout, nodes=nodes, options=options)
@@ -201,13 +231,14 @@ def plan(
     first_result = evaluate(model, workload, first, cluster, options)
     if ranking and _node_problem(first_result):
         return _unplannable(model, workload, cluster, options, first_result)
-    results = sorted(
-        (
+    if ranking and isinstance(workload, TrainWorkload) and all(lv.figure.known for lv in cluster.levels):
+        evaluated = _contenders(model, workload, layouts, first_result, cluster, options)
+    else:
+        evaluated = [
             first_result if lay is first else evaluate(model, workload, lay, cluster, options)
             for lay in layouts
-        ),
-        key=_rank_key,
-    )
+        ]
+    results = sorted(evaluated, key=_rank_key)
     results = list(_split_best(model, workload, results, cluster, options))
     fits = fits_label(min(r.layout.replica_gpus for r in results), cluster)
     found = Plan(model, workload, cluster, options, tuple(results), fits)

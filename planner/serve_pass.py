@@ -34,6 +34,7 @@ from planner.conversions import BYTES_PER_ELEMENT, gbytes_per_s_to_bytes_per_s
 from planner.efficiency import Efficiency, compute_efficiency, gemm_k_share, hbm_efficiency
 from planner.hardware import Cluster
 from planner.layouts import Layout
+from planner.memo import store
 from planner.memory import kv_split, params_per_gpu
 from planner.models import ModelSpec
 from planner.step import (
@@ -201,6 +202,79 @@ def serve_pass(
     ``context_tokens`` (decode: 1 new token per sequence; prefill: the prompt), plus
     ``prefill_tokens`` of prompts mixed into the same pass (chunked prefill), attending to
     ``prefill_context_tokens`` each (formulas in the module docstring)."""
+    kernels = pass_kernels(
+        model,
+        layout,
+        cluster,
+        options,
+        sequences=sequences,
+        new_tokens=new_tokens,
+        context_tokens=context_tokens,
+        prefill_tokens=prefill_tokens,
+        prefill_context_tokens=prefill_context_tokens,
+    )
+    tokens = sequences * new_tokens + prefill_tokens
+    return kernels.with_transfers(serve_transfers(model, layout, cluster, options, tokens))
+
+
+def serve_transfers(
+    model: ModelSpec, layout: Layout, cluster: Cluster, options: Options, tokens: float
+) -> tuple[Transfer, ...]:
+    """The collectives of a pass over ``tokens`` tokens of a replica (``planner.step``'s), the EP
+    all-to-alls at the busiest rank's load."""
+    return pass_transfers(
+        model,
+        layout,
+        cluster,
+        options,
+        tokens / layout.ep,
+        passes=1,
+        pp_sends=1,
+        workload="serve",
+        ep_load=busiest_rank_share(model, tokens / layout.pp, layout.ep),
+    )
+
+
+#: ``pass_kernels`` by model, layout, options, the GPU (``Cluster.gpu_key``) and the pass's tokens
+#: (each with its type: a whole number is kept as one).
+_KERNELS: dict[tuple, StepCost] = {}
+
+
+def pass_kernels(
+    model: ModelSpec,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    *,
+    sequences: float,
+    new_tokens: float,
+    context_tokens: float,
+    prefill_tokens: float = 0.0,
+    prefill_context_tokens: float = 0.0,
+) -> StepCost:
+    """``serve_pass``'s kernels, without its collectives: they depend on the GPU and not on its
+    links, so every board of one GPU shares them (looked up once)."""
+    counts = (sequences, new_tokens, context_tokens, prefill_tokens, prefill_context_tokens)
+    key = (model, layout, options, cluster.gpu_key, counts, tuple(map(type, counts)))
+    found = _KERNELS.get(key)
+    if found is None:
+        found = store(
+            _KERNELS, key, StepCost.of_kernels(_pass_kernels(model, layout, cluster, options, *counts), ())
+        )
+    return found
+
+
+def _pass_kernels(
+    model: ModelSpec,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    sequences: float,
+    new_tokens: float,
+    context_tokens: float,
+    prefill_tokens: float,
+    prefill_context_tokens: float,
+) -> tuple[KernelTime, ...]:
     decode_tokens = sequences * new_tokens
     tokens = decode_tokens + prefill_tokens
     gpus = layout.replica_gpus
@@ -287,15 +361,4 @@ def serve_pass(
             )
         )
     kernels.append(_kernel("elementwise", 0.0, activation * moved["elementwise"], 1.0, hbm_rate("stream")))
-    transfers: tuple[Transfer, ...] = pass_transfers(
-        model,
-        layout,
-        cluster,
-        options,
-        tokens / layout.ep,
-        passes=1,
-        pp_sends=1,
-        workload="serve",
-        ep_load=busiest,
-    )
-    return StepCost.of_kernels(tuple(kernels), transfers)
+    return tuple(kernels)

@@ -39,8 +39,8 @@ from planner.memo import store
 from planner.memory import serve_memory
 from planner.models import MAX_BATCH_PER_REPLICA, ModelSpec, ServeWorkload
 from planner.result import LayoutResult
-from planner.serve_pass import serve_pass
-from planner.step import Options, StepCost
+from planner.serve_pass import pass_kernels, serve_pass, serve_transfers
+from planner.step import KernelTime, Options, StepCost
 
 
 def served_model(model: ModelSpec, work: ServeWorkload) -> ModelSpec:
@@ -131,43 +131,58 @@ def prompt_steps(work: ServeWorkload, b: float) -> tuple[float, float]:
     return needed / carried, carried
 
 
-def _weighted(step: StepCost, share: float, label: str) -> StepCost:
-    """``step``'s kernels and collectives at ``share`` of their work and time, named with ``label``."""
-    kernels = tuple(
-        replace(
-            k,
-            kernel=k.kernel + label,
-            flops=k.flops * share,
-            hbm_bytes=k.hbm_bytes * share,
-            compute_s=None if k.compute_s is None else k.compute_s * share,
-            memory_s=None if k.memory_s is None else k.memory_s * share,
-            fixed_s=k.fixed_s * share,
+def _weighted_kernels(kernels: tuple[KernelTime, ...], share: float, label: str) -> tuple[KernelTime, ...]:
+    """``kernels`` at ``share`` of their work and time, named with ``label``."""
+    return tuple(
+        KernelTime(
+            k.kernel + label,
+            k.flops * share,
+            k.hbm_bytes * share,
+            None if k.compute_s is None else k.compute_s * share,
+            None if k.memory_s is None else k.memory_s * share,
+            k.fixed_s * share,
         )
-        for k in step.kernels
+        for k in kernels
     )
-    transfers = tuple(
-        replace(
-            t,
-            collective=t.collective + label,
-            count=t.count * share,
-            bytes_per_gpu=t.bytes_per_gpu * share,
-            seconds=None if t.seconds is None else t.seconds * share,
-            latency_s=t.latency_s * share,
+
+
+def _weighted_transfers(transfers: tuple[Transfer, ...], share: float, label: str) -> tuple[Transfer, ...]:
+    """``transfers`` at ``share`` of their calls, bytes and time, named with ``label``."""
+    return tuple(
+        Transfer(
+            t.collective + label,
+            t.group_gpus,
+            t.count * share,
+            t.message_bytes,
+            t.bytes_per_gpu * share,
+            t.link,
+            t.levels,
+            None if t.seconds is None else t.seconds * share,
+            t.algorithm,
+            t.latency_s * share,
         )
-        for t in step.transfers
+        for t in transfers
     )
-    return StepCost.of_kernels(kernels, transfers)
+
+
+_WITH_PROMPTS = " (steps with prompts)"
+
+#: The kernels of ``_step``'s mean step, by model, workload, layout, options, the GPU
+#: (``Cluster.gpu_key``) and the batch (with its type).
+_MEAN_KERNELS: dict[tuple, StepCost] = {}
 
 
 def _step(
     model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options, b: float
 ) -> StepCost:
     """The mean step at B = ``b`` per replica: the steps that carry prompts and those that decode
-    alone, each at its share (``prompt_steps``)."""
+    alone, each at its share (``prompt_steps``). Its kernels depend on the GPU alone and are
+    looked up; its collectives are the cluster's."""
     prompt, out = work.prompt_tokens, work.output_tokens
+    share, carried = prompt_steps(work, b)
 
     def at(prefill: float) -> StepCost:
-        return serve_pass(
+        return pass_kernels(
             model,
             layout,
             cluster,
@@ -179,14 +194,20 @@ def _step(
             prefill_context_tokens=prompt / 2,
         )
 
-    share, carried = prompt_steps(work, b)
     if share >= 1.0:
-        return at(carried)
-    alone = _weighted(at(0.0), 1.0 - share, "")
-    with_prompts = _weighted(at(carried), share, " (steps with prompts)")
-    return StepCost.of_kernels(
-        alone.kernels + with_prompts.kernels, _merged(alone.transfers + with_prompts.transfers)
+        return at(carried).with_transfers(serve_transfers(model, layout, cluster, options, b * 1 + carried))
+    key = (model, work, layout, options, cluster.gpu_key, b, type(b))
+    kernels = _MEAN_KERNELS.get(key)
+    if kernels is None:
+        alone = _weighted_kernels(at(0.0).kernels, 1.0 - share, "")
+        with_prompts = _weighted_kernels(at(carried).kernels, share, _WITH_PROMPTS)
+        kernels = store(_MEAN_KERNELS, key, StepCost.of_kernels(alone + with_prompts, ()))
+    transfers = _weighted_transfers(
+        serve_transfers(model, layout, cluster, options, b * 1 + 0.0), 1.0 - share, ""
+    ) + _weighted_transfers(
+        serve_transfers(model, layout, cluster, options, b * 1 + carried), share, _WITH_PROMPTS
     )
+    return kernels.with_transfers(_merged(transfers))
 
 
 def _merged(transfers: tuple[Transfer, ...]) -> tuple[Transfer, ...]:
@@ -194,22 +215,23 @@ def _merged(transfers: tuple[Transfer, ...]) -> tuple[Transfer, ...]:
     the message the calls' mean, the algorithms each kind chose."""
     by_name: dict[str, Transfer] = {}
     for t in transfers:
-        name = t.collective.removesuffix(" (steps with prompts)")
+        name = t.collective.removesuffix(_WITH_PROMPTS)
         seen = by_name.get(name)
         if seen is None:
-            by_name[name] = replace(t, collective=name)
+            by_name[name] = t if name == t.collective else replace(t, collective=name)
             continue
         calls = seen.count + t.count
-        by_name[name] = replace(
-            seen,
-            count=calls,
-            message_bytes=(seen.message_bytes * seen.count + t.message_bytes * t.count) / calls
-            if calls
-            else 0.0,
-            bytes_per_gpu=seen.bytes_per_gpu + t.bytes_per_gpu,
-            seconds=None if seen.seconds is None or t.seconds is None else seen.seconds + t.seconds,
-            algorithm=" / ".join(dict.fromkeys(a for a in (seen.algorithm, t.algorithm) if a)),
-            latency_s=seen.latency_s + t.latency_s,
+        by_name[name] = Transfer(
+            name,
+            seen.group_gpus,
+            calls,
+            (seen.message_bytes * seen.count + t.message_bytes * t.count) / calls if calls else 0.0,
+            seen.bytes_per_gpu + t.bytes_per_gpu,
+            seen.link,
+            seen.levels,
+            None if seen.seconds is None or t.seconds is None else seen.seconds + t.seconds,
+            " / ".join(dict.fromkeys(a for a in (seen.algorithm, t.algorithm) if a)),
+            seen.latency_s + t.latency_s,
         )
     return tuple(by_name.values())
 

@@ -104,6 +104,18 @@ class StepCost:
             kernels,
         )
 
+    def with_transfers(self, transfers: tuple[Transfer, ...]) -> StepCost:
+        """The same kernels and times with ``transfers`` as its collectives."""
+        return StepCost(
+            self.flops_per_gpu,
+            self.compute_s,
+            self.hbm_bytes_per_gpu,
+            self.memory_s,
+            transfers,
+            self.kernels,
+            self.hidden_s,
+        )
+
     # The times below are read many times over (ranking, verdicts, costs): each is computed once.
     @functools.cached_property
     def comm_s(self) -> float | None:

@@ -459,10 +459,19 @@ def _hidden(
     return sum(min(seconds, behind[key]) for key, seconds in spent.items())
 
 
-def train_step(
+#: ``_train_kernels`` by model, workload, layout, options and the GPU (``Cluster.gpu_key``).
+_STEP_KERNELS: dict[tuple, tuple[float, dict[str, float] | None, float | None, float, float | None]] = {}
+
+
+def _train_kernels(
     model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
-) -> StepCost:
-    """One optimizer step of ``work`` under ``layout`` on one GPU (formulas in the module docstring)."""
+) -> tuple[float, dict[str, float] | None, float | None, float, float | None]:
+    """(FLOPs, seconds by kernel, compute seconds with the bubble, HBM bytes, HBM seconds) of one
+    step on one GPU: they depend on the GPU and not on its links (looked up once per GPU)."""
+    key = (model, work, layout, options, cluster.gpu_key)
+    found = _STEP_KERNELS.get(key)
+    if found is not None:
+        return found
     m = micro_batches(work, layout)
     flops_per_token = sum(training_flops_by_kernel(model, work.sequence_tokens).values())
     flops = work.global_batch_tokens * _passes(layout) * flops_per_token / layout.gpus
@@ -472,6 +481,24 @@ def train_step(
     params = non_expert + expert
     state = sum(BYTES_PER_ELEMENT[f] for f in OPTIMIZER_STATES[work.optimizer])
     hbm = TRAIN_PASSES * m * params * BYTES_PER_ELEMENT[TRAIN_WEIGHT_DTYPE] + params * state
+    return store(_STEP_KERNELS, key, (flops, by_kernel, compute, hbm, _seconds(hbm, _hbm_rate(cluster))))
+
+
+def step_floor_s(
+    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> float | None:
+    """The least ``train_step`` can take: its compute (with the bubble) or its HBM time, whichever is
+    longer (the collectives only add to it); None when either is unknown."""
+    _, _, compute, _, memory = _train_kernels(model, work, layout, cluster, options)
+    return None if compute is None or memory is None else max(compute, memory)
+
+
+def train_step(
+    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> StepCost:
+    """One optimizer step of ``work`` under ``layout`` on one GPU (formulas in the module docstring)."""
+    m = micro_batches(work, layout)
+    flops, by_kernel, compute, hbm, memory = _train_kernels(model, work, layout, cluster, options)
     micro_tokens = work.sequence_tokens * work.micro_batch_sequences / layout.cp
     per_micro = _pass_transfers(
         model,
@@ -488,4 +515,4 @@ def train_step(
     transfers += _context_transfers(model, work, layout, cluster)
     transfers += _weight_transfers(model, work, layout, cluster)
     hidden = 0.0 if by_kernel is None else _hidden(transfers, by_kernel, work, layout)
-    return StepCost(flops, compute, hbm, _seconds(hbm, _hbm_rate(cluster)), tuple(transfers), hidden_s=hidden)
+    return StepCost(flops, compute, hbm, memory, tuple(transfers), hidden_s=hidden)
