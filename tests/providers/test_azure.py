@@ -332,6 +332,21 @@ def test_real_gb200_swapped_columns_are_not_inherited(real):
     assert (gb300.intra_node_gbytes_per_s, gb300.inter_node_gbits_per_s, gb300.nic_count) == (1800, 3200, 4)
 
 
+def test_real_gb300_front_end_is_missing_not_misread_without_its_specs_include(real):
+    """GB300's network table prints "160" under "(Mbps)"; only its specs include says Gbps. When that
+    include does not arrive (a slow host under a refresh's deadlines), the front end is left missing
+    with the include named, not read as 0.16 Gbit/s (which fails the bounds and loses every Azure row)."""
+    documents, _ = real
+    specs = [d.url for d in documents if "gb300" in d.url.lower() and d.url.endswith("-specs.md")]
+    assert specs, "the GB300 specs include is in the mirror"
+    offers = build(DocumentSet([d for d in documents if d.url not in specs]))
+    for size in ("Standard_ND128isr_GB300_v6", "Standard_ND128isrG5_GB300_v6"):
+        gb300 = offers[size]
+        assert gb300.frontend_gbits_per_s is None, size
+        assert "missing includes: " in gb300.notes_text
+        assert gb300.inter_node_gbits_per_s == 3200  # the rest of the row still read
+
+
 def test_real_per_gpu_memory_column_trap(real):
     _, offers = real
     assert offers["Standard_ND96amsr_A100_v4"].gpu_memory_gb == 80  # the column prints 80 for 8 GPUs

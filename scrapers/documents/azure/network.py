@@ -2,7 +2,8 @@
 
 The "Max Bandwidth (Mbps)" column is the FRONT-END network, never the GPU fabric; it is checked
 against the host specifications table, whose unit wins when the column's own header is implausible
-(GB200: "160" under "(Mbps)" beside "160 Gbps Ethernet"). The GB200 table prints the NVLink figure
+(GB200: "160" under "(Mbps)" beside "160 Gbps Ethernet"); without that table such a figure is left
+missing, not read as 0.16 Gbit/s. The GB200 table prints the NVLink figure
 under "Scale-Out" and the InfiniBand one under "Scale-Up": when "Scale-Up" holds the smaller link, the
 two are read the other way round and both claims are unit-suspect. A lone column is read by its label.
 """
@@ -46,6 +47,10 @@ def frontend_claims(series: Series, table: Table, row: tuple[str, ...]) -> list[
     context = f"{series.name} › Network › {header}"
     spec = _spec_network(series)
     reread = _reread_in_spec_unit(printed, spec)
+    if spec is None and printed.gbits_per_s < FRONTEND_MIN_GBITS_PER_S:
+        # Implausibly small in its header's unit (GB200/GB300's "160 (Mbps)"), and no specs table
+        # (an include that did not arrive: the row's notes name it) says which unit it is in.
+        return claims
     if reread is not None:
         claims.append(
             bandwidth_claim(
