@@ -9,6 +9,7 @@ screenshots there; a normal run writes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import http.server
 import os
@@ -536,6 +537,14 @@ def test_long_names_and_headers_read_in_full_at_1280(real_app, page):
 def test_the_units_buttons_fit_in_the_sidebar_at_1280(page, small_app):
     """Issue 21 (text clipped): side by side, "Gb/s" and "node" were cut off at the sidebar's edge."""
     open_app(page, small_app)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    # Measured once the sidebar's layout has settled (a box read mid-layout was once 16 px wide): each
+    # widget as wide as the sidebar's content allows, or the wait ends and the asserts below say why.
+    settled = """() => [...document.querySelectorAll('.st-key-unit, .st-key-per')].every(
+        (w) => w.getBoundingClientRect().width >= 100)"""
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(settled, timeout=10_000)
     sidebar = page.locator('[data-testid="stSidebarContent"]').bounding_box()
     for key, labels in (("unit", ["GB/s", "Gb/s"]), ("per", ["GPU", "node"])):
         widget = page.locator(f".st-key-{key}").bounding_box()  # what is drawn past it is cut off
