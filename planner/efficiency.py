@@ -44,6 +44,15 @@ GEMM_TILE_K0_SOURCE = "https://github.com/deepseek-ai/DeepGEMM"
 #: TFLOPS: K / (K + K0) in their ratio gives K0 = 281 (the dense K0 would put the second at 1,550).
 GROUPED_GEMM_TILE_K0 = 281.0
 GROUPED_GEMM_TILE_K0_SOURCE = "https://github.com/deepseek-ai/DeepGEMM/pull/73"
+#: A grouped GEMM's share also falls with the rows each group (expert) computes, as M / (M + M0):
+#: every group pays a fixed cost worth M0 rows. Read from DeepGEMM's README at its February 2025
+#: release (H800): its masked-layout rows, 1, 2 and 4 groups of 1,024, 512 and 256 rows, reach 1,233,
+#: 1,040 and 932 TFLOPS at N x K = 4,096 x 7,168 and 925, 916 and 815 at 7,168 x 2,048, against
+#: 1,297 and 1,099 for its contiguous rows of 8,192 a group at the same shapes. No row is bound by
+#: its HBM reads (each reads its weights in less than its time at ``gemm_weights``' share), so
+#: each ratio gives an M0: 61, 137, 105, 226, 111 and 93 rows; the median is 108.
+GROUPED_GEMM_ROW_M0 = 108.0
+GROUPED_GEMM_ROW_M0_SOURCE = "https://github.com/deepseek-ai/DeepGEMM"
 
 
 @dataclass(frozen=True)
@@ -51,7 +60,8 @@ class Efficiency:
     """One factor: the share, whether a row measured it or it was ``inferred`` (and from what), and
     for a GEMM measured at one shape its reduction length ``k_elements`` (None otherwise), the K0 its
     share moves with (``gemm_k_share``: the dense or the grouped GEMM's) and the fixed time
-    ``call_s`` each call pays beyond its compute and reads (0 where none was measured)."""
+    ``call_s`` each call pays beyond its compute and reads (0 where none was measured), and the rows
+    ``m_rows`` a group of it computed (a dense GEMM's M; None where not stated)."""
 
     fraction: float
     basis: str
@@ -59,6 +69,7 @@ class Efficiency:
     k_elements: float | None = None
     call_s: float = 0.0
     k0_elements: float = GEMM_TILE_K0
+    m_rows: float | None = None
 
 
 def gemm_k_share(k_elements: float, measured: Efficiency) -> float:
@@ -70,6 +81,16 @@ def gemm_k_share(k_elements: float, measured: Efficiency) -> float:
     k0 = measured.k0_elements
     scale = (k_elements / (k_elements + k0)) / (measured.k_elements / (measured.k_elements + k0))
     return min(1.0, measured.fraction * scale)
+
+
+def grouped_rows_share(rows: float, measured: Efficiency) -> float:
+    """The factor a grouped GEMM's share takes when each group computes ``rows`` rows, against the
+    rows ``measured`` was run at: (M / (M + M0)) / (M_row / (M_row + M0)) with
+    ``GROUPED_GEMM_ROW_M0``, at most 1. A row without its M is taken as is (1)."""
+    if measured.m_rows is None or rows <= 0:
+        return 1.0
+    m0 = GROUPED_GEMM_ROW_M0
+    return min(1.0, (rows / (rows + m0)) / (measured.m_rows / (measured.m_rows + m0)))
 
 
 def _rows(name: str) -> list[dict[str, str]]:
@@ -87,6 +108,7 @@ def _compute_table() -> dict[tuple[str, str, str], Efficiency]:
             float(r["k_elements"]) if r.get("k_elements") else None,
             float(r["call_us"]) * 1e-6 if r.get("call_us") else 0.0,
             GROUPED_GEMM_TILE_K0 if r["kernel"] == "moe_gemm" else GEMM_TILE_K0,
+            float(r["m_rows"]) if r.get("m_rows") else None,
         )
         for r in _rows("efficiency.csv")
     }

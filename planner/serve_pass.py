@@ -15,7 +15,9 @@ tokens chunked prefill mixes in):
 - routed experts: 2 x the active expert parameters per token, on the busiest EP rank (its tokens
   exceed the mean by routing's chance and the router's measured skew: ``busiest_rank_share``),
   each of its experts' rows padded, at that rank's load, to the grouped GEMM's 128-row block
-  (``EXPERT_ROW_BLOCK``); they read the experts some token picked, 1 - (1 - k/E)^tokens of them;
+  (``EXPERT_ROW_BLOCK``), at a share that falls with those rows per expert
+  (``planner.efficiency.grouped_rows_share``); they read the experts some token picked,
+  1 - (1 - k/E)^tokens of them;
 - attention: 4 x layers x context x heads x head dim FLOPs per token (PaLM's count,
   https://arxiv.org/abs/2204.02311); decode reads its KV cache at the ``stream`` share of HBM
   (FlashMLA's), an FP8 cache at the ``kv_cache_fp8`` share (dequantizing what it reads, it streams
@@ -31,7 +33,13 @@ import math
 
 from planner.comms import Transfer
 from planner.conversions import BYTES_PER_ELEMENT, gbytes_per_s_to_bytes_per_s
-from planner.efficiency import Efficiency, compute_efficiency, gemm_k_share, hbm_efficiency
+from planner.efficiency import (
+    Efficiency,
+    compute_efficiency,
+    gemm_k_share,
+    grouped_rows_share,
+    hbm_efficiency,
+)
 from planner.hardware import Cluster
 from planner.layouts import Layout
 from planner.memo import store
@@ -84,15 +92,21 @@ def busiest_rank_share(model: ModelSpec, tokens: float, ep: int) -> float:
     return 1 + math.sqrt(2 * math.log(ep)) * math.sqrt(1 / mean + skew**2)
 
 
-def padded_rows_share(model: ModelSpec, tokens: float) -> float:
-    """Rows the grouped GEMM computes over the rows it needs: each touched expert's mean load
-    (tokens x k / E / the share touched) padded to ``EXPERT_ROW_BLOCK`` rows (at least one block,
-    half a block on average above that)."""
-    if not model.is_moe or tokens <= 0:
-        return 1.0
+def expert_rows(model: ModelSpec, tokens: float) -> tuple[float, float]:
+    """(rows a touched expert needs, rows its grouped GEMM computes) for ``tokens`` tokens: the mean
+    load (tokens x k / E / the share touched) and that load padded to ``EXPERT_ROW_BLOCK`` rows (at
+    least one block, half a block on average above that)."""
     touched = experts_touched(model, tokens)
     load = tokens * model.experts_per_token / model.experts / touched
-    return max(EXPERT_ROW_BLOCK, load + EXPERT_ROW_BLOCK / 2) / load
+    return load, max(EXPERT_ROW_BLOCK, load + EXPERT_ROW_BLOCK / 2)
+
+
+def padded_rows_share(model: ModelSpec, tokens: float) -> float:
+    """Rows the grouped GEMM computes over the rows it needs (``expert_rows``)."""
+    if not model.is_moe or tokens <= 0:
+        return 1.0
+    load, padded = expert_rows(model, tokens)
+    return padded / load
 
 
 def _kernel(
@@ -329,13 +343,17 @@ def _pass_kernels(
     busiest = busiest_rank_share(model, micro_tokens, layout.ep)
     if model.is_moe:
         padded = padded_rows_share(model, micro_tokens * busiest)  # the busiest rank's experts
+        moe_rate = rate("moe_gemm")
+        if moe_rate is not None and not options.compute_efficiency and micro_tokens > 0:
+            rows = expert_rows(model, micro_tokens * busiest)[1]
+            moe_rate *= grouped_rows_share(rows, compute_efficiency(gpu, "moe_gemm", dtype))
         kernels.append(
             _kernel(
                 "moe_gemm",
                 tokens * decode_flops["moe_gemm"] / gpus * busiest * padded,
                 expert * experts_touched(model, micro_tokens) * layout.pp * weight_bytes
                 + activation * moved["moe_gemm"] * busiest,
-                rate("moe_gemm"),
+                moe_rate,
                 hbm_rate("gemm_weights"),
                 fixed("moe_gemm"),
             )

@@ -6,12 +6,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 
 import pytest
 
 from normalize.errors import ParseError
 from planner.comms import collective_cost
-from planner.efficiency import GEMM_TILE_K0, compute_efficiency, gemm_k_share, hbm_efficiency
+from planner.efficiency import (
+    GEMM_TILE_K0,
+    GROUPED_GEMM_ROW_M0,
+    compute_efficiency,
+    gemm_k_share,
+    grouped_rows_share,
+    hbm_efficiency,
+)
 from planner.hardware import Cluster
 from planner.layouts import Group, Layout
 from planner.memory import serve_memory
@@ -22,6 +30,7 @@ from planner.serve_pass import (
     EXPERT_ROW_BLOCK,
     _shape_share,
     busiest_rank_share,
+    expert_rows,
     gemm_calls,
     gemm_shapes,
     padded_rows_share,
@@ -101,6 +110,69 @@ def test_a_grouped_gemm_share_moves_with_k_as_its_own_rows_measured():
     # A grouped share inferred from a dense row keeps the dense row's K0 (B200's FP4 experts).
     inferred = compute_efficiency("B200-SXM-180GB", "moe_gemm", "fp4")
     assert inferred.basis == "inferred" and inferred.k0_elements == GEMM_TILE_K0
+
+
+#: DeepGEMM's README at its February 2025 release (H800): masked-layout grouped GEMMs, (rows a group,
+#: K, TFLOPS) at N = 4,096 for K = 7,168 and N = 7,168 for K = 2,048, 1,024 rows in all; and its
+#: contiguous rows of 4 groups of 8,192 at the same shapes.
+MASKED = [(1024, 7168, 1233), (512, 7168, 1040), (256, 7168, 932), (1024, 2048, 925), (512, 2048, 916),
+          (256, 2048, 815)]  # fmt: skip
+CONTIGUOUS = {7168: 1297, 2048: 1099}
+
+
+def test_a_grouped_gemm_share_falls_with_its_rows_per_group_as_deepgemm_measured():
+    # No masked row is bound by its HBM reads: its FP8 weights, FP8 input and BF16 output stream at
+    # gemm_weights' share of 3,350 GB/s in less than its measured time.
+    hbm = 3350e9 * hbm_efficiency("H100-SXM-80GB", "gemm_weights").fraction
+    for rows, k, tflops in MASKED:
+        n, groups = 4096 if k == 7168 else 7168, 1024 // rows
+        assert (groups * n * k + 1024 * k + 1024 * n * 2) / hbm < 2 * 1024 * n * k / (tflops * 1e12)
+    # So each time over the contiguous rows' (FLOP for FLOP) is the share's fall with M / (M + M0):
+    # need = ((M + M0) / M) x (8,192 / (8,192 + M0)), solved for M0; the planner takes the median.
+    fits = []
+    for rows, k, tflops in MASKED:
+        need = CONTIGUOUS[k] / tflops
+        fits.append(8192 * rows * (1 - need) / (need * rows - 8192))
+    assert [round(m0) for m0 in fits] == [61, 137, 105, 226, 111, 93]
+    assert round(statistics.median(fits)) == GROUPED_GEMM_ROW_M0 == 108
+    # The grouped row (DeepGEMM PR #73) was run at 8,192 rows a group: its own rows keep its share.
+    grouped = compute_efficiency("H100-SXM-80GB", "moe_gemm", "fp8")
+    assert grouped.m_rows == 8192 and grouped_rows_share(8192, grouped) == 1
+    for rows, k, tflops in MASKED:
+        assert grouped_rows_share(rows, grouped) == pytest.approx(tflops / CONTIGUOUS[k], rel=0.12)
+    # B200's FP4 experts take the dense FP4 row's share and its M (4,096); a row without M, none.
+    inferred = compute_efficiency("B200-SXM-180GB", "moe_gemm", "fp4")
+    assert inferred.m_rows == 4096 and grouped_rows_share(128, inferred) < 0.6
+    assert grouped_rows_share(128, dataclasses.replace(grouped, m_rows=None)) == 1
+
+
+def test_a_serving_passs_experts_run_at_the_share_of_their_rows_per_expert():
+    model, h100 = preset("mixtral-8x7b"), planner_node("H100-SXM-80GB", 8)
+    model = served_model(model, ServeWorkload(precision="fp8"))
+    layout, sequences = Layout(1, 1, 8, 1), 64  # EP8: one expert a rank
+    moe = next(k for k in _step(model, h100, layout, sequences).kernels if k.kernel == "moe_gemm")
+    # 64 decode and 64 prompt tokens (1,000 / 1,000); the busiest rank's expert computes its load,
+    # padded to 128-row blocks: fewer than 8,192 rows, so its share falls by M / (M + 108).
+    tokens = 2 * sequences
+    rows = expert_rows(model, tokens * busiest_rank_share(model, tokens, 8))[1]
+    grouped = compute_efficiency(h100.gpu_model, "moe_gemm", "fp8")
+    share = _shape_share(grouped, gemm_shapes(model, 1)["moe_gemm"]) * grouped_rows_share(rows, grouped)
+    assert rows < 1024 and grouped_rows_share(rows, grouped) < 0.75
+    assert moe.compute_s == pytest.approx(moe.flops / (peak_flops(Cluster(h100), "fp8") * share))
+    # A user's --efficiency replaces every compute factor, this one too.
+    forced = serve_pass(
+        model,
+        layout,
+        Cluster(h100),
+        Options(compute_efficiency=0.5),
+        sequences=sequences,
+        new_tokens=1,
+        context_tokens=1500,
+        prefill_tokens=sequences,
+        prefill_context_tokens=500,
+    )
+    forced_moe = next(k for k in forced.kernels if k.kernel == "moe_gemm")
+    assert forced_moe.compute_s == pytest.approx(forced_moe.flops / (peak_flops(Cluster(h100), "fp8") * 0.5))
 
 
 def test_blackwell_fp4_gemms_pay_a_fixed_time_per_call_and_attention_stays_fp8():
