@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from planner.comms import reach
 from planner.conversions import bytes_to_gb, gb_to_bytes
 from planner.hardware import Cluster, Node
-from planner.layouts import Layout, candidate_layouts, layout_problem, tp_limit
+from planner.layouts import Layout, candidate_layouts, groups, layout_problem, tp_limit
 from planner.memo import store
 from planner.memory import serve_memory
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
@@ -160,6 +161,48 @@ def _unplannable(
     return Plan(model, workload, cluster, options, (first,), fits, reason=first.problem)
 
 
+#: Whether a training layout has a time on a node that has its peaks and HBM figure, by the layout
+#: and ``Cluster.known_key`` (which links have figures decides which collectives have a time).
+_TIMED: dict[tuple, bool] = {}
+
+
+def _timed_key(
+    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> tuple:
+    shape = (layout.tp, layout.cp, layout.pp, layout.ep, layout.dp, layout.fsdp, layout.virtual)
+    return (model, work, options, shape, *(reach(g, cluster) for g in groups(layout, "train").values()))
+
+
+def _timed_results(
+    model: ModelSpec,
+    work: TrainWorkload,
+    layouts: list[Layout],
+    first: LayoutResult,
+    cluster: Cluster,
+    options: Options,
+) -> list[LayoutResult] | None:
+    """Every layout's result, in ``layouts``' order, or None when no layout has a time. The layouts
+    learnt to have none on an earlier node whose links have figures in the same places (``_TIMED``)
+    are evaluated only when some other layout turns out to have a time."""
+    found: dict[int, LayoutResult] = {}
+    later = []
+    for index, layout in enumerate(layouts):
+        if layout is first.layout:
+            found[index] = first
+        elif _TIMED.get(_timed_key(model, work, layout, cluster, options)) is False:
+            later.append(index)
+        else:
+            found[index] = evaluate(model, work, layout, cluster, options)
+    for result in found.values():
+        store(
+            _TIMED, _timed_key(model, work, result.layout, cluster, options), result.tokens_per_s is not None
+        )
+    if all(result.tokens_per_s is None for result in found.values()):
+        return None
+    found |= {i: evaluate(model, work, layouts[i], cluster, options) for i in later}
+    return [found[i] for i in sorted(found)]
+
+
 def _contenders(
     model: ModelSpec,
     work: TrainWorkload,
@@ -205,7 +248,8 @@ def plan(
     """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when
     None), or exactly ``layout`` (then the cluster is the nodes it needs). ``exhaustive`` False (a
     deadline search's trials) skips the sensitivity to inferred links. ``ranking`` True asks only
-    for what a ranking row reads (``_unplannable``, ``_contenders``)."""
+    for what a ranking row reads (``_unplannable``, ``_contenders``,
+    ``_timed_results``)."""
     options = options or Options()
     if layout is not None:
         return forced(model, workload, node, layout, nodes=nodes, options=options)
@@ -231,8 +275,14 @@ def plan(
     first_result = evaluate(model, workload, first, cluster, options)
     if ranking and _node_problem(first_result):
         return _unplannable(model, workload, cluster, options, first_result)
-    if ranking and isinstance(workload, TrainWorkload) and all(lv.figure.known for lv in cluster.levels):
-        evaluated = _contenders(model, workload, layouts, first_result, cluster, options)
+    if ranking and isinstance(workload, TrainWorkload):
+        if all(lv.figure.known for lv in cluster.levels):
+            evaluated = _contenders(model, workload, layouts, first_result, cluster, options)
+        else:
+            timed = _timed_results(model, workload, layouts, first_result, cluster, options)
+            if timed is None:
+                return _unplannable(model, workload, cluster, options, first_result)
+            evaluated = timed
     else:
         evaluated = [
             first_result if lay is first else evaluate(model, workload, lay, cluster, options)
