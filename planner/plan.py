@@ -161,45 +161,54 @@ def _unplannable(
     return Plan(model, workload, cluster, options, (first,), fits, reason=first.problem)
 
 
-#: Whether a training layout has a time on a node that has its peaks and HBM figure, by the layout
-#: and ``Cluster.known_key`` (which links have figures decides which collectives have a time).
-_TIMED: dict[tuple, bool] = {}
+#: Whether a layout's step lacks a link figure (so it has no time), on a node with its peaks and HBM
+#: figure, by ``_link_key``: a ranking learns it on one node and reads it on the next.
+_LACKS_LINK: dict[tuple, bool] = {}
 
 
-def _timed_key(
-    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
+def _link_key(
+    model: ModelSpec, workload: Workload, layout: Layout, cluster: Cluster, options: Options
 ) -> tuple:
+    """What decides whether ``layout``'s step lacks a link figure: the model, the workload, the
+    layout's degrees and where each of its groups' calls run, on links with or without a figure
+    (``planner.comms.reach``); not the figures' values, memory or recomputation."""
     shape = (layout.tp, layout.cp, layout.pp, layout.ep, layout.dp, layout.fsdp, layout.virtual)
-    return (model, work, options, shape, *(reach(g, cluster) for g in groups(layout, "train").values()))
+    reached = (reach(g, cluster) for g in groups(layout, workload.kind).values())
+    return (model, workload, options, shape, *reached)
 
 
-def _timed_results(
+def _lacks_link(result: LayoutResult) -> bool:
+    """Whether a collective of the layout's step (or prefill pass) has no time: a link it needs
+    has no figure."""
+    steps = (result.step,) if result.prefill is None else (result.step, result.prefill)
+    return any(t.seconds is None for step in steps for t in step.transfers)
+
+
+def _unless_unlinked(
     model: ModelSpec,
-    work: TrainWorkload,
+    workload: Workload,
     layouts: list[Layout],
     first: LayoutResult,
     cluster: Cluster,
     options: Options,
 ) -> list[LayoutResult] | None:
-    """Every layout's result, in ``layouts``' order, or None when no layout has a time. The layouts
-    learnt to have none on an earlier node whose links have figures in the same places (``_TIMED``)
-    are evaluated only when some other layout turns out to have a time."""
+    """Every layout's result, in ``layouts``' order, or None when every layout's step lacks a link
+    figure (then no layout has a time). The layouts learnt to lack one on an earlier node
+    (``_LACKS_LINK``) are evaluated only when some other layout turns out not to."""
+    keys = [_link_key(model, workload, layout, cluster, options) for layout in layouts]
     found: dict[int, LayoutResult] = {}
     later = []
     for index, layout in enumerate(layouts):
         if layout is first.layout:
             found[index] = first
-        elif _TIMED.get(_timed_key(model, work, layout, cluster, options)) is False:
+        elif _LACKS_LINK.get(keys[index]):
             later.append(index)
         else:
-            found[index] = evaluate(model, work, layout, cluster, options)
-    for result in found.values():
-        store(
-            _TIMED, _timed_key(model, work, result.layout, cluster, options), result.tokens_per_s is not None
-        )
-    if all(result.tokens_per_s is None for result in found.values()):
+            found[index] = evaluate(model, workload, layout, cluster, options)
+    lacking = [store(_LACKS_LINK, keys[i], _lacks_link(result)) for i, result in found.items()]
+    if all(lacking):
         return None
-    found |= {i: evaluate(model, work, layouts[i], cluster, options) for i in later}
+    found |= {i: evaluate(model, workload, layouts[i], cluster, options) for i in later}
     return [found[i] for i in sorted(found)]
 
 
@@ -249,7 +258,7 @@ def plan(
     None), or exactly ``layout`` (then the cluster is the nodes it needs). ``exhaustive`` False (a
     deadline search's trials) skips the sensitivity to inferred links. ``ranking`` True asks only
     for what a ranking row reads (``_unplannable``, ``_contenders``,
-    ``_timed_results``)."""
+    ``_unless_unlinked``)."""
     options = options or Options()
     if layout is not None:
         return forced(model, workload, node, layout, nodes=nodes, options=options)
@@ -275,14 +284,14 @@ def plan(
     first_result = evaluate(model, workload, first, cluster, options)
     if ranking and _node_problem(first_result):
         return _unplannable(model, workload, cluster, options, first_result)
-    if ranking and isinstance(workload, TrainWorkload):
-        if all(lv.figure.known for lv in cluster.levels):
-            evaluated = _contenders(model, workload, layouts, first_result, cluster, options)
-        else:
-            timed = _timed_results(model, workload, layouts, first_result, cluster, options)
-            if timed is None:
-                return _unplannable(model, workload, cluster, options, first_result)
-            evaluated = timed
+    linked = all(lv.figure.known for lv in cluster.levels)
+    if ranking and linked and isinstance(workload, TrainWorkload):
+        evaluated = _contenders(model, workload, layouts, first_result, cluster, options)
+    elif ranking and not linked:
+        timed = _unless_unlinked(model, workload, layouts, first_result, cluster, options)
+        if timed is None:
+            return _unplannable(model, workload, cluster, options, first_result)
+        evaluated = timed
     else:
         evaluated = [
             first_result if lay is first else evaluate(model, workload, lay, cluster, options)

@@ -14,7 +14,7 @@ from catalog.read.plan import COLUMNS, plan_rows, rank
 from catalog.read.plan_inputs import cheapest_prices, measurements_by_instance, node_from_row
 from catalog.read.prices import region_prices
 from planner.models import ServeWorkload, TrainWorkload, preset
-from planner.plan import _node_problem, _timed_key, plan
+from planner.plan import _lacks_link, _link_key, _node_problem, plan
 from planner.step import Options
 from planner.verdict import verdict
 from tests.helpers import SNAPSHOT_ROWS
@@ -73,20 +73,27 @@ def test_a_ranking_s_plan_reads_as_the_full_plan(shipped, model, workload):
     assert pruned or isinstance(workload, ServeWorkload)  # training leaves out layouts that cannot win
 
 
-def test_whether_a_training_layout_has_a_time_follows_from_which_links_its_groups_reach(shipped):
-    """A training ranking learns on one node which layouts have no time and does not evaluate them on
-    a later node whose groups reach figured and missing links alike (``planner.plan._timed_key``):
-    on every node of the shipped catalog, layouts with one key all have a time or all lack one."""
-    spec, work, options = preset("llama-3.1-405b"), TrainWorkload(cluster_gpus=256), Options()
-    timed: dict[tuple, set[bool]] = {}
-    for _, full in plan_rows(shipped, spec, work):
+@pytest.mark.parametrize(
+    ("model", "workload"),
+    [("llama-3.1-70b", ServeWorkload()), ("llama-3.1-405b", TrainWorkload(cluster_gpus=256))],
+)
+def test_whether_a_layout_lacks_a_link_figure_follows_from_the_links_its_groups_reach(
+    shipped, model, workload
+):
+    """A ranking learns on one node which layouts' steps lack a link figure and does not evaluate
+    them on a later node whose groups reach figured and missing links alike
+    (``planner.plan._link_key``): on every node of the shipped catalog, layouts with one key all
+    lack one or all have every figure."""
+    spec, options = preset(model), Options()
+    lacking: dict[tuple, set[bool]] = {}
+    for _, full in plan_rows(shipped, spec, workload):
         if isinstance(full, str) or any(_node_problem(r) for r in full.results):
             continue
         for result in full.results:
-            key = _timed_key(spec, work, result.layout, full.cluster, options)
-            timed.setdefault(key, set()).add(result.tokens_per_s is not None)
-    assert all(len(found) == 1 for found in timed.values())
-    assert {True, False} <= {t for found in timed.values() for t in found}  # both kinds were seen
+            key = _link_key(spec, workload, result.layout, full.cluster, options)
+            lacking.setdefault(key, set()).add(_lacks_link(result))
+    assert all(len(found) == 1 for found in lacking.values())
+    assert {True, False} <= {t for found in lacking.values() for t in found}  # both kinds were seen
 
 
 def test_a_ranking_of_no_rows_is_empty_with_its_columns(shipped):
