@@ -23,7 +23,7 @@ from planner.memo import store
 from planner.memory import serve_memory
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
-from planner.serving import evaluate_serving, served_model, with_decode_split, with_ttft
+from planner.serving import evaluate_serving, served_model, tokens_bound, with_decode_split, with_ttft
 from planner.serving import fits as serving_fits
 from planner.step import Options, StepCost, matmul_dtype
 from planner.training import fit_recompute, step_floor_s, token_budget, train_memory, train_step
@@ -212,23 +212,31 @@ def _unless_unlinked(
     return [found[i] for i in sorted(found)]
 
 
+def _tokens_bound(
+    model: ModelSpec, workload: Workload, layout: Layout, cluster: Cluster, options: Options
+) -> float | None:
+    """The most tokens/s ``layout`` can give: at its compute and HBM time alone (the collectives
+    only add to a step; serving's at the batch it would take with no latency target)."""
+    if isinstance(workload, TrainWorkload):
+        floor = step_floor_s(model, workload, layout, cluster, options)
+        return None if not floor else workload.global_batch_tokens / floor
+    return tokens_bound(model, workload, layout, cluster, options)
+
+
 def _contenders(
     model: ModelSpec,
-    work: TrainWorkload,
+    workload: Workload,
     layouts: list[Layout],
     first: LayoutResult,
     cluster: Cluster,
     options: Options,
 ) -> list[LayoutResult]:
-    """What a ranking row reads of a training plan whose links are all known (so no layout lacks a
-    time): ``first`` (the fewest GPUs, which gives the row its fit) and every layout that could
-    beat the best found so far, in ``layouts``' order. Layouts are tried by the most tokens/s their
-    compute or HBM time allows (``step_floor_s``; the collectives only slow a step), and one whose
-    bound is below the best tokens/s found cannot be the best: it is left out."""
-    bounds = {}
-    for index, layout in enumerate(layouts):
-        floor = step_floor_s(model, work, layout, cluster, options)
-        bounds[index] = None if not floor else work.global_batch_tokens / floor
+    """What a ranking row reads of a plan in which no layout can have a problem (every link its
+    calls run on has a figure, no latency target): ``first`` (the fewest GPUs, which gives the row
+    its fit) and every layout that could beat the best found so far, in ``layouts``' order.
+    Layouts are tried by the most tokens/s they allow (``_tokens_bound``), and one whose bound is
+    below the best tokens/s found cannot be the best: it is left out."""
+    bounds = {i: _tokens_bound(model, workload, lay, cluster, options) for i, lay in enumerate(layouts)}
     found = {next(i for i, lay in enumerate(layouts) if lay is first.layout): first}
     best = first.tokens_per_s
     for index in sorted(bounds, key=lambda i: -(bounds[i] or math.inf)):
@@ -236,10 +244,17 @@ def _contenders(
         if best is not None and bound is not None and bound < best:
             break
         if index not in found:
-            found[index] = evaluate(model, work, layouts[index], cluster, options)
+            found[index] = evaluate(model, workload, layouts[index], cluster, options)
             tokens = found[index].tokens_per_s
             best = tokens if best is None or (tokens is not None and tokens > best) else best
     return [found[i] for i in sorted(found)]
+
+
+def _targeted(workload: Workload) -> bool:
+    """Whether a latency target may leave a layout without a time (serving's TPOT or TTFT)."""
+    return isinstance(workload, ServeWorkload) and (
+        workload.tpot_ms is not None or workload.ttft_ms is not None
+    )
 
 
 def plan(
@@ -284,8 +299,8 @@ def plan(
     first_result = evaluate(model, workload, first, cluster, options)
     if ranking and _node_problem(first_result):
         return _unplannable(model, workload, cluster, options, first_result)
-    linked = all(lv.figure.known for lv in cluster.levels)
-    if ranking and linked and isinstance(workload, TrainWorkload):
+    linked = all(lv.figure.known for lv in cluster.routed_levels)
+    if ranking and linked and not _targeted(workload):
         evaluated = _contenders(model, workload, layouts, first_result, cluster, options)
     elif ranking and not linked:
         timed = _unless_unlinked(model, workload, layouts, first_result, cluster, options)

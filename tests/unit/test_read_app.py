@@ -53,12 +53,17 @@ def test_planning_once_per_hardware_gives_every_row_its_own_plan(shipped, model,
 
 
 @pytest.mark.parametrize(
-    ("model", "workload"), [("llama-3.1-70b", ServeWorkload()), ("llama-3.1-405b", TrainWorkload())]
+    ("model", "workload"),
+    [
+        ("llama-3.1-70b", ServeWorkload()),
+        ("mixtral-8x7b", ServeWorkload(batch_sequences=64)),
+        ("llama-3.1-405b", TrainWorkload()),
+    ],
 )
 def test_a_ranking_s_plan_reads_as_the_full_plan(shipped, model, workload):
     """A ranking asks only for what its rows show (``plan(..., ranking=True)``: a node no layout can
-    be timed on keeps the first layout alone; a training plan leaves out the layouts whose compute
-    or HBM time alone is slower than the best step); every node's row reads as from the full plan."""
+    be timed on keeps the first layout alone; a plan leaves out the layouts whose compute or HBM
+    time alone is slower than the best step); every node's row reads as from the full plan."""
     spec = preset(model)
     shortened = pruned = 0
     for row, full in plan_rows(shipped, spec, workload):
@@ -70,7 +75,7 @@ def test_a_ranking_s_plan_reads_as_the_full_plan(shipped, model, workload):
         shortened += len(short.results) < len(full.results)
         pruned += short.best is not None and len(short.results) < len(full.results)
     assert shortened  # some node has no peak or HBM figure: its plan stops at the first layout
-    assert pruned or isinstance(workload, ServeWorkload)  # training leaves out layouts that cannot win
+    assert pruned  # a ranking leaves out layouts that cannot win
 
 
 @pytest.mark.parametrize(
