@@ -26,7 +26,14 @@ from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity,
 from planner.serving import evaluate_serving, served_model, tokens_bound, with_decode_split, with_ttft
 from planner.serving import fits as serving_fits
 from planner.step import Options, StepCost, matmul_dtype
-from planner.training import fit_recompute, step_floor_s, token_budget, train_memory, train_step
+from planner.training import (
+    exposed_floor_s,
+    fit_recompute,
+    step_floor_s,
+    token_budget,
+    train_memory,
+    train_step,
+)
 from planner.verdict import fits_label
 
 MAX_AUTO_NODES = 64
@@ -173,8 +180,17 @@ def _link_key(
     layout's degrees and where each of its groups' calls run, on links with or without a figure
     (``planner.comms.reach``); not the figures' values, memory or recomputation."""
     shape = (layout.tp, layout.cp, layout.pp, layout.ep, layout.dp, layout.fsdp, layout.virtual)
-    reached = (reach(g, cluster) for g in groups(layout, workload.kind).values())
-    return (model, workload, options, shape, *reached)
+    where = (shape, workload.kind, cluster.reach_key)
+    reached = _REACHED.get(where)
+    if reached is None:
+        groups_of = groups(layout, workload.kind).values()
+        reached = store(_REACHED, where, tuple(reach(g, cluster) for g in groups_of))
+    return (model, workload, options, shape, reached)
+
+
+#: ``_link_key``'s reach of each group, by the layout's degrees, the workload's kind and
+#: ``Cluster.reach_key`` (what ``planner.comms.reach`` depends on).
+_REACHED: dict[tuple, tuple] = {}
 
 
 def _lacks_link(result: LayoutResult) -> bool:
@@ -223,6 +239,30 @@ def _tokens_bound(
     return tokens_bound(model, workload, layout, cluster, options)
 
 
+#: How much a bound may fall short of a step's tokens/s by the rounding of its sums.
+_ROUNDING = 1e-9
+
+
+def _may_beat(
+    model: ModelSpec,
+    workload: Workload,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    best: float | None,
+) -> bool:
+    """Whether ``layout`` may give more than ``best`` tokens/s once a training step's floor has the
+    collectives that never run behind compute added to it (``exposed_floor_s``: TP's all-reduces,
+    the pipeline's sends); serving's bound has nothing to add."""
+    if best is None or not isinstance(workload, TrainWorkload):
+        return True
+    floor = step_floor_s(model, workload, layout, cluster, options)
+    exposed = exposed_floor_s(model, workload, layout, cluster, options)
+    if not floor or exposed is None:
+        return True
+    return workload.global_batch_tokens / (floor + exposed) * (1 + _ROUNDING) >= best
+
+
 def _contenders(
     model: ModelSpec,
     workload: Workload,
@@ -235,7 +275,8 @@ def _contenders(
     calls run on has a figure, no latency target): ``first`` (the fewest GPUs, which gives the row
     its fit) and every layout that could beat the best found so far, in ``layouts``' order.
     Layouts are tried by the most tokens/s they allow (``_tokens_bound``), and one whose bound is
-    below the best tokens/s found cannot be the best: it is left out."""
+    below the best tokens/s found cannot be the best: it is left out, and so is one that a tighter
+    bound rules out before it is evaluated (``_may_beat``)."""
     bounds = {i: _tokens_bound(model, workload, lay, cluster, options) for i, lay in enumerate(layouts)}
     found = {next(i for i, lay in enumerate(layouts) if lay is first.layout): first}
     best = first.tokens_per_s
@@ -243,7 +284,7 @@ def _contenders(
         bound = bounds[index]
         if best is not None and bound is not None and bound < best:
             break
-        if index not in found:
+        if index not in found and _may_beat(model, workload, layouts[index], cluster, options, best):
             found[index] = evaluate(model, workload, layouts[index], cluster, options)
             tokens = found[index].tokens_per_s
             best = tokens if best is None or (tokens is not None and tokens > best) else best
