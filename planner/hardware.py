@@ -162,7 +162,10 @@ class Cluster:
     @functools.cached_property
     def levels(self) -> tuple[LinkLevel, ...]:
         """The node's link levels, blocks cut to the cluster (computed once per cluster)."""
-        inner = [replace(lv, gpus=min(lv.gpus, self.gpus)) for lv in self.node.links if lv.gpus is not None]
+        gpus = self.gpus
+        inner = [
+            lv if lv.gpus <= gpus else replace(lv, gpus=gpus) for lv in self.node.links if lv.gpus is not None
+        ]
         return (*inner, self.node.fabric)
 
 
