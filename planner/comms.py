@@ -279,6 +279,26 @@ def _levels(where: Route, op: str) -> tuple[str, ...]:
     return (where.island.name, where.level.name)
 
 
+#: ``reach`` by group and ``Cluster.reach_key``.
+_REACH: dict[tuple, tuple[bool, ...]] = {}
+
+
+def reach(group: Group, cluster: Cluster) -> tuple[bool, ...]:
+    """What decides whether a call over ``group`` has a time on ``cluster``, whatever the operation
+    and message: the levels its route runs on and which of them have a figure (a missing one leaves
+    the time unknown, a known one of any size gives it a time). Empty for a group of one."""
+    key = (group, cluster.reach_key)
+    found = _REACH.get(key)
+    if found is None:
+        found = ()
+        if group.size > 1:
+            where = route(group, cluster)
+            inner = where.island is not None and where.island.figure.known
+            found = (where.level.is_fabric, where.level.figure.known, where.local > 1, inner)
+        store(_REACH, key, found)
+    return found
+
+
 #: A call's pricer and the levels it runs on, by operation, group and the cluster's ``links_key``:
 #: layouts and nodes share them, and only the message's own arithmetic is done per call.
 _PRICERS: dict[tuple, tuple[Pricer | None, tuple[str, ...]]] = {}

@@ -133,6 +133,20 @@ class Cluster:
         return _LINKS_KEYS.setdefault((self.nodes, node.gpus, node.gpu_model, links), len(_LINKS_KEYS))
 
     @functools.cached_property
+    def reach_key(self) -> tuple:
+        """What decides where a group's calls run and whether they have a time: the cluster's size
+        and each link level's block and whether its figure is known (not its value)."""
+        node = self.node
+        return (self.nodes, node.gpus, tuple((lv.gpus, lv.figure.known) for lv in node.links))
+
+    @property
+    def routed_levels(self) -> tuple[LinkLevel, ...]:
+        """The levels a layout's calls may run on: every level, the fabric only when there are
+        several nodes (on one node the widest level below the fabric spans the node, so every
+        group stays inside it)."""
+        return self.levels if self.nodes > 1 else self.levels[:-1]
+
+    @functools.cached_property
     def gpu_key(self) -> tuple:
         """What a kernel's time depends on: the GPU, its dense peaks and its HBM bandwidth (not its
         memory, links or count). Clusters with the same key time every kernel alike."""
@@ -148,7 +162,10 @@ class Cluster:
     @functools.cached_property
     def levels(self) -> tuple[LinkLevel, ...]:
         """The node's link levels, blocks cut to the cluster (computed once per cluster)."""
-        inner = [replace(lv, gpus=min(lv.gpus, self.gpus)) for lv in self.node.links if lv.gpus is not None]
+        gpus = self.gpus
+        inner = [
+            lv if lv.gpus <= gpus else replace(lv, gpus=gpus) for lv in self.node.links if lv.gpus is not None
+        ]
         return (*inner, self.node.fabric)
 
 

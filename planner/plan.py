@@ -15,17 +15,25 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from planner.comms import reach
 from planner.conversions import bytes_to_gb, gb_to_bytes
 from planner.hardware import Cluster, Node
-from planner.layouts import Layout, candidate_layouts, layout_problem, tp_limit
+from planner.layouts import Layout, candidate_layouts, groups, layout_problem, tp_limit
 from planner.memo import store
 from planner.memory import serve_memory
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.result import SENSITIVITY_FACTORS, LayoutResult, Plan, Sensitivity, Workload
-from planner.serving import evaluate_serving, served_model, with_decode_split, with_ttft
+from planner.serving import evaluate_serving, served_model, tokens_bound, with_decode_split, with_ttft
 from planner.serving import fits as serving_fits
 from planner.step import Options, StepCost, matmul_dtype
-from planner.training import fit_recompute, step_floor_s, token_budget, train_memory, train_step
+from planner.training import (
+    exposed_floor_s,
+    fit_recompute,
+    step_floor_s,
+    token_budget,
+    train_memory,
+    train_step,
+)
 from planner.verdict import fits_label
 
 MAX_AUTO_NODES = 64
@@ -160,34 +168,134 @@ def _unplannable(
     return Plan(model, workload, cluster, options, (first,), fits, reason=first.problem)
 
 
+#: Whether a layout's step lacks a link figure (so it has no time), on a node with its peaks and HBM
+#: figure, by ``_link_key``: a ranking learns it on one node and reads it on the next.
+_LACKS_LINK: dict[tuple, bool] = {}
+
+
+def _link_key(
+    model: ModelSpec, workload: Workload, layout: Layout, cluster: Cluster, options: Options
+) -> tuple:
+    """What decides whether ``layout``'s step lacks a link figure: the model, the workload, the
+    layout's degrees and where each of its groups' calls run, on links with or without a figure
+    (``planner.comms.reach``); not the figures' values, memory or recomputation."""
+    shape = (layout.tp, layout.cp, layout.pp, layout.ep, layout.dp, layout.fsdp, layout.virtual)
+    where = (shape, workload.kind, cluster.reach_key)
+    reached = _REACHED.get(where)
+    if reached is None:
+        groups_of = groups(layout, workload.kind).values()
+        reached = store(_REACHED, where, tuple(reach(g, cluster) for g in groups_of))
+    return (model, workload, options, shape, reached)
+
+
+#: ``_link_key``'s reach of each group, by the layout's degrees, the workload's kind and
+#: ``Cluster.reach_key`` (what ``planner.comms.reach`` depends on).
+_REACHED: dict[tuple, tuple] = {}
+
+
+def _lacks_link(result: LayoutResult) -> bool:
+    """Whether a collective of the layout's step (or prefill pass) has no time: a link it needs
+    has no figure."""
+    steps = (result.step,) if result.prefill is None else (result.step, result.prefill)
+    return any(t.seconds is None for step in steps for t in step.transfers)
+
+
+def _unless_unlinked(
+    model: ModelSpec,
+    workload: Workload,
+    layouts: list[Layout],
+    first: LayoutResult,
+    cluster: Cluster,
+    options: Options,
+) -> list[LayoutResult] | None:
+    """Every layout's result, in ``layouts``' order, or None when every layout's step lacks a link
+    figure (then no layout has a time). The layouts learnt to lack one on an earlier node
+    (``_LACKS_LINK``) are evaluated only when some other layout turns out not to."""
+    keys = [_link_key(model, workload, layout, cluster, options) for layout in layouts]
+    found: dict[int, LayoutResult] = {}
+    later = []
+    for index, layout in enumerate(layouts):
+        if layout is first.layout:
+            found[index] = first
+        elif _LACKS_LINK.get(keys[index]):
+            later.append(index)
+        else:
+            found[index] = evaluate(model, workload, layout, cluster, options)
+    lacking = [store(_LACKS_LINK, keys[i], _lacks_link(result)) for i, result in found.items()]
+    if all(lacking):
+        return None
+    found |= {i: evaluate(model, workload, layouts[i], cluster, options) for i in later}
+    return [found[i] for i in sorted(found)]
+
+
+def _tokens_bound(
+    model: ModelSpec, workload: Workload, layout: Layout, cluster: Cluster, options: Options
+) -> float | None:
+    """The most tokens/s ``layout`` can give: at its compute and HBM time alone (the collectives
+    only add to a step; serving's at the batch it would take with no latency target)."""
+    if isinstance(workload, TrainWorkload):
+        floor = step_floor_s(model, workload, layout, cluster, options)
+        return None if not floor else workload.global_batch_tokens / floor
+    return tokens_bound(model, workload, layout, cluster, options)
+
+
+#: How much a bound may fall short of a step's tokens/s by the rounding of its sums.
+_ROUNDING = 1e-9
+
+
+def _may_beat(
+    model: ModelSpec,
+    workload: Workload,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    best: float | None,
+) -> bool:
+    """Whether ``layout`` may give more than ``best`` tokens/s once a training step's floor has the
+    collectives that never run behind compute added to it (``exposed_floor_s``: TP's all-reduces,
+    the pipeline's sends); serving's bound has nothing to add."""
+    if best is None or not isinstance(workload, TrainWorkload):
+        return True
+    floor = step_floor_s(model, workload, layout, cluster, options)
+    exposed = exposed_floor_s(model, workload, layout, cluster, options)
+    if not floor or exposed is None:
+        return True
+    return workload.global_batch_tokens / (floor + exposed) * (1 + _ROUNDING) >= best
+
+
 def _contenders(
     model: ModelSpec,
-    work: TrainWorkload,
+    workload: Workload,
     layouts: list[Layout],
     first: LayoutResult,
     cluster: Cluster,
     options: Options,
 ) -> list[LayoutResult]:
-    """What a ranking row reads of a training plan whose links are all known (so no layout lacks a
-    time): ``first`` (the fewest GPUs, which gives the row its fit) and every layout that could
-    beat the best found so far, in ``layouts``' order. Layouts are tried by the most tokens/s their
-    compute or HBM time allows (``step_floor_s``; the collectives only slow a step), and one whose
-    bound is below the best tokens/s found cannot be the best: it is left out."""
-    bounds = {}
-    for index, layout in enumerate(layouts):
-        floor = step_floor_s(model, work, layout, cluster, options)
-        bounds[index] = None if not floor else work.global_batch_tokens / floor
+    """What a ranking row reads of a plan in which no layout can have a problem (every link its
+    calls run on has a figure, no latency target): ``first`` (the fewest GPUs, which gives the row
+    its fit) and every layout that could beat the best found so far, in ``layouts``' order.
+    Layouts are tried by the most tokens/s they allow (``_tokens_bound``), and one whose bound is
+    below the best tokens/s found cannot be the best: it is left out, and so is one that a tighter
+    bound rules out before it is evaluated (``_may_beat``)."""
+    bounds = {i: _tokens_bound(model, workload, lay, cluster, options) for i, lay in enumerate(layouts)}
     found = {next(i for i, lay in enumerate(layouts) if lay is first.layout): first}
     best = first.tokens_per_s
     for index in sorted(bounds, key=lambda i: -(bounds[i] or math.inf)):
         bound = bounds[index]
         if best is not None and bound is not None and bound < best:
             break
-        if index not in found:
-            found[index] = evaluate(model, work, layouts[index], cluster, options)
+        if index not in found and _may_beat(model, workload, layouts[index], cluster, options, best):
+            found[index] = evaluate(model, workload, layouts[index], cluster, options)
             tokens = found[index].tokens_per_s
             best = tokens if best is None or (tokens is not None and tokens > best) else best
     return [found[i] for i in sorted(found)]
+
+
+def _targeted(workload: Workload) -> bool:
+    """Whether a latency target may leave a layout without a time (serving's TPOT or TTFT)."""
+    return isinstance(workload, ServeWorkload) and (
+        workload.tpot_ms is not None or workload.ttft_ms is not None
+    )
 
 
 def plan(
@@ -205,7 +313,8 @@ def plan(
     """Plan ``workload`` for ``model`` on ``nodes`` instances of ``node`` (the fewest that fit when
     None), or exactly ``layout`` (then the cluster is the nodes it needs). ``exhaustive`` False (a
     deadline search's trials) skips the sensitivity to inferred links. ``ranking`` True asks only
-    for what a ranking row reads (``_unplannable``, ``_contenders``)."""
+    for what a ranking row reads (``_unplannable``, ``_contenders``,
+    ``_unless_unlinked``)."""
     options = options or Options()
     if layout is not None:
         return forced(model, workload, node, layout, nodes=nodes, options=options)
@@ -231,8 +340,14 @@ def plan(
     first_result = evaluate(model, workload, first, cluster, options)
     if ranking and _node_problem(first_result):
         return _unplannable(model, workload, cluster, options, first_result)
-    if ranking and isinstance(workload, TrainWorkload) and all(lv.figure.known for lv in cluster.levels):
+    linked = all(lv.figure.known for lv in cluster.routed_levels)
+    if ranking and linked and not _targeted(workload):
         evaluated = _contenders(model, workload, layouts, first_result, cluster, options)
+    elif ranking and not linked:
+        timed = _unless_unlinked(model, workload, layouts, first_result, cluster, options)
+        if timed is None:
+            return _unplannable(model, workload, cluster, options, first_result)
+        evaluated = timed
     else:
         evaluated = [
             first_result if lay is first else evaluate(model, workload, lay, cluster, options)

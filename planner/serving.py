@@ -172,12 +172,11 @@ _WITH_PROMPTS = " (steps with prompts)"
 _MEAN_KERNELS: dict[tuple, StepCost] = {}
 
 
-def _step(
+def _step_kernels(
     model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options, b: float
 ) -> StepCost:
-    """The mean step at B = ``b`` per replica: the steps that carry prompts and those that decode
-    alone, each at its share (``prompt_steps``). Its kernels depend on the GPU alone and are
-    looked up; its collectives are the cluster's."""
+    """The kernels of ``_step``'s mean step at B = ``b`` (no collectives): they depend on the GPU
+    alone and are looked up."""
     prompt, out = work.prompt_tokens, work.output_tokens
     share, carried = prompt_steps(work, b)
 
@@ -195,19 +194,46 @@ def _step(
         )
 
     if share >= 1.0:
-        return at(carried).with_transfers(serve_transfers(model, layout, cluster, options, b * 1 + carried))
+        return at(carried)
     key = (model, work, layout, options, cluster.gpu_key, b, type(b))
     kernels = _MEAN_KERNELS.get(key)
     if kernels is None:
         alone = _weighted_kernels(at(0.0).kernels, 1.0 - share, "")
         with_prompts = _weighted_kernels(at(carried).kernels, share, _WITH_PROMPTS)
         kernels = store(_MEAN_KERNELS, key, StepCost.of_kernels(alone + with_prompts, ()))
+    return kernels
+
+
+def _step(
+    model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options, b: float
+) -> StepCost:
+    """The mean step at B = ``b`` per replica: the steps that carry prompts and those that decode
+    alone, each at its share (``prompt_steps``). Its kernels are ``_step_kernels``; its
+    collectives are the cluster's."""
+    share, carried = prompt_steps(work, b)
+    kernels = _step_kernels(model, work, layout, cluster, options, b)
+    if share >= 1.0:
+        return kernels.with_transfers(serve_transfers(model, layout, cluster, options, b * 1 + carried))
     transfers = _weighted_transfers(
         serve_transfers(model, layout, cluster, options, b * 1 + 0.0), 1.0 - share, ""
     ) + _weighted_transfers(
         serve_transfers(model, layout, cluster, options, b * 1 + carried), share, _WITH_PROMPTS
     )
     return kernels.with_transfers(_merged(transfers))
+
+
+def tokens_bound(
+    model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> float | None:
+    """The most output tokens/s ``layout`` can give when no latency target is set: DP x B / its
+    step's kernels alone, at the batch ``evaluate_serving`` then takes (the user's, or the most
+    that fits); the collectives only add to a step. None when a kernel has no time."""
+    model = served_model(model, work)
+    b = _per_replica(work, layout)
+    if b is None:
+        b = max(max_batch(model, work, layout, cluster, options), 1)
+    step_s = _step_kernels(model, work, layout, cluster, options, b).step_s
+    return None if not step_s else layout.dp * b / step_s
 
 
 def _merged(transfers: tuple[Transfer, ...]) -> tuple[Transfer, ...]:

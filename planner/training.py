@@ -493,24 +493,57 @@ def step_floor_s(
     return None if compute is None or memory is None else max(compute, memory)
 
 
+#: ``_micro_transfers`` by model, workload, layout, options and ``Cluster.links_key``.
+_MICRO: dict[tuple, tuple[Transfer, ...]] = {}
+
+
+def _micro_transfers(
+    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> tuple[Transfer, ...]:
+    """A step's collectives of the micro-batches' passes (TP's all-reduces, the pipeline's sends;
+    the experts' are ``_expert_transfers``), each repeated once per micro-batch. Looked up by the
+    cluster's links: a ranking's bound (``exposed_floor_s``) and the step both read them."""
+    key = (model, work, layout, options, cluster.links_key)
+    found = _MICRO.get(key)
+    if found is None:
+        m = micro_batches(work, layout)
+        micro_tokens = work.sequence_tokens * work.micro_batch_sequences / layout.cp
+        per_micro = _pass_transfers(
+            model,
+            layout,
+            cluster,
+            options,
+            micro_tokens,
+            passes=2 + layout.recomputed_share,
+            pp_sends=2 * layout.virtual,
+            workload="train",
+        )
+        found = store(
+            _MICRO, key, tuple(_times(t, m) for t in per_micro if not t.collective.startswith("EP"))
+        )
+    return found
+
+
+def exposed_floor_s(
+    model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
+) -> float | None:
+    """The least the collectives add to ``train_step``: the micro-batches' calls that never run
+    behind compute (``_hidden``), None when one has no time."""
+    total = 0.0
+    for t in _micro_transfers(model, work, layout, cluster, options):
+        if _overlap(t.collective) is None:
+            if t.seconds is None:
+                return None
+            total += t.seconds
+    return total
+
+
 def train_step(
     model: ModelSpec, work: TrainWorkload, layout: Layout, cluster: Cluster, options: Options
 ) -> StepCost:
     """One optimizer step of ``work`` under ``layout`` on one GPU (formulas in the module docstring)."""
-    m = micro_batches(work, layout)
     flops, by_kernel, compute, hbm, memory = _train_kernels(model, work, layout, cluster, options)
-    micro_tokens = work.sequence_tokens * work.micro_batch_sequences / layout.cp
-    per_micro = _pass_transfers(
-        model,
-        layout,
-        cluster,
-        options,
-        micro_tokens,
-        passes=2 + layout.recomputed_share,
-        pp_sends=2 * layout.virtual,
-        workload="train",
-    )
-    transfers = [_times(t, m) for t in per_micro if not t.collective.startswith("EP")]
+    transfers = list(_micro_transfers(model, work, layout, cluster, options))
     transfers += _expert_transfers(model, work, layout, cluster, 2 + layout.recomputed_share)
     transfers += _context_transfers(model, work, layout, cluster)
     transfers += _weight_transfers(model, work, layout, cluster)

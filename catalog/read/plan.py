@@ -31,8 +31,9 @@ from catalog.read.queries import Filters, filtered_instances, instances_sql
 from catalog.read.shape import shape
 from catalog.read.text import known
 from planner.conversions import TOKENS_PER_BILLION, bytes_to_gb
-from planner.hardware import MISSING, Node
+from planner.hardware import MISSING, Cluster, LinkLevel, Node
 from planner.layouts import Layout
+from planner.memo import store
 from planner.models import ModelSpec, TrainWorkload
 from planner.plan import days_to_train, plan
 from planner.result import Plan, Workload
@@ -70,7 +71,7 @@ def _hardware(node: Node) -> Node:
     """``node`` without what only names, prices or explains it: instances with the same hardware get
     the same plan (names, prices, bases of memory figures and how a link figure was derived enter a
     plan's text and costs, never its layouts or times)."""
-    links = tuple(replace(level, figure=replace(level.figure, detail="")) for level in node.links)
+    links = tuple(_plain(level) for level in node.links)
     return replace(
         node,
         provider="",
@@ -83,6 +84,19 @@ def _hardware(node: Node) -> Node:
     )
 
 
+#: ``_plain`` by link level: the same levels recur on many rows.
+_PLAIN: dict[LinkLevel, LinkLevel] = {}
+
+
+def _plain(level: LinkLevel) -> LinkLevel:
+    """``level`` without how its figure was derived (the figure's ``detail``)."""
+    found = _PLAIN.get(level)
+    if found is None:
+        found = level if not level.figure.detail else replace(level, figure=replace(level.figure, detail=""))
+        found = store(_PLAIN, level, found)
+    return found
+
+
 def _inside_one_node(hardware: Node) -> Node:
     """``hardware`` without its fabric: a plan on one node never uses the fabric (the node count
     follows from memory, every group stays inside), so nodes equal but for their fabric share it."""
@@ -92,7 +106,7 @@ def _inside_one_node(hardware: Node) -> Node:
 def _as_node(shared: Plan, node: Node) -> Plan:
     """A plan computed for ``_hardware(node)``, told of ``node`` itself (its name and price)."""
     reason = shared.reason.replace(_SHARED_NAME, node.instance_type) if shared.reason else shared.reason
-    return replace(shared, cluster=replace(shared.cluster, node=node), reason=reason)
+    return replace(shared, cluster=Cluster(node, shared.cluster.nodes), reason=reason)
 
 
 def plan_rows(

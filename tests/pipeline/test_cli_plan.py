@@ -201,3 +201,25 @@ def test_cli_plan_costs_follow_region_and_spot(small_catalog_file, capsys):
     assert main([*base, "--region", "westeurop"]) == 2
     err = capsys.readouterr().err
     assert "unknown region westeurop; did you mean westeurope" in err and err.count("\n") == 1
+
+
+def test_cli_plan_turns_garbage_collection_back_on_as_it_was(small_catalog_file, capsys):
+    """``plan`` plans without the cyclic collector (``cli_plan._no_collections``) and leaves it as it
+    found it, whether the command succeeds or fails."""
+    import gc
+
+    from catalog.cli import main
+
+    args = ["plan", "--db", str(small_catalog_file), "--workload", "serve"]
+    assert gc.isenabled()
+    assert main([*args, "--model", "llama-3.1-8b", "--top", "1"]) == 0
+    assert gc.isenabled()
+    assert main([*args, "--model", "no-such-model"]) == 2
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert main([*args, "--model", "llama-3.1-8b", "--top", "1"]) == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    capsys.readouterr()

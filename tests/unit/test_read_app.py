@@ -14,7 +14,8 @@ from catalog.read.plan import COLUMNS, plan_rows, rank
 from catalog.read.plan_inputs import cheapest_prices, measurements_by_instance, node_from_row
 from catalog.read.prices import region_prices
 from planner.models import ServeWorkload, TrainWorkload, preset
-from planner.plan import plan
+from planner.plan import _lacks_link, _link_key, _node_problem, plan
+from planner.step import Options
 from planner.verdict import verdict
 from tests.helpers import SNAPSHOT_ROWS
 
@@ -52,12 +53,17 @@ def test_planning_once_per_hardware_gives_every_row_its_own_plan(shipped, model,
 
 
 @pytest.mark.parametrize(
-    ("model", "workload"), [("llama-3.1-70b", ServeWorkload()), ("llama-3.1-405b", TrainWorkload())]
+    ("model", "workload"),
+    [
+        ("llama-3.1-70b", ServeWorkload()),
+        ("mixtral-8x7b", ServeWorkload(batch_sequences=64)),
+        ("llama-3.1-405b", TrainWorkload()),
+    ],
 )
 def test_a_ranking_s_plan_reads_as_the_full_plan(shipped, model, workload):
     """A ranking asks only for what its rows show (``plan(..., ranking=True)``: a node no layout can
-    be timed on keeps the first layout alone; a training plan leaves out the layouts whose compute
-    or HBM time alone is slower than the best step); every node's row reads as from the full plan."""
+    be timed on keeps the first layout alone; a plan leaves out the layouts whose compute or HBM
+    time alone is slower than the best step); every node's row reads as from the full plan."""
     spec = preset(model)
     shortened = pruned = 0
     for row, full in plan_rows(shipped, spec, workload):
@@ -69,7 +75,30 @@ def test_a_ranking_s_plan_reads_as_the_full_plan(shipped, model, workload):
         shortened += len(short.results) < len(full.results)
         pruned += short.best is not None and len(short.results) < len(full.results)
     assert shortened  # some node has no peak or HBM figure: its plan stops at the first layout
-    assert pruned or isinstance(workload, ServeWorkload)  # training leaves out layouts that cannot win
+    assert pruned  # a ranking leaves out layouts that cannot win
+
+
+@pytest.mark.parametrize(
+    ("model", "workload"),
+    [("llama-3.1-70b", ServeWorkload()), ("llama-3.1-405b", TrainWorkload(cluster_gpus=256))],
+)
+def test_whether_a_layout_lacks_a_link_figure_follows_from_the_links_its_groups_reach(
+    shipped, model, workload
+):
+    """A ranking learns on one node which layouts' steps lack a link figure and does not evaluate
+    them on a later node whose groups reach figured and missing links alike
+    (``planner.plan._link_key``): on every node of the shipped catalog, layouts with one key all
+    lack one or all have every figure."""
+    spec, options = preset(model), Options()
+    lacking: dict[tuple, set[bool]] = {}
+    for _, full in plan_rows(shipped, spec, workload):
+        if isinstance(full, str) or any(_node_problem(r) for r in full.results):
+            continue
+        for result in full.results:
+            key = _link_key(spec, workload, result.layout, full.cluster, options)
+            lacking.setdefault(key, set()).add(_lacks_link(result))
+    assert all(len(found) == 1 for found in lacking.values())
+    assert {True, False} <= {t for found in lacking.values() for t in found}  # both kinds were seen
 
 
 def test_a_ranking_of_no_rows_is_empty_with_its_columns(shipped):
