@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import fields
 from datetime import datetime
 from importlib import resources
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 import duckdb
@@ -125,12 +126,20 @@ def schema_sql() -> str:
     return resources.files("catalog").joinpath("schema.sql").read_text()
 
 
+_OFFER_VALUES = attrgetter(*INSTANCE_COLUMNS)
+
+
 def offer_row(offer: InstanceOffer) -> dict:
     """An instance row as the ``instances`` table stores it (enums as their values)."""
-    return {name: _plain(getattr(offer, name)) for name in INSTANCE_COLUMNS}
+    return {name: _plain(value) for name, value in zip(INSTANCE_COLUMNS, _OFFER_VALUES(offer), strict=True)}
+
+
+_AS_STORED = frozenset({str, int, float, bool, type(None), list, tuple})
 
 
 def _plain(value: object) -> object:
+    if type(value) in _AS_STORED:  # most values: no attribute to look for
+        return value
     return value.value if hasattr(value, "value") and not isinstance(value, (int, float)) else value
 
 
@@ -223,9 +232,25 @@ def row_table(rows: list[dict], columns: Iterable[str]) -> pa.Table | pd.DataFra
     of the writer's time). A column Arrow cannot type (a string beside a number) goes as a DataFrame."""
     columns = list(columns)
     try:
-        return pa.table({c: pa.array([row.get(c) for row in rows], from_pandas=True) for c in columns})
+        return pa.table(
+            {
+                c: pa.array(values, from_pandas=True)
+                for c, values in zip(columns, _columns(rows, columns), strict=True)
+            }
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return pd.DataFrame(rows, columns=columns)
+
+
+def _columns(rows: list[dict], columns: list[str]) -> list[Sequence[object]]:
+    """The rows' values column by column (a missing key is None): transposed by ``zip`` when every
+    row has every column, as the writer's rows do, which is a fraction of a lookup per value."""
+    if len(columns) > 1:
+        try:
+            return list(zip(*map(itemgetter(*columns), rows), strict=True)) or [()] * len(columns)
+        except KeyError:
+            pass
+    return [[row.get(c) for row in rows] for c in columns]
 
 
 class CatalogWriter:
