@@ -110,7 +110,9 @@ class MirrorTransport(httpx.AsyncBaseTransport):
                 return 404, None
             if mode.st_size > max_bytes:
                 raise over_cap(max_bytes)
-            body = handle.read(max_bytes + 1)  # the file may have grown since fstat
+            body = handle.read(mode.st_size + 1)  # its size and a byte more (a buffer of the cap is 16 MB)
+            if len(body) > mode.st_size:  # it grew since fstat: the rest, up to a byte past the cap
+                body += handle.read(max_bytes + 1 - len(body))
         if len(body) > max_bytes:
             raise over_cap(max_bytes)
         return 200, body
