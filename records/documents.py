@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
 
 from normalize.errors import LayoutError
 
 # A local copy of a document that is not at a fetchable URL (a third-party copy of a provider's page)
 # is stored under "copy:<path>", its path in the copies directory: the identifier cites it as itself.
 COPY_SCHEME = "copy:"
-T = TypeVar("T")
 
 
 def copy_url(path: str) -> str:
@@ -68,7 +66,6 @@ class DocumentSet(Mapping[str, Document]):
 
     def __init__(self, documents: Iterable[Document]) -> None:
         self._by_url = {doc.url: doc for doc in documents}
-        self._parsed: dict[tuple[str, object], tuple[Any, ...]] = {}  # (url, parser) → records
 
     def __getitem__(self, url: str) -> Document:
         return self._by_url[url]
@@ -86,15 +83,6 @@ class DocumentSet(Mapping[str, Document]):
             status = "not fetched" if doc is None else f"status {doc.status} {doc.error or ''}"
             raise LayoutError(f"required document {url} is unavailable ({status.strip()})")
         return doc.body
-
-    def parsed(self, url: str, parse: Callable[[str], Sequence[T]]) -> list[T]:
-        """``parse`` of the body at ``url`` (which the caller has found readable), made once for this
-        set: two readers of one document in one source's parse (Azure's rows read its price table's
-        sizes, its prices the table) share one parse. A failure is not kept: it raises every time."""
-        key = (url, parse)
-        if key not in self._parsed:
-            self._parsed[key] = tuple(parse(self.text(url)))
-        return list(self._parsed[key])
 
     def optional_text(self, url: str) -> str | None:
         """The body of a document the parser can do without, or None."""

@@ -35,4 +35,4 @@ def parse_prices(text: str, url: str = PRICES_URL) -> list[Price]:
 def prices_in(documents: DocumentSet) -> list[Price]:
     """The prices of the stored price table, or none if it could not be fetched."""
     text = price_text(documents, PRICES_URL, "azure")
-    return [] if text is None else documents.parsed(PRICES_URL, parse_prices)
+    return [] if text is None else parse_prices(text)

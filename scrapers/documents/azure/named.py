@@ -60,9 +60,7 @@ def named_sizes(documents: DocumentSet) -> dict[str, list[Naming]]:
             named.setdefault(size, []).append(_conf_naming(size, url, text))
     text = documents.optional_text(azure_prices.PRICES_URL)
     try:
-        prices = (
-            documents.parsed(azure_prices.PRICES_URL, azure_prices.parse_prices) if text is not None else []
-        )
+        prices = azure_prices.parse_prices(text) if text is not None else []
     except ParseError as exc:  # the prices' own parse reports it (the provider goes stale there)
         log.warning("azure: no sizes read from the price table: %s", exc)
         prices = []
