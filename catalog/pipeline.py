@@ -23,6 +23,7 @@ import httpx
 
 from catalog import finish
 from catalog.carry import Reconciled, reconcile, skipped_rows
+from catalog.heap import refresh_heap
 from catalog.names import checked_offer, checked_price
 from catalog.offers import build_offer, merge_duplicates
 from catalog.price_gate import GatedPrices, gate_prices
@@ -408,7 +409,7 @@ async def refresh(
     # Classes, not instances: a source's scraper lives while it runs (a parser keeps what it parsed,
     # and at 100x the catalog every finished source's documents and records stayed to the end).
     sources = [REGISTRY[name] for name in providers or REGISTRY]
-    with CatalogWriter.open(Path(db_path), rebuild_corrupt=not replay) as writer:
+    with refresh_heap(), CatalogWriter.open(Path(db_path), rebuild_corrupt=not replay) as writer:
         writer.refuse_a_clock_behind(started)
         stored = writer.previous_documents()
         fetcher = Fetcher(

@@ -34,14 +34,15 @@ _ENUM_COLUMNS = {
 }
 
 
+#: The InstanceOffer fields an ``instances`` row stores as columns of the same name (once: ``fields``
+#: builds its list anew on every call, and every published row is read back through here).
+_COLUMN_FIELDS = tuple(f.name for f in fields(InstanceOffer) if f.name not in ("claims", "identity"))
+
+
 def row_offer(row: Mapping, claims: tuple[Claim, ...]) -> InstanceOffer:
     """An ``instances`` row (as a mapping of its columns) back as the InstanceOffer it was written from
     (a column an older catalog lacks takes the field's default)."""
-    values = {
-        f.name: row[f.name]
-        for f in fields(InstanceOffer)
-        if f.name not in ("claims", "identity") and f.name in row
-    }
+    values = {name: row[name] for name in _COLUMN_FIELDS if name in row}
     for name, enum in _ENUM_COLUMNS.items():
         if name in values:
             values[name] = enum(values[name])

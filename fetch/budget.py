@@ -42,7 +42,8 @@ class Budget:
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
 
-def _over(max_bytes: int) -> TooLarge:
+def over_cap(max_bytes: int) -> TooLarge:
+    """The error of a body past the cap on one document."""
     return TooLarge(f"body over the {max_bytes:,}-byte cap for one document (decoded)")
 
 
@@ -56,7 +57,7 @@ async def read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, 
     """
     if response.is_stream_consumed:  # built whole in memory (a mock transport's reply), already decoded
         if len(response.content) > max_bytes:
-            raise _over(max_bytes)
+            raise over_cap(max_bytes)
         return response.content, len(response.content)
     encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
     if encoding not in ("", "identity", *_DECODERS):
@@ -64,7 +65,7 @@ async def read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, 
     decoder = zlib.decompressobj(_DECODERS[encoding]) if encoding in _DECODERS else None
     declared = response.headers.get("Content-Length", "")
     if decoder is None and declared.isdigit() and int(declared) > max_bytes:
-        raise _over(max_bytes)
+        raise over_cap(max_bytes)
     body, received = bytearray(), 0
     try:
         async for raw in response.aiter_raw():
@@ -72,7 +73,7 @@ async def read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, 
             # max_length bounds what one step may inflate: never more than one byte past the cap.
             body += raw if decoder is None else decoder.decompress(raw, max_bytes - len(body) + 1)
             if len(body) > max_bytes:
-                raise _over(max_bytes)
+                raise over_cap(max_bytes)
         if decoder is not None:
             body += decoder.flush()
             if not decoder.eof:
@@ -80,7 +81,7 @@ async def read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, 
     except zlib.error as exc:
         raise httpx.DecodingError(f"not valid {encoding}: {exc}", request=response.request) from None
     if len(body) > max_bytes:
-        raise _over(max_bytes)
+        raise over_cap(max_bytes)
     return bytes(body), received
 
 

@@ -117,9 +117,9 @@ Check = Callable[[str], str | None]  # a URL → why it may not be fetched, or N
 
 
 def _files_of(client: httpx.AsyncClient) -> MirrorTransport | None:
-    """The client's mirror directory, when every request goes to one: an offline refresh asks it
-    directly, without the client's layers (cookies, auth and event hooks) that a file never needs,
-    which cost a mirror document more than reading it."""
+    """The client's mirror directory, when every request goes to one: an offline refresh reads its
+    files directly (``Fetcher._from_mirror``), without the client's layers, the request and response
+    objects, the slots and the deadlines, which cost a mirror document ten times reading it."""
     transport = getattr(client, "_transport", None)
     if isinstance(transport, MirrorTransport) and not getattr(client, "_mounts", None):
         return transport
@@ -230,10 +230,7 @@ class Fetcher:
         for _ in range(MAX_REDIRECTS + 1):
             target = str(sent)
             request = self.client.build_request("GET", sent, headers=self._conditional_headers(url))
-            if self._files is not None:
-                response = await self._files.handle_async_request(request)
-            else:
-                response = await self.client.send(request, stream=True)
+            response = await self.client.send(request, stream=True)
             try:
                 if response.has_redirect_location:
                     target = urljoin(target, response.headers["Location"])
@@ -281,6 +278,11 @@ class Fetcher:
         """Fetch one URL within the concurrency bounds (fair per provider) and the per-document
         deadline; the document, and the error class to raise if it is required and not ok. The wait
         for a slot is marked on ``work``, the provider's clock, which does not charge it."""
+        if self._files is not None:  # a mirror directory: a read that never waits, so no slot or deadline
+            doc, kind = self._from_mirror(self._files, url, provider, budget)
+            if self.on_document is not None:
+                self.on_document(doc)
+            return doc, kind
         host = urlsplit(url).netloc
         if (host_slots := self._host_slots.get(host)) is None:
             host_slots = self._host_slots[host] = FairSlots(self._per_host, max(1, self._per_host // 2))
@@ -307,6 +309,34 @@ class Fetcher:
         if self.on_document is not None:
             self.on_document(doc)
         return doc, kind
+
+    def _from_mirror(
+        self, files: MirrorTransport, url: str, provider: str, budget: Budget
+    ) -> tuple[Document, type[FetchError]]:
+        """``url`` read from a mirror directory as one attempt of ``_attempts`` would read it through
+        the client (same document, same error), without the request, the response and the stream:
+        a file answers at once, never with a redirect, a retry or a validator."""
+        sent = str(canonical_url(url))
+        try:
+            status, raw = files.read(sent, budget.max_document_bytes)
+        except FetchError as exc:  # over the cap
+            return self.failed(url, provider, f"{type(exc).__name__}: {exc}"), type(exc)
+        if raw is None:
+            missing = status == 404
+            error = f"HTTP {status}" + (f": {NOT_IN_MIRROR}" if missing else "")
+            return self.failed(url, provider, error, status=status), NotInMirror if missing else FetchError
+        body = decode_text(raw, None)
+        document = Document(
+            url=url,
+            provider=provider,
+            status=200,
+            fetched_at=self.clock(),
+            body=body,
+            sha256=body_sha256(body),
+            bytes_received=len(raw),
+            fetched_url=sent,
+        )
+        return document, FetchError
 
     def read_copy(self, path: str, provider: str, max_bytes: int = Budget.max_document_bytes) -> Document:
         """A local copy at ``path`` under the copies directory, as a stored document (status 0 with

@@ -11,14 +11,18 @@ link-local and other non-public addresses, and connects to the address it checke
 from __future__ import annotations
 
 import asyncio
+import errno
 import ipaddress
+import os
 import socket
+import stat
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 
+from fetch.budget import over_cap
 from normalize.errors import OffLimits, TooLarge
 
 NOT_IN_MIRROR = "not in mirror"
@@ -26,6 +30,8 @@ MIRROR_MISSING_HEADER = "X-Mirror-Missing"
 FILE_CHUNK_BYTES = 64 * 1024
 # A metadata service's answer (an instance type, a token): a few dozen bytes.
 METADATA_MAX_BYTES = 4096
+# What opening a path says when no file is there (``Path.is_file`` is False on these too).
+_NO_FILE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
 
 
 class _FileStream(httpx.AsyncByteStream):
@@ -41,29 +47,75 @@ class _FileStream(httpx.AsyncByteStream):
 
 
 class MirrorTransport(httpx.AsyncBaseTransport):
-    """Serve ``https://<host>/<path>`` from ``<root>/<host>/<path>``; a missing file is a 404."""
+    """Serve ``https://<host>/<path>`` from ``<root>/<host>/<path>``; a missing file is a 404.
+
+    ``read`` is the same answer without a request or a response: what an offline refresh asks."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
-        self._real_dirs: dict[Path, Path] = {}  # a directory → its resolved path, for this transport's life
+        self._top = str(self.root).rstrip("/")  # '' for the file system's root
+        # (host, URL directory) → that directory resolved, for this transport's life, each resolved
+        # from its parent's: resolving a path whole stats every component, a dozen system calls.
+        self._real_dirs: dict[tuple[str, str], str] = {}
 
     def path_for(self, url: httpx.URL | str) -> Path:
         parts = urlsplit(str(url))
-        candidate = self._resolved(self.root / parts.netloc / parts.path.lstrip("/"))
-        if not candidate.is_relative_to(self.root):
+        folder, _, name = parts.path.rpartition("/")
+        segments = (parts.netloc, *folder.split("/")[1:], name)
+        if not parts.path.startswith("/") or any(s in ("", ".", "..") for s in segments):  # pathlib's way
+            return self._checked(url, (self.root / parts.netloc / parts.path.lstrip("/")).resolve())
+        real = self._real(self._real_dir(parts.netloc, folder), name)
+        if not (real.startswith(f"{self._top}/") or real == str(self.root)):
             raise ValueError(f"{url} maps outside the mirror")
-        return candidate
+        return Path(real)
 
-    def _resolved(self, path: Path) -> Path:
-        """``path.resolve()``, with each directory resolved once: resolving stats every component of
-        the path, a dozen system calls per document, which dominated a 100x refresh."""
-        if ".." in path.parts or path.name in ("", "."):
-            return path.resolve()
-        parent = self._real_dirs.get(path.parent)
-        if parent is None:
-            parent = self._real_dirs.setdefault(path.parent, path.parent.resolve())
-        candidate = parent / path.name
-        return candidate.resolve() if candidate.is_symlink() else candidate
+    def _real_dir(self, host: str, folder: str) -> str:
+        """The real path of ``<root>/<host><folder>`` (``folder`` is '' or '/a/b'), as ``realpath``
+        gives it, from its parent's."""
+        key = (host, folder)
+        if (known := self._real_dirs.get(key)) is None:
+            parent, _, name = folder.rpartition("/")
+            known = self._real(self._real_dir(host, parent), name) if folder else self._real(self._top, host)
+            self._real_dirs[key] = known
+        return known
+
+    @staticmethod
+    def _real(directory: str, name: str) -> str:
+        """``<directory>/<name>`` resolved, ``directory`` being resolved already: one lstat."""
+        path = f"{directory}/{name}"
+        return os.path.realpath(path) if os.path.islink(path) else path
+
+    def _checked(self, url: httpx.URL | str, path: Path) -> Path:
+        if not path.is_relative_to(self.root):
+            raise ValueError(f"{url} maps outside the mirror")
+        return path
+
+    def read(self, url: str, max_bytes: int) -> tuple[int, bytes | None]:
+        """The status a request for ``url`` gets (200, 404 for no regular file there, 400 for a URL
+        that maps outside the mirror) and the file's bytes if 200; TooLarge past ``max_bytes``, as
+        a response's body would be cut off. The file is opened without blocking (a FIFO is no file)."""
+        try:
+            path = self.path_for(url)
+        except ValueError:
+            return 400, None
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        except OSError as exc:
+            if exc.errno in _NO_FILE:
+                return 404, None
+            raise
+        with os.fdopen(fd, "rb") as handle:
+            mode = os.fstat(fd)
+            if not stat.S_ISREG(mode.st_mode):
+                return 404, None
+            if mode.st_size > max_bytes:
+                raise over_cap(max_bytes)
+            body = handle.read(mode.st_size + 1)  # its size and a byte more (a buffer of the cap is 16 MB)
+            if len(body) > mode.st_size:  # it grew since fstat: the rest, up to a byte past the cap
+                body += handle.read(max_bytes + 1 - len(body))
+        if len(body) > max_bytes:
+            raise over_cap(max_bytes)
+        return 200, body
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         try:

@@ -317,6 +317,7 @@ def find_bandwidths(text: str) -> list[Bandwidth]:
     return found
 
 
+@functools.lru_cache(maxsize=4096)  # a Bandwidth is immutable; Karpenter's 1,400 lines hold ~50 figures
 def parse_bandwidth(text: str, *, default_unit: str | None = None) -> Bandwidth:
     """Parse one bandwidth figure such as '4x 100 Gigabit', '3.2Tb/s', 'Up to 25 Gigabit' or '2.5 / 10.0'.
 

@@ -77,10 +77,11 @@ def parse_prices(text: str, url: str = PRICES_URL) -> list[Price]:
         raise LayoutError(f"{url} prices GPUs on rows of their own: its machine prices may be host-only")
     items = [(region, machine) for region, kinds in regions.items() for machine in _machines(region, kinds)]
     printed = set(_PRINTED.findall(text))
+    refused = {region: _repeated(regions, region, text) for region in regions}  # once, not per machine
 
     def build(item: tuple[str, str]) -> Price | None:
         region, machine = item
-        why = _repeated(regions, region, text)
+        why = refused[region]
         for kind in ("on_demand", "spot"):
             why = why or _repeated(regions[region].get(kind), machine, text)
         if why:
