@@ -369,7 +369,7 @@ def show_instance(
     levels = levels_frame(cliffs, units)
     config = _link_columns(levels) | {
         "basis": st.column_config.TextColumn(help=BASIS_HELP),
-        levels.columns[1]: st.column_config.NumberColumn(format="localized"),
+        levels.columns[1]: st.column_config.NumberColumn(format=tables.NUMBER),
     }
     st.dataframe(levels, hide_index=True, column_config=config, placeholder=tables.MISSING)
     notes = [str(note) for note in row["notes"]]

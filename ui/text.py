@@ -61,6 +61,14 @@ def show(text: object, kind: str = "caption") -> None:
     st.html(text_html(text, kind))
 
 
+def show_all(blocks: list[tuple[object, str]]) -> None:
+    """Several ``(text, kind)`` blocks as one element (one ``st.html``), each escaped as ``show``
+    escapes it: every element is redrawn by the browser on each rerun, whether it changed or not."""
+    import streamlit as st
+
+    st.html("".join(text_html(text, kind) for text, kind in blocks))
+
+
 def link_or_none(url: object) -> str | None:
     """``url`` when it is an http(s) URL a link column may open, else None (shown as no link)."""
     if isinstance(url, str) and re.match(r"(?i)^https?://[^\s]+$", url):
