@@ -18,7 +18,9 @@ from it (every row and claim replicated under a suffixed instance type, in SQL),
 4. Questions asked for the first time: models nobody (the warm-up included) has planned yet, one
    sample each (the planner runs in every one).
 5. Bytes received over the websocket: during the cold load and per interaction.
-6. The machine's 1-minute load average, sampled every 5 s through the run (min, median, max).
+6. The elements on the opening page (Streamlit's element containers, those in the sidebar, and the
+   blocks: containers, columns, expanders): the browser redraws every one on each rerun.
+7. The machine's 1-minute load average, sampled every 5 s through the run (min, median, max).
 
 Each size gets its own floor, measured just before it: a Streamlit page holding one tiny table and
 one radio (its cold start, and the median of clicks on the radio). The ratios are the figures over
@@ -97,6 +99,16 @@ def _load(page, url: str) -> float:
     wait_idle(page)
     page.wait_for_timeout(1_000)  # the page settles (and may rerun once) before a person acts
     return elapsed
+
+
+#: Counts the page's Streamlit elements (all, in the sidebar) and its blocks.
+ELEMENTS = """() => ({
+  elements: document.querySelectorAll('[data-testid="stElementContainer"]').length,
+  sidebar: document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stElementContainer"]').length,
+  blocks: document.querySelectorAll(
+    '[data-testid="stVerticalBlock"],[data-testid="stHorizontalBlock"],[data-testid="stColumn"],'
+    + '[data-testid="stExpander"]').length,
+})"""
 
 
 def _interactions(page) -> dict[str, Callable[[], object]]:
@@ -353,6 +365,7 @@ def _served(server: AppServer, repeat: int) -> dict:
         with chromium(playwright) as context:
             page = context.new_page()
             figures["cold_first_table_s"] = round(_load(page, server.url), 3)
+            figures["elements_on_opening_page"] = page.evaluate(ELEMENTS)
             returning = context.new_page()
             figures["returning_visit_first_table_s"] = round(_load(returning, server.url), 3)
             returning.close()  # a page in the background is throttled: time the one in front
@@ -411,6 +424,10 @@ def table(results: dict) -> str:
 
     row("load average, 1 min (min / median / max)", [_load_text(results[s]) for s in sizes])
     row(
+        "elements on the opening page (all / in the sidebar / blocks)",
+        [_elements_text(results[s].get("elements_on_opening_page")) for s in sizes],
+    )
+    row(
         "ratios: cold start / slowest interaction (to the floor beside it)",
         [
             f"{results[s]['ratios']['cold_start']} / {results[s]['ratios']['slowest_interaction']}"
@@ -454,6 +471,10 @@ def table(results: dict) -> str:
             [results[s].get("first_time_questions_s", {}).get(model, "–") for s in sizes],
         )
     return "\n".join(lines)
+
+
+def _elements_text(counts: dict | None) -> str:
+    return "–" if not counts else f"{counts['elements']} / {counts['sidebar']} / {counts['blocks']}"
 
 
 def _cpu_text(cpu: dict | None) -> str:

@@ -405,11 +405,19 @@ def shown_texts(container, kind: str | None = None) -> list[str]:
     import re
 
     texts = []
-    for element in container.get("html"):
-        found = re.fullmatch(r'<div class="ic-text ic-(\w+)">(.*)</div>', element.value, re.S)
-        if found and kind in (None, found.group(1)):
-            texts.append(html.unescape(found.group(2)))
+    for element in container.get("html"):  # one block each, or several (``ui.text.show_all``)
+        if not re.fullmatch(r'(<div class="ic-text ic-\w+">[^<]*</div>)+', element.value):
+            continue
+        for found in re.finditer(r'<div class="ic-text ic-(\w+)">([^<]*)</div>', element.value):
+            if kind in (None, found.group(1)):
+                texts.append(html.unescape(found.group(2)))
     return texts
+
+
+def said(container, start: str) -> str:
+    """The one caption block (``shown_texts``) in ``container`` that starts with ``start``."""
+    (found,) = [text for text in shown_texts(container, "caption") if text.startswith(start)]
+    return found
 
 
 #: DuckDB's storage version numbers: 64 is what v0.10.x to v1.1.x write and every later one reads.

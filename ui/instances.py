@@ -13,7 +13,7 @@ from ui import charts, measures, prices, tables
 from ui.measures import Loader
 from ui.sidebar import BIND
 from ui.tables import figure
-from ui.text import BASIS_HELP, field_label, link_or_none, show, when, yes_no_unknown
+from ui.text import BASIS_HELP, field_label, link_or_none, show, show_all, when, yes_no_unknown
 from ui.units import Units
 
 #: What the cliff chart's bars and marks mean (below every cliff chart).
@@ -350,26 +350,29 @@ def show_instance(
         st.info("No instance matches the filters, so there is no instance to show.")
         return
     provider, instance_type = selected
-    show(label(provider, instance_type), "subheader")
+    # The name, the summary, staleness, flags and the plan's verdict in one element (each element
+    # more is redrawn on every rerun); the catalog's words escaped, never markdown.
+    blocks = [(label(provider, instance_type), "subheader")]
     if not st.session_state.get("instance"):
-        st.caption("The first row of the table: pick another instance above.")
+        blocks.append(("The first row of the table: pick another instance above.", "caption"))
     row = ranked[(ranked["provider"] == provider) & (ranked["instance_type"] == instance_type)].iloc[0]
-    show(_summary(row))
+    blocks.append((_summary(row), "caption"))
     if row["stale"]:
-        show(f"Stale since {when(row['stale_since'])}: {row['stale_cause']}", "warning")
+        blocks.append((f"Stale since {when(row['stale_since'])}: {row['stale_cause']}", "warning"))
     if row["flags"]:
-        show(f"Flags: {row['flags']}. See the claims below and the Conflicts tab.")
+        blocks.append((f"Flags: {row['flags']}. See the claims below and the Conflicts tab.", "caption"))
     if planned is not None:
         mine = planned[(planned["provider"] == provider) & (planned["instance_type"] == instance_type)]
         if not mine.empty:
-            show(f"Plan: {mine.iloc[0]['verdict']}", "info")
+            blocks.append((f"Plan: {mine.iloc[0]['verdict']}", "info"))
+    show_all(blocks)
     cliffs = load("cliffs", [selected])
     _chart(load, [selected], cliffs, units)
     st.caption(CHART_KEY + ("" if charts.memory_drawn(units) else f" {NO_MEMORY_BAR}"))
     levels = levels_frame(cliffs, units)
     config = _link_columns(levels) | {
         "basis": st.column_config.TextColumn(help=BASIS_HELP),
-        levels.columns[1]: st.column_config.NumberColumn(format="localized"),
+        levels.columns[1]: st.column_config.NumberColumn(format=tables.NUMBER),
     }
     st.dataframe(levels, hide_index=True, column_config=config, placeholder=tables.MISSING)
     notes = [str(note) for note in row["notes"]]

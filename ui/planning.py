@@ -19,7 +19,7 @@ from catalog.read.prices import placeholder_caution
 from planner.models import MAX_CONFIG_CHARS, ServeWorkload, TrainWorkload, preset_names
 from ui import tables
 from ui.links import NUMBERS
-from ui.text import BOUND_HELP, LAYOUT_HELP
+from ui.text import BOUND_HELP, LAYOUT_HELP, show_all
 from ui.text import show as show_text
 from ui.units import round_significant
 
@@ -373,20 +373,20 @@ def column_config(kind: str) -> dict:
         "model fits": text(
             help="Where the model's weights and state fit: one GPU, one NVLink domain, or more"
         ),
-        tokens: number(width=110, format="localized"),
+        tokens: number(width=110, format=tables.NUMBER),
         "conversations at once": number(
-            width=90, format="localized", help="Concurrency: sequences decoded together on the cluster"
+            width=90, format=tables.NUMBER, help="Concurrency: sequences decoded together on the cluster"
         ),
         "tokens/s per user": number(
             width=90, help="Output tokens per second each conversation sees (1 / TPOT)"
         ),
         "TTFT (ms)": number(width=80, help="Time to first token: the prompt read and the first token"),
         "TPOT (ms)": number(width=80, help="Time per output token: one decode step"),
-        "days to train": number(width=90, format="localized"),
-        "tokens to train": number(width=110, format="localized", help="The token budget every row trains"),
-        "USD to train": number(width=110, format="dollar"),
-        **{h: number(width=100, format="dollar") for h in cost_columns(kind).values()},
-        "cluster USD/hour": number(format="dollar"),
+        "days to train": number(width=90, format=tables.NUMBER),
+        "tokens to train": number(width=110, format=tables.NUMBER, help="The token budget every row trains"),
+        "USD to train": number(width=110, format=tables.DOLLARS),
+        **{h: number(width=100, format=tables.DOLLARS) for h in cost_columns(kind).values()},
+        "cluster USD/hour": number(format=tables.DOLLARS),
         "verdict": text(width="large"),
         "bandwidths used (one way per GPU)": text(width="large"),
     }
@@ -518,29 +518,31 @@ def show(
         else "one cluster size (the GPUs per cluster, or the fewest nodes that meet the deadline), "
         "training one token budget"
     )
-    st.caption(
+    about = (
         f"Each instance gets its best layout (TP within the NVLink domain) on {where}, its step time, "
         "the share of it spent communicating, the link that share crosses, and the cost where the "
         "catalog has a price. Rows that cannot be planned come last with the reason. Formulas: "
         "docs/planning.md."
     )
-    show_text(price_note(filters))  # the region is the catalog's text: never markdown
+    # One text element from here to the table (the region is the catalog's text: escaped, never
+    # markdown): each element more is redrawn on every rerun.
+    blocks = [(about, "caption"), (price_note(filters), "caption")]
     if planned.empty:
+        show_all(blocks)
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return
-    with st.container():  # one or two sentences: what follows keeps its place either way
-        for sentence in why_these(planned, kind):
-            show_text(sentence, "info")
+    blocks += [(sentence, "info") for sentence in why_these(planned, kind)]
     planned_rows = int(planned["tokens_per_s"].notna().sum())
     priced = int(planned[next(iter(cost_columns(kind)))].notna().sum())
-    st.caption(f"planned: **{planned_rows}** of {len(planned)} · with a cost: **{priced}**")
+    blocks.append((f"planned: {planned_rows} of {len(planned)} · with a cost: {priced}", "caption"))
     if frame is None:
         frame = plan_frame(planned, kind)
     by = str(st.session_state.get(SORT_KEY) or "")
     if by in frame.columns:
         frame = sort_by_column(frame, by)
         most = "most" if by in MORE_IS_BETTER else "least"
-        st.caption(f"Ordered by {by} ({most} first); the rank is the planner's.")
+        blocks.append((f"Ordered by {by} ({most} first); the rank is the planner's.", "caption"))
+    show_all([*blocks, (tables.FULL_TEXT_HINT, "caption")])
     visible = tables.grid(
         frame,
         key=f"plan_grid:{by}",
@@ -548,6 +550,7 @@ def show(
         column_config=column_config(kind),
         height=460,
         hide_key=HIDE_KEY,
+        hint=False,
     )
     tables.downloads(visible, f"plan-{question.model}-{kind}", "plan")
     head = frame.head(VERDICT_ROWS)

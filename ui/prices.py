@@ -47,8 +47,8 @@ def show_prices(load: Loader, provider: str, instance_type: str) -> None:
         hide_index=True,
         placeholder=tables.MISSING,
         column_config={
-            "USD/hour on demand": st.column_config.NumberColumn(format="dollar"),
-            "USD/hour spot": st.column_config.NumberColumn(format="dollar"),
+            "USD/hour on demand": st.column_config.NumberColumn(format=tables.DOLLARS),
+            "USD/hour spot": st.column_config.NumberColumn(format=tables.DOLLARS),
             "source": SOURCE,
         },
     )

@@ -13,7 +13,7 @@ import streamlit as st
 from normalize.vocab import GPU_FABRICS
 from ui import tables
 from ui.sidebar import BIND
-from ui.text import show as show_text
+from ui.text import show_all
 from ui.units import Units
 
 
@@ -63,7 +63,7 @@ def show(
 ) -> None:
     """Draw the link view: ``shown`` is ``ranked`` as ``tables.ranking_frame`` lays it out."""
     st.subheader("Links only: bandwidths per instance")
-    st.caption(
+    about = (
         f"Ordered by {order}; rows without that figure come last (click a column's header to order by "
         f"it). Figures in {units.label}: GPU-to-GPU two-way (both directions added, as NVIDIA "
         "states it), fabric and front-end one way; each header says so (hover a header to read it "
@@ -71,14 +71,19 @@ def show(
         "catalog has none (see What's missing). To rank by what the links cost a model in time and "
         "money, choose 'Plan a model'."
     )
-    if priced and prices:  # a region is the catalog's text: shown as text, never markdown
-        show_text(f"Prices: {prices}.")
+    # One text element from here to the table (a region is the catalog's text: escaped, never
+    # markdown): each element more is redrawn on every rerun.
+    blocks = [(about, "caption")]
+    if priced and prices:
+        blocks.append((f"Prices: {prices}.", "caption"))
     if ranked.empty:
+        show_all(blocks)
         st.info("No instance matches the filters. Widen them in the sidebar.")
         return
     if (st.session_state.get(ORDER_KEY) or order) != order:
         st.rerun()  # a header click chose another order: the sidebar, the URL and the caption follow
-    st.caption(" · ".join(f"{label}: **{value}**" for label, value in tiles(ranked)))
+    blocks.append((" · ".join(f"{label}: {value}" for label, value in tiles(ranked)), "caption"))
+    show_all([*blocks, (tables.FULL_TEXT_HINT, "caption")])
     visible = tables.grid(
         shown,
         key=f"ranking_grid:{order}",
@@ -86,5 +91,6 @@ def show(
         column_config=tables.column_config(units, priced),
         height=460,
         hide_key=HIDE_KEY,
+        hint=False,
     )
     tables.downloads(visible, "links", "ranking")

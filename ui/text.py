@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -59,6 +59,14 @@ def show(text: object, kind: str = "caption") -> None:
     import streamlit as st
 
     st.html(text_html(text, kind))
+
+
+def show_all(blocks: Sequence[tuple[object, str]]) -> None:
+    """Several ``(text, kind)`` blocks as one element (one ``st.html``), each escaped as ``show``
+    escapes it: every element is redrawn by the browser on each rerun, whether it changed or not."""
+    import streamlit as st
+
+    st.html("".join(text_html(text, kind) for text, kind in blocks))
 
 
 def link_or_none(url: object) -> str | None:

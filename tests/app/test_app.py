@@ -19,6 +19,7 @@ from tests.helpers import (
     rendered,
     reprice,
     run_app,
+    said,
     shown_texts,
 )
 
@@ -135,7 +136,7 @@ def test_ranking_plans_a_model_by_default(first_view):
         "Llama 3.1 70B cannot be planned on 2 x g5.12xlarge: no dense BF16 peak for A10G-24GB in the "
         "datasheet table: compute time unknown."
     )
-    assert rendered(ranking.caption[1].value) == "planned: 3 of 5 · with a cost: 3"
+    assert said(ranking, "planned:") == "planned: 3 of 5 · with a cost: 3"
 
 
 def test_the_link_view_shows_bandwidths_not_indices(db, monkeypatch):
@@ -172,7 +173,7 @@ def test_the_link_view_shows_bandwidths_not_indices(db, monkeypatch):
         first["USD/GPU-hour per one-way fabric GB/s/GPU"] == 0.138
     )  # 55.04 / 8 = 6.88 USD per GPU-hour / 50 GB/s
     assert table.loc[1, "flags"] == "unit corrected"  # ND96isr: "200 GB/s ... HDR InfiniBand"
-    assert rendered(ranking.caption[1].value) == (
+    assert said(ranking, "rows:") == (
         "rows: 5 · TP spans instances (rack-scale NVLink): 0 · on a GPU fabric (InfiniBand, EFA, RoCE, "
         "TCPX): 3 · GPU-to-GPU bandwidth not known: 0 · fabric bandwidth not known: 0"
     )
@@ -253,12 +254,12 @@ def test_training_by_cost_reranks_and_retitles(db, monkeypatch):
 def test_the_inferred_toggle_changes_the_tiles(db, monkeypatch):
     """Defect (issue 14): the tiles did not move when inferred values were excluded."""
     app = run_app(monkeypatch, db, mode="Links only", inferred="false")
-    assert rendered(app_tab(app, "Ranking").caption[1].value) == (
+    assert said(app_tab(app, "Ranking"), "rows:") == (
         "rows: 5 · TP spans instances (rack-scale NVLink): 0 · on a GPU fabric (InfiniBand, EFA, RoCE, "
         "TCPX): 3 · GPU-to-GPU bandwidth not known: 4 · fabric bandwidth not known: 0"
     )
     app = run_app(monkeypatch, db, inferred="false")  # every NVSwitch figure here is inferred: 70B needs TP
-    assert rendered(app_tab(app, "Ranking").caption[1].value) == "planned: 0 of 5 · with a cost: 0"
+    assert said(app_tab(app, "Ranking"), "planned:") == "planned: 0 of 5 · with a cost: 0"
     verdict = ranking_table(app).set_index("instance").loc[P5, "verdict"]
     assert verdict == (
         "Llama 3.1 70B cannot be planned on 1 x p5.48xlarge: needs the NVSwitch bandwidth for the PP send, "
