@@ -8,6 +8,7 @@ the reason) otherwise.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -29,6 +30,14 @@ class FileTooLarge(FileRefused):
     """A regular file over the cap."""
 
 
+class FileMissing(FileRefused):
+    """No regular file at the path: nothing there, or something else (a FIFO, a directory...)."""
+
+
+# What opening a path says when no file is there (``Path.is_file`` is False on these too).
+_NO_FILE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+
+
 def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
@@ -38,15 +47,18 @@ def read_capped_file(path: Path, max_bytes: int) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
-        raise FileRefused(f"{path}: cannot open it: {exc.strerror or exc}") from None
+        refused = FileMissing if exc.errno in _NO_FILE else FileRefused
+        raise refused(f"{path}: cannot open it: {exc.strerror or exc}") from None
     mode = os.fstat(fd)
     if not stat.S_ISREG(mode.st_mode):
         os.close(fd)
-        raise FileRefused(f"{path}: not a regular file ({_kind(mode.st_mode)}); refused unread")
+        raise FileMissing(f"{path}: not a regular file ({_kind(mode.st_mode)}); refused unread")
     with os.fdopen(fd, "rb") as handle:
         if mode.st_size > max_bytes:
             raise FileTooLarge(f"{path}: {mode.st_size:,} bytes, over the {max_bytes:,}-byte cap")
-        body = handle.read(max_bytes + 1)  # the file may have grown since fstat
+        body = handle.read(mode.st_size + 1)  # its size and a byte more, not a buffer of the cap
+        if len(body) > mode.st_size:  # it grew since fstat: the rest, up to a byte past the cap
+            body += handle.read(max_bytes + 1 - len(body))
     if len(body) > max_bytes:
         raise FileTooLarge(f"{path}: over the {max_bytes:,}-byte cap")
     return body

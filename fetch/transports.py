@@ -11,11 +11,9 @@ link-local and other non-public addresses, and connects to the address it checke
 from __future__ import annotations
 
 import asyncio
-import errno
 import ipaddress
 import os
 import socket
-import stat
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -23,6 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from fetch.budget import over_cap
+from fetch.files import FileMissing, FileTooLarge, read_capped_file
 from normalize.errors import OffLimits, TooLarge
 
 NOT_IN_MIRROR = "not in mirror"
@@ -30,8 +29,6 @@ MIRROR_MISSING_HEADER = "X-Mirror-Missing"
 FILE_CHUNK_BYTES = 64 * 1024
 # A metadata service's answer (an instance type, a token): a few dozen bytes.
 METADATA_MAX_BYTES = 4096
-# What opening a path says when no file is there (``Path.is_file`` is False on these too).
-_NO_FILE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
 
 
 class _FileStream(httpx.AsyncByteStream):
@@ -93,29 +90,17 @@ class MirrorTransport(httpx.AsyncBaseTransport):
     def read(self, url: str, max_bytes: int) -> tuple[int, bytes | None]:
         """The status a request for ``url`` gets (200, 404 for no regular file there, 400 for a URL
         that maps outside the mirror) and the file's bytes if 200; TooLarge past ``max_bytes``, as
-        a response's body would be cut off. The file is opened without blocking (a FIFO is no file)."""
+        a response's body would be cut off (``fetch.files.read_capped_file``: a FIFO is no file)."""
         try:
             path = self.path_for(url)
         except ValueError:
             return 400, None
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-        except OSError as exc:
-            if exc.errno in _NO_FILE:
-                return 404, None
-            raise
-        with os.fdopen(fd, "rb") as handle:
-            mode = os.fstat(fd)
-            if not stat.S_ISREG(mode.st_mode):
-                return 404, None
-            if mode.st_size > max_bytes:
-                raise over_cap(max_bytes)
-            body = handle.read(mode.st_size + 1)  # its size and a byte more (a buffer of the cap is 16 MB)
-            if len(body) > mode.st_size:  # it grew since fstat: the rest, up to a byte past the cap
-                body += handle.read(max_bytes + 1 - len(body))
-        if len(body) > max_bytes:
-            raise over_cap(max_bytes)
-        return 200, body
+            return 200, read_capped_file(path, max_bytes)
+        except FileTooLarge:
+            raise over_cap(max_bytes) from None
+        except FileMissing:
+            return 404, None
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         try:
