@@ -33,12 +33,34 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1280, "height": 800}
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-# Records every script-state change of the page, from before the app's first element exists.
+# Records every script-state change of the page, from before the app's first element exists. A
+# change's new state is the next change's old one (or the attribute as it is now, for the last):
+# reading the attribute for each change would record a run that started and ended within one batch
+# of changes as two 'notRunning's, and the run would be missed. It also records the direction of
+# every websocket frame (with the number of state changes before it), so that a run not seen can be
+# told from a rerun never asked for.
 RUN_WATCH = """
 window.__runs = [];
 new MutationObserver((changes) => {
-  for (const change of changes) window.__runs.push(change.target.getAttribute('data-test-script-state'));
-}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']});
+  changes.forEach((change, i) => {
+    const next = changes.slice(i + 1).find((later) => later.target === change.target);
+    window.__runs.push(next ? next.oldValue : change.target.getAttribute('data-test-script-state'));
+  });
+}).observe(document, {
+  attributes: true, attributeOldValue: true, subtree: true, attributeFilter: ['data-test-script-state'],
+});
+window.__frames = [];
+const PageSocket = window.WebSocket;
+window.WebSocket = class extends PageSocket {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener('message', () => window.__frames.push(['in', window.__runs.length]));
+  }
+  send(data) {
+    window.__frames.push(['out', window.__runs.length]);
+    return super.send(data);
+  }
+};
 """
 RUN_STARTED = "(mark) => window.__runs.slice(mark).includes('running')"
 # True once a run started after the mark and ended, and nothing on the page is stale any more.
@@ -194,7 +216,16 @@ def _not_done(page, mark: int) -> str:
         """() => [...document.querySelectorAll('[data-stale="true"]')].slice(0, 5).map(
              (e) => (e.getAttribute('data-testid') || e.tagName) + ': ' + e.innerText.slice(0, 80))"""
     )
-    return f"script states since the action: {runs[-12:]} ({len(runs)}); still stale: {stale}"
+    sent, received = page.evaluate(
+        """(mark) => ['out', 'in'].map(
+             (way) => window.__frames.filter(([w, runs]) => w === way && runs >= mark).length)""",
+        mark,
+    )
+    return (
+        f"script states since the action: {runs[-12:]} ({len(runs)}); still stale: {stale}; "
+        f"websocket frames since the state before it: {sent} sent (a rerun is asked for in one), "
+        f"{received} received"
+    )
 
 
 def table_rows(page, nth: int = 0, *, showing: str = "", timeout_ms: float = 30_000) -> list[list[str]]:

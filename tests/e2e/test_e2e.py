@@ -99,12 +99,21 @@ def choose(page, key: str, option: str) -> None:
     retry needs: a multiselect whose pick already landed (its tag is shown) no longer lists the option,
     so it is left as it is."""
     exactly = re.compile(f"^{re.escape(option)}$")
-    if page.locator(f".st-key-{key} [data-baseweb=tag]").filter(has_text=exactly).count():
+    multiple = page.locator(f".st-key-{key} [data-testid=stMultiSelect]").count() > 0
+    tag = page.locator(f".st-key-{key} [data-tag]").filter(has_text=exactly)
+    if multiple and tag.count():
         return
     box = page.locator(f".st-key-{key} [role=combobox]")
     box.click()
     box.fill(option)  # the list filters as one types, and opens
-    page.locator("[role=listbox] [role=option]").filter(has_text=exactly).click()
+    listed = page.locator("[role=listbox] [role=option]").filter(has_text=exactly)
+    if not multiple:
+        listed.click()  # a select's list closes itself
+        return
+    listed.or_(tag).first.wait_for()  # a pick landing late shows its tag, and the list drops it
+    if not tag.count():
+        listed.click()
+    tag.wait_for()  # an Escape before the pick has landed closes the list and the pick is dropped
     page.keyboard.press("Escape")
 
 
