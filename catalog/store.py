@@ -130,8 +130,12 @@ _OFFER_VALUES = attrgetter(*INSTANCE_COLUMNS)
 
 
 def offer_row(offer: InstanceOffer) -> dict:
-    """An instance row as the ``instances`` table stores it (enums as their values)."""
-    return {name: _plain(value) for name, value in zip(INSTANCE_COLUMNS, _OFFER_VALUES(offer), strict=True)}
+    """An instance row as the ``instances`` table stores it (enums as their values; most values are
+    stored as they are, tested here rather than in a call per value)."""
+    return {
+        name: value if type(value) in _AS_STORED else _plain(value)
+        for name, value in zip(INSTANCE_COLUMNS, _OFFER_VALUES(offer), strict=True)
+    }
 
 
 _AS_STORED = frozenset({str, int, float, bool, type(None), list, tuple})
