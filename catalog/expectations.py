@@ -336,7 +336,7 @@ def apply(con: duckdb.DuckDBPyConnection, now: datetime, rows: str = "instances"
         "WHERE m.provider = r.provider AND m.instance_type = r.instance_type)"
     )
     derivation = derive(_records(con, about), _records(con, RELEVANT_SQL))
-    carried = upstream.carried_claims(con.execute(upstream.resold_sql(rows)).df())
+    carried = upstream.carried_claims(_records(con, upstream.resold_sql(rows)))
     derivation.claims += [(p, i, c, _when(f)) for p, i, c, f in carried]
     derivation.carried = [(p, i, c) for p, i, c, _ in carried]
     _sync_claims(con, derivation, now)

@@ -74,8 +74,9 @@ WHERE p.valid_to IS NULL AND p.provider = g.provider AND p.instance_type = g.ins
 def write_exchange_rates(con: duckdb.DuckDBPyConnection) -> None:
     """The catalog's exchange rates (normalize/exchange_rates.csv), replacing what the table held."""
     con.execute("DELETE FROM exchange_rates")
-    con.executemany(
-        "INSERT INTO exchange_rates VALUES (?, ?, ?, ?, ?)",
+    _insert_values(
+        con,
+        "exchange_rates",
         [[r.currency, r.usd_per_unit, r.rate_date, r.source_url, r.note] for r in RATES.values()],
     )
 
@@ -83,8 +84,9 @@ def write_exchange_rates(con: duckdb.DuckDBPyConnection) -> None:
 def write_offer_lists(con: duckdb.DuckDBPyConnection) -> None:
     """How old each offer list is (scrapers.offer_lists.ages), replacing what the table held."""
     con.execute("DELETE FROM offer_lists")
-    con.executemany(
-        "INSERT INTO offer_lists VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    _insert_values(
+        con,
+        "offer_lists",
         [
             [
                 o.provider,
@@ -99,6 +101,16 @@ def write_offer_lists(con: duckdb.DuckDBPyConnection) -> None:
             for o in OFFER_LISTS
         ],
     )
+
+
+def _insert_values(con: duckdb.DuckDBPyConnection, table: str, rows: list[list[object]]) -> None:
+    """``rows`` into ``table`` in one statement: ``executemany`` runs a statement per row (most of
+    writing these small tables)."""
+    if rows:
+        one = f"({', '.join('?' * len(rows[0]))})"
+        con.execute(
+            f"INSERT INTO {table} VALUES {', '.join([one] * len(rows))}", [v for r in rows for v in r]
+        )
 
 
 def flag_placeholders(con: duckdb.DuckDBPyConnection, rows: str = "instances") -> None:

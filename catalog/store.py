@@ -130,8 +130,12 @@ _OFFER_VALUES = attrgetter(*INSTANCE_COLUMNS)
 
 
 def offer_row(offer: InstanceOffer) -> dict:
-    """An instance row as the ``instances`` table stores it (enums as their values)."""
-    return {name: _plain(value) for name, value in zip(INSTANCE_COLUMNS, _OFFER_VALUES(offer), strict=True)}
+    """An instance row as the ``instances`` table stores it (enums as their values; most values are
+    stored as they are, tested here rather than in a call per value)."""
+    return {
+        name: value if type(value) in _AS_STORED else _plain(value)
+        for name, value in zip(INSTANCE_COLUMNS, _OFFER_VALUES(offer), strict=True)
+    }
 
 
 _AS_STORED = frozenset({str, int, float, bool, type(None), list, tuple})
@@ -276,6 +280,11 @@ class CatalogWriter:
         self.con.execute("SET enable_progress_bar = false")  # a query slowed by spilling must not draw one
         with suppress(duckdb.CatalogException):  # an engine before 1.2 has no such setting: FSST it is
             self.con.execute(f"SET disabled_compression_methods = '{UNUSED_COMPRESSION}'")
+        # The file is a temporary one until _commit fsyncs it whole and swaps it in (a crash before
+        # leaves a file the next writer removes), so the engine's sync of each commit's WAL, some 20 a
+        # refresh at a few ms each, keeps nothing safe. An engine without the setting syncs as before.
+        with suppress(duckdb.CatalogException, duckdb.InvalidInputException):
+            self.con.execute("SET fsync_mode = 'none'")
         self._create_tables()
         self._insert("measurements", self._salvaged)  # a corrupt old catalog's imported readings
         if self.has_old:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pandas as pd
-
 from normalize.vocab import Basis, Evidence
 from records.offers import TEXT_FIELDS, Claim
 
@@ -44,27 +42,25 @@ def _lacks(row: dict) -> bool:
         return row["r_fabric"] == "unknown"
     if field == "inter_node_gbits_per_s":
         return row["r_basis"] in (Basis.MISSING.value, Basis.UPSTREAM.value)
-    return pd.isna(row["r_nics"])
+    return row["r_nics"] is None
 
 
-def carried_claims(resold: pd.DataFrame) -> list[tuple[str, str, Claim, object]]:
+def carried_claims(resold: list[dict]) -> list[tuple[str, str, Claim, object]]:
     """(provider, instance type, claim, fetched_at) for every upstream fact a resold row lacks: the
-    first stated claim of each field, as the upstream row shows it (pure)."""
+    first stated claim of each field, as the upstream row shows it (pure). ``resold`` is the rows of
+    ``resold_sql`` as DuckDB gives them (NULL as None, a DATE as a date)."""
     out: list[tuple[str, str, Claim, object]] = []
     seen: set[tuple[str, str, str]] = set()
     order = {"stated": 0, "paraphrased": 1}
-    for row in sorted(
-        resold.to_dict("records"), key=lambda r: (order[r["basis"]], r["source_url"], r["quote"])
-    ):
+    for row in sorted(resold, key=lambda r: (order[r["basis"]], r["source_url"], r["quote"])):
         key = (row["provider"], row["instance_type"], row["field"])
         if key in seen or not _lacks(row):
             continue
         seen.add(key)
         text = row["field"] in TEXT_FIELDS
-        read_on = row["read_on"]
         claim = Claim(
             evidence=Evidence(row["evidence"]),
-            read_on=None if read_on is None or pd.isna(read_on) else pd.Timestamp(read_on).date(),
+            read_on=row["read_on"],
             field=row["field"],
             value=row["value_text"] if text else float(row["value"]),
             quote=row["quote"],
@@ -76,7 +72,7 @@ def carried_claims(resold: pd.DataFrame) -> list[tuple[str, str, Claim, object]]
                 f"({row['basis']} there)" + (f"; {row['qualifiers']}" if row["qualifiers"] else "")
             ),
         )
-        if row["original_url"] and not pd.isna(row["original_url"]):
+        if row["original_url"]:
             claim = replace(claim, original_url=row["original_url"])
         out.append((row["provider"], row["instance_type"], claim, row["fetched_at"]))
     return out

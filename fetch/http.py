@@ -168,6 +168,11 @@ class Fetcher:
         self._host_slots: dict[str, FairSlots] = {}
         self._files = _files_of(client)
 
+    @property
+    def reads_files(self) -> bool:
+        """Whether documents are read from a mirror directory (each read answers at once)."""
+        return self._files is not None
+
     def _conditional_headers(self, url: str) -> dict[str, str]:
         prev = self.previous.get(url)
         if prev is None or not prev.ok:
@@ -273,13 +278,21 @@ class Fetcher:
         return self.failed(url, provider, error, status=status, attempts=self.max_attempts), FetchError
 
     async def fetch_checked(
-        self, url: str, provider: str, budget: Budget, check: Check, work: WorkClock | None = None
+        self,
+        url: str,
+        provider: str,
+        budget: Budget,
+        check: Check,
+        work: WorkClock | None = None,
+        *,
+        required: bool = True,
     ) -> tuple[Document, type[FetchError]]:
         """Fetch one URL within the concurrency bounds (fair per provider) and the per-document
         deadline; the document, and the error class to raise if it is required and not ok. The wait
-        for a slot is marked on ``work``, the provider's clock, which does not charge it."""
+        for a slot is marked on ``work``, the provider's clock, which does not charge it. A document
+        read from a mirror directory is marked ``required`` as it is made (not copied to mark it)."""
         if self._files is not None:  # a mirror directory: a read that never waits, so no slot or deadline
-            doc, kind = self._from_mirror(self._files, url, provider, budget)
+            doc, kind = self._from_mirror(self._files, url, provider, budget, required)
             if self.on_document is not None:
                 self.on_document(doc)
             return doc, kind
@@ -311,7 +324,7 @@ class Fetcher:
         return doc, kind
 
     def _from_mirror(
-        self, files: MirrorTransport, url: str, provider: str, budget: Budget
+        self, files: MirrorTransport, url: str, provider: str, budget: Budget, required: bool = True
     ) -> tuple[Document, type[FetchError]]:
         """``url`` read from a mirror directory as one attempt of ``_attempts`` would read it through
         the client (same document, same error), without the request, the response and the stream:
@@ -334,6 +347,7 @@ class Fetcher:
             body=body,
             sha256=body_sha256(body),
             bytes_received=len(raw),
+            required=required,
             fetched_url=sent,
         )
         return document, FetchError
@@ -482,7 +496,7 @@ class ProviderFetcher:
             try:
                 with self.work.request():
                     doc, kind = await self.fetcher.fetch_checked(
-                        url, self.provider, self.budget, self.off_limits, self.work
+                        url, self.provider, self.budget, self.off_limits, self.work, required=required
                     )
             except asyncio.CancelledError:  # the provider's deadline passed while this one was running
                 self.documents.append(self.fetcher.failed(url, self.provider, "cancelled: provider deadline"))
@@ -514,10 +528,19 @@ class ProviderFetcher:
 
     async def get_all(self, urls: list[str], *, required: bool = True) -> list[Document]:
         """Fetch several URLs concurrently (within the fetcher's bounds), in the order given. Every one
-        runs to its end before the first error, if any, is raised."""
-        results = await asyncio.gather(
-            *(self.get(u, required=required) for u in urls), return_exceptions=True
-        )
+        runs to its end before the first error, if any, is raised. From a mirror directory, where a
+        read never waits, one after the other: a task each was most of what scheduling them cost."""
+        results: list[Document | BaseException] = []
+        if self.fetcher.reads_files:
+            for url in urls:
+                try:
+                    results.append(await self.get(url, required=required))
+                except Exception as exc:  # as gather's return_exceptions keeps it
+                    results.append(exc)
+        else:
+            results = await asyncio.gather(
+                *(self.get(u, required=required) for u in urls), return_exceptions=True
+            )
         documents: list[Document] = []
         for result in results:
             if isinstance(result, BaseException):

@@ -129,9 +129,12 @@ def _shaped(value: object, kind: type, path: str) -> Any:
     return value
 
 
-def parse_json(text: str, origin: Origin, version: str | None = None) -> list[Measurement]:
-    """Readings of an ``nvbandwidth -j`` run; ``version`` stands in when the JSON has none. ParseError
-    naming the JSON path for any other shape than nvbandwidth's own."""
+def parse_json(
+    text: str, origin: Origin, version: str | None = None, *, attribution: str = ""
+) -> list[Measurement]:
+    """Readings of an ``nvbandwidth -j`` run; ``version`` stands in when the JSON has none;
+    ``attribution`` ends every reading's notes (a source's licence: each reading made once, not
+    copied to add it). ParseError naming the JSON path for any other shape than nvbandwidth's own."""
     check_output_size(text)
     try:
         document = json.loads(text)
@@ -173,12 +176,18 @@ def parse_json(text: str, origin: Origin, version: str | None = None) -> list[Me
         described = _shaped(case.get("bandwidth_description", ""), str, f"{where}.bandwidth_description")
         matrices.append(Matrix(name, described, matrix, json_path=where))
     notes = f"{waived} test cases waived (one GPU, or no peer access)" if waived else ""
-    readings = _readings(matrices, origin, version, nodes=None, extra=notes)
-    return readings + _no_peer_access(text, matrices, peer_waived, origin, version)
+    extra = "; ".join(filter(None, [notes, attribution]))
+    readings = _readings(matrices, origin, version, nodes=None, extra=extra)
+    return readings + _no_peer_access(text, matrices, peer_waived, origin, version, attribution)
 
 
 def _no_peer_access(
-    text: str, matrices: list[Matrix], waived: list[tuple[int, str]], origin: Origin, version: str | None
+    text: str,
+    matrices: list[Matrix],
+    waived: list[tuple[int, str]],
+    origin: Origin,
+    version: str | None,
+    attribution: str,
 ) -> list[Measurement]:
     """A "Waived" gpu_p2p_status reading when a run of two or more GPUs waived every device-to-device
     test and passed none; nothing otherwise (one GPU waives them too, and proves nothing)."""
@@ -191,6 +200,10 @@ def _no_peer_access(
     quote = next((ln.strip() for ln in text.splitlines() if '"Waived"' in ln), '"status" : "Waived"')
     index, _ = waived[0]
     names = ", ".join(name for _, name in waived)
+    why = (
+        f"every device-to-device test waived on {gpus} GPUs ({names}): no GPU peer-to-peer access; "
+        "GPU-to-GPU traffic is staged through host memory"
+    )
     reading = measurement(
         origin,
         "gpu_p2p_status",
@@ -201,10 +214,7 @@ def _no_peer_access(
         tool="nvbandwidth",
         tool_version=version,
         gpus=gpus,
-        notes=(
-            f"every device-to-device test waived on {gpus} GPUs ({names}): no GPU peer-to-peer access; "
-            "GPU-to-GPU traffic is staged through host memory"
-        ),
+        notes="; ".join(filter(None, [why, attribution])),
     )
     return [reading]
 

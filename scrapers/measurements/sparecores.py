@@ -117,9 +117,9 @@ def run_readings(run: str, stdout: str, meta: dict, source: str) -> list[Measure
     failed = _failed_attempt(meta)
     when = datetime.fromisoformat(started) if isinstance(started, str) and not failed else None
     version = meta.get("version") if isinstance(meta.get("version"), str) and not failed else None
-    readings = parse_json(stdout, _origin(run, NVBANDWIDTH, source, when), version)
     extra = f"meta.json {failed}: this output is an earlier run's, date unknown" if failed else ""
-    return [_attributed(m, extra) for m in readings]
+    attribution = "; ".join(part for part in (extra, LICENCE) if part)
+    return parse_json(stdout, _origin(run, NVBANDWIDTH, source, when), version, attribution=attribution)
 
 
 def smi_readings(run: str, stdout: str, meta: dict, source: str) -> list[Measurement]:

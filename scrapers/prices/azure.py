@@ -13,6 +13,7 @@ costs differently per region (ND96isr_H100_v5: 98.32 in eastus, 142.60 in austra
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from records.documents import DocumentSet
 from records.prices import Price
@@ -32,7 +33,7 @@ def parse_prices(text: str, url: str = PRICES_URL) -> list[Price]:
     return map_prices(entries, provider="azure", url=url, context='initialOnDemandPrices["{region}"]')
 
 
-def prices_in(documents: DocumentSet) -> list[Price]:
-    """The prices of the stored price table, or none if it could not be fetched."""
+def prices_in(documents: DocumentSet, parse: Callable[[str], list[Price]] = parse_prices) -> list[Price]:
+    """The prices of the stored price table (read by ``parse``), or none if it could not be fetched."""
     text = price_text(documents, PRICES_URL, "azure")
-    return [] if text is None else parse_prices(text)
+    return [] if text is None else parse(text)

@@ -38,6 +38,7 @@ SHARED_HELPERS = (
     "naming",
     "resale",
     "revisions",
+    "shared_parse",
     "tables",
 )
 

@@ -45,6 +45,7 @@ from scrapers.documents.azure.series import (
 )
 from scrapers.prices import azure as azure_prices
 from scrapers.prices.tables import fetches_also
+from scrapers.shared_parse import SharedParse
 from scrapers.tables import Table, clean, find_tables
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,10 @@ class Azure(Scraper):
         azure_prices.PRICES_URL: azure_prices.LAYOUT,
     }
 
+    def __init__(self) -> None:
+        # The price table names sizes (parse) and prices them (parse_prices): parsed once for both.
+        self._price_table = SharedParse(azure_prices.parse_prices)
+
     @fetches_also(azure_prices.PRICES_URL)
     async def fetch(self, fetcher: ProviderFetcher) -> None:
         families = await fetcher.get_all(list(FAMILY_PAGES))
@@ -110,11 +115,11 @@ class Azure(Scraper):
         if not offers:
             raise LayoutError("no Azure GPU sizes found on any series page")
         listed = {o.instance_type for o in offers}
-        named, sized = parse_named(documents, listed, rdma, FAMILY_PAGES, INFINIBAND_PAGE)
+        named, sized = parse_named(documents, listed, rdma, FAMILY_PAGES, INFINIBAND_PAGE, self._price_table)
         return offers + named + parse_specs_only(documents, sized)
 
     def parse_prices(self, documents: DocumentSet) -> list[Price]:
-        return azure_prices.prices_in(documents)
+        return azure_prices.prices_in(documents, self._price_table)
 
 
 def series_urls(family_pages: list[tuple[str, str]]) -> list[str]:

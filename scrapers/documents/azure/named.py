@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from normalize.boards import board_of
@@ -22,6 +23,7 @@ from normalize.units import parse_count, to_number
 from normalize.vocab import Basis, Fabric, Link
 from records.documents import DocumentSet
 from records.offers import Claim, RawOffer
+from records.prices import Price
 from scrapers.claims import fact, gpu_model_claim
 from scrapers.documents.azure import prose as azure_prose
 from scrapers.documents.azure.gpu import gpu_identity, rdma_capable
@@ -49,10 +51,13 @@ class Naming:
     gpu_count: float | None = None
 
 
-def named_sizes(documents: DocumentSet) -> dict[str, list[Naming]]:
-    """Every GPU size the health-check confs and the price table name, with the documents naming it
-    (confs first: they state a GPU count). A conf or price table that cannot be read names nothing
-    (a price table's failure is its prices' to report: the series pages' rows do not depend on it)."""
+def named_sizes(
+    documents: DocumentSet, parse_prices: Callable[[str], list[Price]] = azure_prices.parse_prices
+) -> dict[str, list[Naming]]:
+    """Every GPU size the health-check confs and the price table (read by ``parse_prices``) name, with
+    the documents naming it (confs first: they state a GPU count). A conf or price table that cannot
+    be read names nothing (a price table's failure is its prices' to report: the series pages' rows do
+    not depend on it)."""
     named: dict[str, list[Naming]] = {}
     for url, size in HEALTH_CONFS.items():
         text = documents.optional_text(url)
@@ -60,7 +65,7 @@ def named_sizes(documents: DocumentSet) -> dict[str, list[Naming]]:
             named.setdefault(size, []).append(_conf_naming(size, url, text))
     text = documents.optional_text(azure_prices.PRICES_URL)
     try:
-        prices = azure_prices.parse_prices(text) if text is not None else []
+        prices = parse_prices(text) if text is not None else []
     except ParseError as exc:  # the prices' own parse reports it (the provider goes stale there)
         log.warning("azure: no sizes read from the price table: %s", exc)
         prices = []
@@ -123,14 +128,16 @@ def parse_named(
     rdma: azure_prose.RdmaRates,
     pages: tuple[str, ...],
     ib_page: str,
+    parse_prices: Callable[[str], list[Price]] = azure_prices.parse_prices,
 ) -> tuple[list[RawOffer], frozenset[str]]:
     """One row per size the price table or a health check names and no series page lists, placed in
     its series by its name; and the names of the series that got one. A size no series fits (or two
     fit) is skipped (logged): docs/providers.md names those with the reason. ``pages`` are the family
-    pages, ``ib_page`` the InfiniBand page the RDMA rates were read from."""
+    pages, ``ib_page`` the InfiniBand page the RDMA rates were read from, ``parse_prices`` what reads
+    the price table (``named_sizes``)."""
     candidates = series_candidates(documents, pages)
     offers, sized = [], set()
-    for size, namings in named_sizes(documents).items():
+    for size, namings in named_sizes(documents, parse_prices).items():
         if size in listed:
             continue
         series = match_series(size, candidates)
