@@ -42,6 +42,14 @@ class Layout:
     fsdp: bool = False
     recomputed: float = 1.0
 
+    def with_recompute(self, recompute: str, recomputed: float) -> Layout:
+        """The same degrees with ``recompute`` over ``recomputed`` of each stage's layers (built
+        directly: ``dataclasses.replace`` costs twice as much, and a training ranking makes a
+        thousand of these)."""
+        return Layout(
+            self.tp, self.pp, self.ep, self.dp, recompute, self.virtual, self.cp, self.fsdp, recomputed
+        )
+
     @property
     def recomputed_share(self) -> float:
         """The share of layers whose forward pass runs twice (0 unless ``recompute`` is "full")."""

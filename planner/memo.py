@@ -7,7 +7,8 @@ process (the app) stays bounded."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+from dataclasses import fields
+from typing import Any, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -22,3 +23,20 @@ def store(cache: dict[K, V], key: K, value: V) -> V:
         cache.clear()
     cache[key] = value
     return value
+
+
+def fields_hash(value: Any) -> int:
+    """A frozen dataclass's hash as its generated ``__hash__`` computes it (of its fields' tuple),
+    computed once and kept in the instance's dictionary: the planner's caches are keyed on the
+    model, workload and options some ten thousand times a ranking. A class takes it as its
+    ``__hash__`` (with ``state_without_hash`` as its ``__getstate__``)."""
+    found = value.__dict__.get("_hash")
+    if found is None:
+        found = value.__dict__["_hash"] = hash(tuple(getattr(value, f.name) for f in fields(value)))
+    return found
+
+
+def state_without_hash(value: Any) -> dict:
+    """The state to pickle, without the hash ``fields_hash`` kept (another process hashes strings
+    differently)."""
+    return {k: v for k, v in value.__dict__.items() if k != "_hash"}

@@ -17,6 +17,7 @@ from importlib import resources
 
 from normalize.errors import ParseError
 from planner.conversions import BYTES_PER_ELEMENT
+from planner.memo import fields_hash, state_without_hash
 
 #: The two workloads the planner knows.
 WORKLOADS = ("serve", "train")
@@ -58,17 +59,8 @@ class ModelSpec:
     def __post_init__(self) -> None:
         _check_model(self)
 
-    def __hash__(self) -> int:
-        """The hash of the fields, as a frozen dataclass's, computed once: the planner's caches are
-        keyed on the model thousands of times a ranking."""
-        found = self.__dict__.get("_hash")
-        if found is None:
-            found = self.__dict__["_hash"] = hash(tuple(getattr(self, f.name) for f in fields(self)))
-        return found
-
-    def __getstate__(self) -> dict:
-        """The state to pickle, without the hash (another process hashes strings differently)."""
-        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+    __hash__ = fields_hash  # computed once: the planner's caches are keyed on the model
+    __getstate__ = state_without_hash
 
     @property
     def is_moe(self) -> bool:
@@ -195,6 +187,9 @@ class ServeWorkload:
     kv_cache_dtype: str = ""
     kind: str = "serve"
 
+    __hash__ = fields_hash  # computed once: the planner's caches are keyed on the workload
+    __getstate__ = state_without_hash
+
     def kv_dtype(self, model: ModelSpec) -> str:
         """The KV cache's format: the one asked for, else FP8 when the weights are quantized to fp8
         or fp4 (``QUANTIZED_KV_DTYPE``: as NVIDIA's quantized checkpoints and MLPerf runs keep it),
@@ -255,6 +250,9 @@ class TrainWorkload:
     cluster_gpus: int = 1024
     overlap_all_to_all: bool = True
     kind: str = "train"
+
+    __hash__ = fields_hash  # computed once: the planner's caches are keyed on the workload
+    __getstate__ = state_without_hash
 
     def __post_init__(self) -> None:
         for name in ("global_batch_tokens", "sequence_tokens", "micro_batch_sequences", "cluster_gpus"):

@@ -34,6 +34,7 @@ from planner.conversions import BYTES_PER_ELEMENT, gbytes_per_s_to_bytes_per_s, 
 from planner.efficiency import compute_efficiency, hbm_efficiency
 from planner.hardware import Cluster
 from planner.layouts import Layout, groups
+from planner.memo import fields_hash, state_without_hash
 from planner.models import ModelSpec, TrainWorkload
 
 #: Forward, backward through activations, backward through weights.
@@ -50,6 +51,9 @@ class Options:
     usable_memory_fraction: float = 0.9
     activation_dtype: str = "bf16"
     tp_across_domain: bool = False
+
+    __hash__ = fields_hash  # computed once: the planner's caches are keyed on the options
+    __getstate__ = state_without_hash
 
 
 @dataclass(frozen=True)

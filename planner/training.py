@@ -47,7 +47,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import replace
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -215,7 +214,7 @@ def fit_recompute(model: ModelSpec, work: TrainWorkload, layout: Layout, limit: 
         return fixed + in_flight * (share * kept + (1 - share) * layer) + working <= limit
 
     if work.recompute != "full" and fits(0.0):
-        return replace(layout, recompute="selective", recomputed=1.0)
+        return layout.with_recompute("selective", 1.0)
     if work.recompute == "selective" or not fits(1.0):
         return None
     share = 1.0
@@ -225,7 +224,7 @@ def fit_recompute(model: ModelSpec, work: TrainWorkload, layout: Layout, limit: 
         needed = -room / (in_flight * (layer - kept))
         share = min(1.0, math.ceil(needed * stage_layers - 1e-9) / stage_layers)
         share = share if fits(share) else 1.0
-    return replace(layout, recompute="full", recomputed=share)
+    return layout.with_recompute("full", share)
 
 
 # --- how much of the peak training reaches ---------------------------------------------------------

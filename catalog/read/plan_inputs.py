@@ -286,8 +286,10 @@ def node_groups(
     readings = "NULL::VARCHAR"
     if _has(con, "measurements", tables):
         readings = "m.readings"
+        # Listed, then sorted: equal readings give equal text either way, and a list aggregate
+        # with its own ORDER BY sorts group by group, at twice the work.
         joins += f""" LEFT JOIN (SELECT provider, instance_type,
-                           CAST(list(({_READINGS}) ORDER BY {_READINGS}) AS VARCHAR) AS readings
+                           CAST(list_sort(list(({_READINGS}))) AS VARCHAR) AS readings
                     FROM measurements WHERE value IS NOT NULL GROUP BY 1, 2) m
                    USING (provider, instance_type)"""
     inputs = ", ".join(NODE_INPUTS)
