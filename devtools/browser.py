@@ -36,9 +36,11 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 # Records every script-state change of the page, from before the app's first element exists. A
 # change's new state is the next change's old one (or the attribute as it is now, for the last):
 # reading the attribute for each change would record a run that started and ended within one batch
-# of changes as two 'notRunning's, and the run would be missed. It also records the direction of
-# every websocket frame (with the number of state changes before it), so that a run not seen can be
-# told from a rerun never asked for.
+# of changes as two 'notRunning's. A short run can also never show 'running' at all (React renders
+# the batch of messages it came in once, in its final state), so every websocket frame is recorded
+# too: its direction, and of a received ForwardMsg whether it starts a run (``new_session``, field 4)
+# or ends one (``script_finished``, field 6, a varint: 2 is FINISHED_EARLY_FOR_RERUN, a run cut short),
+# with whether the page has painted twice since it arrived.
 RUN_WATCH = """
 window.__runs = [];
 new MutationObserver((changes) => {
@@ -50,24 +52,61 @@ new MutationObserver((changes) => {
   attributes: true, attributeOldValue: true, subtree: true, attributeFilter: ['data-test-script-state'],
 });
 window.__frames = [];
+const forwardKind = (data) => {
+  if (!(data instanceof ArrayBuffer)) return 'other';
+  const bytes = new Uint8Array(data);
+  let at = 0;
+  const varint = () => {
+    let value = 0, shift = 0, byte = 0;
+    do {
+      byte = bytes[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80 && at < bytes.length);
+    return value;
+  };
+  while (at < bytes.length) {
+    const tag = varint(), field = Math.floor(tag / 8), wire = tag % 8;
+    if (field === 4 && wire === 2) return 'start';
+    if (field === 6 && wire === 0) return varint() === 2 ? 'cut' : 'finished';
+    if (wire === 0) varint();
+    else if (wire === 2) { const length = varint(); at += length; }  // not at += varint(): at is read first
+    else if (wire === 1) at += 8;
+    else if (wire === 5) at += 4;
+    else return 'other';
+  }
+  return 'other';
+};
 const PageSocket = window.WebSocket;
 window.WebSocket = class extends PageSocket {
   constructor(...args) {
     super(...args);
-    this.addEventListener('message', () => window.__frames.push(['in', window.__runs.length]));
+    this.addEventListener('message', (event) => {
+      const frame = {way: 'in', kind: forwardKind(event.data), painted: false};
+      window.__frames.push(frame);
+      requestAnimationFrame(() => requestAnimationFrame(() => { frame.painted = true; }));
+    });
   }
   send(data) {
-    window.__frames.push(['out', window.__runs.length]);
+    window.__frames.push({way: 'out', kind: 'other', painted: true});
     return super.send(data);
   }
 };
 """
-RUN_STARTED = "(mark) => window.__runs.slice(mark).includes('running')"
-# True once a run started after the mark and ended, and nothing on the page is stale any more.
-RUN_DONE = """(mark) => {
-  const runs = window.__runs.slice(mark);
-  return runs.includes('running') && runs[runs.length - 1] === 'notRunning'
-      && !document.querySelector('[data-stale="true"]');
+#: Where the records stand before an action: [script states, websocket frames].
+MARK = "[window.__runs.length, window.__frames.length]"
+RUN_STARTED = """([runs, frames]) => window.__runs.slice(runs).includes('running')
+    || window.__frames.slice(frames).some((f) => f.kind === 'start' || f.kind === 'finished')"""
+# True once a run started after the mark and ended, and nothing on the page is stale any more: seen
+# in the script state, or (a run too short to show 'running') by its script_finished frame, painted.
+RUN_DONE = """([runs, frames]) => {
+  const states = window.__runs.slice(runs);
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning'
+      || document.querySelector('[data-stale="true"]')) return false;
+  if (states.includes('running')) return states[states.length - 1] === 'notRunning';
+  const ends = window.__frames.slice(frames).filter((f) => f.kind === 'finished' || f.kind === 'cut');
+  return ends.length > 0 && ends[ends.length - 1].kind === 'finished' && ends[ends.length - 1].painted;
 }"""
 
 
@@ -194,7 +233,7 @@ def timed_run(
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     page.wait_for_timeout(SETTLE_MS)
-    mark = page.evaluate("window.__runs.length")
+    mark = page.evaluate(MARK)
     started = time.perf_counter()
     action()
     if retry_after_ms is not None:
@@ -209,22 +248,21 @@ def timed_run(
     return time.perf_counter() - started
 
 
-def _not_done(page, mark: int) -> str:
-    """Why a run is not seen done: the script states since ``mark`` and what is still stale."""
-    runs = page.evaluate("(mark) => window.__runs.slice(mark)", mark)
+def _not_done(page, mark: list[int]) -> str:
+    """Why a run is not seen done: the script states and websocket frames since ``mark``, and what is
+    still stale."""
+    runs = page.evaluate("(mark) => window.__runs.slice(mark)", mark[0])
     stale = page.evaluate(
         """() => [...document.querySelectorAll('[data-stale="true"]')].slice(0, 5).map(
              (e) => (e.getAttribute('data-testid') || e.tagName) + ': ' + e.innerText.slice(0, 80))"""
     )
-    sent, received = page.evaluate(
-        """(mark) => ['out', 'in'].map(
-             (way) => window.__frames.filter(([w, runs]) => w === way && runs >= mark).length)""",
-        mark,
+    frames = page.evaluate(
+        "(mark) => window.__frames.slice(mark).map((f) => f.way === 'out' ? 'sent' : f.kind)", mark[1]
     )
+    kinds = {kind: frames.count(kind) for kind in dict.fromkeys(frames)}
     return (
         f"script states since the action: {runs[-12:]} ({len(runs)}); still stale: {stale}; "
-        f"websocket frames since the state before it: {sent} sent (a rerun is asked for in one), "
-        f"{received} received"
+        f"websocket frames since it: {kinds} (a rerun is asked for in one sent)"
     )
 
 
