@@ -4,8 +4,9 @@ Chromium driven by Playwright, and the timing of what a user waits for. The end-
 
 Playwright's own browser download needs the internet, so the system's Chromium is launched through
 ``executable_path``, headless, with a fresh user-data directory. Whether a script run is going on is
-read from Streamlit's own ``data-test-script-state`` attribute; every change of it is recorded in
-the page (``RUN_WATCH``), so an interaction is timed from the click to the end of the run it starts.
+read from Streamlit's own ``data-test-script-state`` attribute and, for a run too short to show in it,
+from the websocket's run-start and run-end messages; both are recorded in the page (``RUN_WATCH``), so
+an interaction is timed from the click to the end of the run it starts.
 """
 
 from __future__ import annotations
