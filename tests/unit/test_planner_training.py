@@ -203,3 +203,15 @@ def test_layouts_read_and_print_cp_and_fsdp():
     found = candidate_layouts(preset("llama-3.1-8b"), "train", Cluster(H100, 2), sequence_tokens=8192)
     assert all(lay.pp == 1 for lay in found if lay.fsdp)
     assert {lay.cp for lay in found} == {1, 2}
+
+
+def test_with_recompute_keeps_every_other_field_of_the_layout():
+    """``Layout.with_recompute`` builds the layout from its fields by position (for speed): a field
+    added to ``Layout`` and not passed on would be reset or shifted. Every field is given a value
+    other than its default, and the result must equal ``dataclasses.replace``'s."""
+    from dataclasses import fields
+
+    other = {"int": 3, "str": "selective", "bool": True, "float": 0.25}  # by the annotation's text
+    layout = Layout(**{f.name: other[f.type] for f in fields(Layout)})
+    assert layout.virtual == 3 and layout.fsdp is True and layout.recomputed == 0.25
+    assert layout.with_recompute("full", 0.5) == replace(layout, recompute="full", recomputed=0.5)
