@@ -13,7 +13,7 @@ import pytest
 from catalog import snapshot
 from catalog.cli import main
 from catalog.read.connect import connect_readonly
-from catalog.read.plan import instance_plans, rank
+from catalog.read.plan import COLUMNS, instance_plans, rank, rank_rows
 from catalog.read.plan_inputs import dense_peaks
 from catalog.read.queries import Filters
 from planner.models import ServeWorkload, TrainWorkload, preset
@@ -262,6 +262,9 @@ def test_cli_plan_table_json_and_csv(small_catalog_file, capsys):
     )
     rows = json.loads(capsys.readouterr().out)
     assert [r["instance_type"] for r in rows] == ["p5.48xlarge", "Standard_ND96isr_T9_v9"]
+    with connect_readonly(small_catalog_file) as con:  # every row, planned or not: COLUMNS in order
+        ranked = rank_rows(con, *SERVE_70B)
+    assert ranked[-1]["reason"] and all(list(row) == list(COLUMNS) for row in ranked)
     assert (
         main(
             [
