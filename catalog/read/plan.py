@@ -25,10 +25,10 @@ from catalog.read.plan_inputs import (
     node_groups,
     price_words,
 )
-from catalog.read.prices import CURRENCY
 from catalog.read.queries import Filters, filtered_instances, instances_sql
 from catalog.read.shape import shape
 from catalog.read.text import known
+from normalize.factors import CURRENCY
 from planner.conversions import TOKENS_PER_BILLION, bytes_to_gb
 from planner.hardware import MISSING, Cluster, LinkLevel, Node
 from planner.layouts import Layout
