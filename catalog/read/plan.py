@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 
 from catalog.read.plan_inputs import (
+    NODE_COLUMNS,
     Measurement,
     cheapest_prices,
     measurements_by_instance,
@@ -25,7 +26,7 @@ from catalog.read.plan_inputs import (
     node_groups,
     price_words,
 )
-from catalog.read.queries import Filters, filtered_instances, instances_sql
+from catalog.read.queries import Filters, filtered_instances, instances_sql, plain_sql
 from catalog.read.shape import shape
 from catalog.read.text import known
 from normalize.factors import CURRENCY
@@ -274,7 +275,7 @@ def _group_rows(
     group's verdict is written for a stand-in name, then each row gets its own name back. The
     node and plan of a group come from its hardware group's, with the group's own price."""
     catalog = shape(con)
-    sql, params = instances_sql(filters, catalog)
+    sql, params = plain_sql(filters, catalog, NODE_COLUMNS) or instances_sql(filters, catalog)
     rows = node_groups(con, sql, params, filters.region, filters.spot, catalog.tables)
     first_of: dict[Any, dict] = {}
     hardware_first: dict[Any, dict] = {}

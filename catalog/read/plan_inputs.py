@@ -260,6 +260,8 @@ NODE_INPUTS = (
     "intra_node_link", "intra_node_gbytes_per_s", "intra_node_basis", "scale_up_domain_gpus",
     "inter_node_fabric", "inter_node_gbits_per_s", "inter_node_basis",
 )  # fmt: skip
+#: The columns ``node_groups`` reads of its rows.
+NODE_COLUMNS = ("provider", "instance_type", "flags", *NODE_INPUTS)
 _READINGS = "kind, metric, value, direction, nodes, gpus, port_count, tool"
 
 
@@ -271,10 +273,11 @@ def node_groups(
     spot: bool = False,
     tables: frozenset[str] | None = None,
 ) -> list[dict]:
-    """The rows of ``sql`` (``instances_sql``): their names, flags and ``NODE_INPUTS``, with
-    ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand price, or spot when ``spot``,
-    in ``region`` when one is named: ``cheapest_prices``), ``price_flag`` (why that price looks like a
-    placeholder, NULL when nothing does) and ``node_group``: rows with the same group number have the
+    """The rows of ``sql`` (``instances_sql``, or ``plain_sql`` of ``NODE_COLUMNS``): their names, flags
+    and ``NODE_INPUTS``, with ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand
+    price, or spot when ``spot``, in ``region`` when one is named: ``cheapest_prices``),
+    ``price_flag`` (why that price looks like a placeholder, NULL when nothing does) and
+    ``node_group``: rows with the same group number have the
     same ``NODE_INPUTS``, price and measurements (numbered in one query, however many rows);
     ``hardware_group`` the same without the price (rows whose nodes differ only in name and price)."""
     price = "NULL::DOUBLE AS plan_usd, NULL::VARCHAR AS plan_region, NULL::VARCHAR AS plan_flag"
