@@ -11,7 +11,6 @@ Each command imports what it runs, when it runs: ``query`` never loads a scraper
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -543,7 +542,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(given[0] if given and given[0] in ALONE else None).parse_args(given)
     if getattr(args, "db", "absent") is None:
         args.db = default_db()
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.command not in ALONE:  # what plan runs logs nothing, so it never loads logging
+        import logging
+
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -40,7 +40,6 @@ def names_problem(
 ) -> str | None:
     """The error for a provider, instance type or region the catalog does not have, with a "did you
     mean"; None when all are known."""
-    from catalog.read.prices import regions as price_regions
     from catalog.read.queries import providers as catalog_providers
 
     problem = unknown("provider", providers, catalog_providers(con)) if providers else None
@@ -48,5 +47,7 @@ def names_problem(
         types = [t for (t,) in con.execute("SELECT DISTINCT instance_type FROM instances").fetchall()]
         problem = unknown("instance type", [instance], types)
     if problem is None and regions:
+        from catalog.read.prices import regions as price_regions  # only when a region is named
+
         problem = unknown("region", regions, price_regions(con))
     return problem

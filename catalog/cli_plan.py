@@ -446,7 +446,7 @@ def _plan(args: argparse.Namespace) -> int:
             return 2
     from catalog.read.plan import COLUMNS
     from catalog.read.plan_inputs import price_words
-    from catalog.read.prices import CURRENCY
+    from normalize.factors import CURRENCY
 
     asked = plan_filters(args)
     prices = f"{CURRENCY}, {price_words(asked.region, asked.spot)}"

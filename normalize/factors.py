@@ -16,3 +16,6 @@ SECONDS_PER_HOUR = 3600
 #: Tokens in a million and in a billion (costs are per million or billion tokens).
 TOKENS_PER_MILLION = 1_000_000
 TOKENS_PER_BILLION = 1_000_000_000
+
+#: The currency every price in the catalog is published in (the columns say ``usd``).
+CURRENCY = "USD"

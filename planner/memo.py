@@ -30,10 +30,11 @@ def fields_hash(value: Any) -> int:
     computed once and kept in the instance's dictionary: the planner's caches are keyed on the
     model, workload and options some ten thousand times a ranking. A class takes it as its
     ``__hash__`` (with ``state_without_hash`` as its ``__getstate__``)."""
-    found = value.__dict__.get("_hash")
-    if found is None:
+    try:
+        return value._hash  # an attribute read: the instance dictionary's lookup, without a call
+    except AttributeError:
         found = value.__dict__["_hash"] = hash(tuple(getattr(value, f.name) for f in fields(value)))
-    return found
+        return found
 
 
 def state_without_hash(value: Any) -> dict:

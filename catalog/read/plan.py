@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 
 from catalog.read.plan_inputs import (
+    NODE_COLUMNS,
     Measurement,
     cheapest_prices,
     measurements_by_instance,
@@ -25,10 +26,10 @@ from catalog.read.plan_inputs import (
     node_groups,
     price_words,
 )
-from catalog.read.prices import CURRENCY
-from catalog.read.queries import Filters, filtered_instances, instances_sql
+from catalog.read.queries import Filters, filtered_instances, instances_sql, plain_sql
 from catalog.read.shape import shape
 from catalog.read.text import known
+from normalize.factors import CURRENCY
 from planner.conversions import TOKENS_PER_BILLION, bytes_to_gb
 from planner.hardware import MISSING, Cluster, LinkLevel, Node
 from planner.layouts import Layout
@@ -230,8 +231,8 @@ COLUMNS = (
 )  # fmt: skip
 
 
-#: The columns ``rank`` takes from each row itself (the rest comes from its node group's plan).
-_OWN = ("provider", "instance_type", "gpu_model", "gpus_per_node", "flags", "price_flag")
+#: A ranking's row before it is filled: every column, None, in ``COLUMNS``' order.
+_BLANK: dict[str, Any] = dict.fromkeys(COLUMNS)
 
 
 def _hardware_plans(
@@ -274,7 +275,7 @@ def _group_rows(
     group's verdict is written for a stand-in name, then each row gets its own name back. The
     node and plan of a group come from its hardware group's, with the group's own price."""
     catalog = shape(con)
-    sql, params = instances_sql(filters, catalog)
+    sql, params = plain_sql(filters, catalog, NODE_COLUMNS) or instances_sql(filters, catalog)
     rows = node_groups(con, sql, params, filters.region, filters.spot, catalog.tables)
     first_of: dict[Any, dict] = {}
     hardware_first: dict[Any, dict] = {}
@@ -294,15 +295,16 @@ def _group_rows(
     for row in first_of.values():
         base = hardware[row["hardware_group"]]
         result: Plan | str = base if isinstance(base, str) else _priced(base, row, filters.spot)
-        shared = _row(row, result)
-        by_group[row["node_group"]] = {k: v for k, v in shared.items() if k not in _OWN}
+        by_group[row["node_group"]] = _BLANK | _row(row, result)
     found = []
     for row in rows:
-        own = {k: row["gpu_count" if k == "gpus_per_node" else k] for k in _OWN}
-        out = {c: None for c in COLUMNS if c != "rank"} | own | by_group[row["node_group"]]
+        out = by_group[row["node_group"]].copy()  # in COLUMNS' order, the row's own columns its own
+        name = out["instance_type"] = row["instance_type"]
+        out["provider"], out["gpu_model"], out["flags"] = row["provider"], row["gpu_model"], row["flags"]
+        out["gpus_per_node"], out["price_flag"] = row["gpu_count"], row.get("price_flag")
         for column in ("verdict", "reason"):
             if isinstance(out[column], str):
-                out[column] = out[column].replace(_SHARED_NAME, row["instance_type"])
+                out[column] = out[column].replace(_SHARED_NAME, name)
         found.append(out)
     return found
 
@@ -359,12 +361,11 @@ def rank_rows(
     cost, time = COST_COLUMN[workload.kind], TIME_COLUMN[workload.kind]
     keys = [cost, time] if by == "cost" else [time, cost]  # a tie: cheaper (or faster) first
     found.sort(key=lambda row: _sort_key(row, keys))
-    ranked = []
+    kind = "spot" if filters.spot else "on-demand"
     for position, row in enumerate(found, start=1):
-        row["price_kind"] = "spot" if filters.spot else "on-demand"
-        row["currency"] = CURRENCY
-        ranked.append({"rank": None if _missing(row[keys[0]]) else position} | row)
-    return [{column: row.get(column) for column in COLUMNS} for row in ranked]
+        row["rank"] = None if _missing(row[keys[0]]) else position
+        row["price_kind"], row["currency"] = kind, CURRENCY
+    return found
 
 
 #: The float and whole-number columns of a ranking (the rest are text).

@@ -23,7 +23,6 @@ Which figure each link gets, best first (the plan says which it used):
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable
 
 import duckdb
@@ -105,6 +104,14 @@ def _pick(records: Iterable[Measurement], kind: str, metric: str) -> list[Measur
     return [r for r in records if r["kind"] == kind and r["metric"] == metric]
 
 
+def _median(values: Iterable[float]) -> float:
+    """``statistics.median`` of some values (at least one), as it computes it, without loading
+    ``statistics`` (and ``fractions``) on every ranking's path."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def _copy_figure(records: list[Measurement], kind: str) -> Figure | None:
     values = []
     for r in _pick(records, kind, "gpu_to_gpu_gbytes_per_s"):
@@ -114,7 +121,7 @@ def _copy_figure(records: list[Measurement], kind: str) -> Figure | None:
             values.append(one_way_gbytes_per_s(r["value"]))
     if not values:
         return None
-    median = statistics.median(values)
+    median = _median(values)
     detail = f"{kind} GPU-to-GPU copy, one way, median of {len(values)}"
     # Measured or expected, a copy is what one pair achieved (a health check's expected figure is
     # the copy rate it wants nvbandwidth to reach), never a line rate.
@@ -141,7 +148,7 @@ def intra_figure(row: dict, records: list[Measurement]) -> Figure:
     for kind in ("measured", "expected"):
         links = [r for r in _pick(records, kind, "nvlink_gbytes_per_s") if known(r["port_count"])]
         if links:
-            per_gpu = statistics.median(r["value"] * r["port_count"] for r in links)
+            per_gpu = _median(r["value"] * r["port_count"] for r in links)
             return Figure(per_gpu, kind, f"{kind} NVLink rate per direction x links")
     two_way, basis = row["intra_node_gbytes_per_s"], row["intra_node_basis"]
     if not known(two_way):
@@ -158,7 +165,7 @@ def inter_figure(row: dict, records: list[Measurement], gpus: int) -> Figure:
         for metric in metrics:
             ports = [r for r in _pick(records, kind, metric) if known(r["port_count"])]
             if ports:
-                node_gbits = statistics.median(r["value"] * r["port_count"] for r in ports)
+                node_gbits = _median(r["value"] * r["port_count"] for r in ports)
                 detail = f"{kind} {metric} x ports = {node_gbits:g} Gb/s per node / 8 / {gpus} GPUs"
                 return Figure(fabric_gbytes_per_s_per_gpu(node_gbits, gpus), kind, detail)
     gbits, basis = row["inter_node_gbits_per_s"], row["inter_node_basis"]
@@ -253,6 +260,8 @@ NODE_INPUTS = (
     "intra_node_link", "intra_node_gbytes_per_s", "intra_node_basis", "scale_up_domain_gpus",
     "inter_node_fabric", "inter_node_gbits_per_s", "inter_node_basis",
 )  # fmt: skip
+#: The columns ``node_groups`` reads of its rows.
+NODE_COLUMNS = ("provider", "instance_type", "flags", *NODE_INPUTS)
 _READINGS = "kind, metric, value, direction, nodes, gpus, port_count, tool"
 
 
@@ -264,10 +273,11 @@ def node_groups(
     spot: bool = False,
     tables: frozenset[str] | None = None,
 ) -> list[dict]:
-    """The rows of ``sql`` (``instances_sql``): their names, flags and ``NODE_INPUTS``, with
-    ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand price, or spot when ``spot``,
-    in ``region`` when one is named: ``cheapest_prices``), ``price_flag`` (why that price looks like a
-    placeholder, NULL when nothing does) and ``node_group``: rows with the same group number have the
+    """The rows of ``sql`` (``instances_sql``, or ``plain_sql`` of ``NODE_COLUMNS``): their names, flags
+    and ``NODE_INPUTS``, with ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand
+    price, or spot when ``spot``, in ``region`` when one is named: ``cheapest_prices``),
+    ``price_flag`` (why that price looks like a placeholder, NULL when nothing does) and
+    ``node_group``: rows with the same group number have the
     same ``NODE_INPUTS``, price and measurements (numbered in one query, however many rows);
     ``hardware_group`` the same without the price (rows whose nodes differ only in name and price)."""
     price = "NULL::DOUBLE AS plan_usd, NULL::VARCHAR AS plan_region, NULL::VARCHAR AS plan_flag"

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from normalize.factors import CURRENCY  # the name the price questions' callers import
+
 if TYPE_CHECKING:  # annotations only: the CLI builds its parser from ORDERS without loading either
     import duckdb
     import pandas as pd
@@ -76,10 +78,6 @@ class PriceQuestion:
         if not (math.isfinite(fabric) and 0 <= fabric <= FABRIC_MAX_GBITS_PER_S):
             bound = f"{FABRIC_MAX_GBITS_PER_S:,.0f} Gbit/s per node"
             raise ValueError(f"min_fabric_gbits: {fabric:g} is not a fabric from 0 to {bound}")
-
-
-#: The currency every price in the catalog is published in (the columns say ``usd``).
-CURRENCY = "USD"
 
 
 _RANKED = """

@@ -10,6 +10,7 @@ health (missing values, conflicts, refresh status) has its own modules.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -23,7 +24,7 @@ from normalize.vocab import FABRIC_LABELS, LINK_LABELS, NVLINK_CLASS_LINKS, sql_
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["WORKLOADS", "Filters", "filtered_instances", "instances_sql"]
+__all__ = ["WORKLOADS", "Filters", "filtered_instances", "instances_sql", "plain_sql"]
 
 NVLINK_CLASS_SQL = sql_list(NVLINK_CLASS_LINKS)
 LINK_LABEL_SQL = label_sql("intra_node_link", LINK_LABELS)
@@ -44,6 +45,26 @@ _ASKED_JOIN = f"""LEFT JOIN (
     ) USING (provider, instance_type)"""
 
 
+#: ``$inferred`` False: datasheet-inferred bandwidths read as not stated.
+_UNINFERRED = """REPLACE (
+        CASE WHEN $inferred OR intra_node_basis <> 'inferred'
+             THEN intra_node_gbytes_per_s END AS intra_node_gbytes_per_s,
+        CASE WHEN $inferred OR inter_node_basis <> 'inferred'
+             THEN inter_node_gbits_per_s END AS inter_node_gbits_per_s,
+        CASE WHEN $inferred OR inter_node_basis <> 'inferred'
+             THEN inter_node_gbytes_per_s END AS inter_node_gbytes_per_s
+    )"""
+_FLAGS = """concat_ws(', ', CASE WHEN stale THEN 'stale' END, CASE WHEN conflict THEN 'conflict' END,
+                  CASE WHEN unit_suspect THEN 'unit corrected' END,
+                  CASE WHEN source_kind = 'curated' THEN 'curated' END)"""
+#: The columns ``instances_sql`` derives (and the price columns it joins), which ``plain_sql`` lacks.
+DERIVED_COLUMNS = (
+    "fabric_gbytes_per_s_per_gpu", "frontend_gbytes_per_s_per_gpu", "max_tp_degree_gpus",
+    "confined_to_one_node", "gpu_memory_per_gpu_gb", "gpu_memory_total_gb", "usd_per_gpu_hour",
+    "search_text", "nvlink_to_fabric_ratio", "min_usd_per_hour", "price_region_asked",
+)  # fmt: skip
+
+
 def _derived_sql(catalog: Shape | None, asked: bool = False) -> str:
     """Derived columns on top of ``instances``; ``$inferred`` False blanks inferred bandwidths.
     ``asked``: price each row in ``$region`` (all regions when empty), spot when ``$spot``."""
@@ -59,14 +80,7 @@ def _derived_sql(catalog: Shape | None, asked: bool = False) -> str:
     )
     return f"""
 WITH base AS (
-    SELECT * REPLACE (
-        CASE WHEN $inferred OR intra_node_basis <> 'inferred'
-             THEN intra_node_gbytes_per_s END AS intra_node_gbytes_per_s,
-        CASE WHEN $inferred OR inter_node_basis <> 'inferred'
-             THEN inter_node_gbits_per_s END AS inter_node_gbits_per_s,
-        CASE WHEN $inferred OR inter_node_basis <> 'inferred'
-             THEN inter_node_gbytes_per_s END AS inter_node_gbytes_per_s
-    )
+    SELECT * {_UNINFERRED}
     FROM instances {_PRICE_JOIN if join_prices else ""} {_ASKED_JOIN if asked else ""}
 ), derived AS (
     SELECT *,
@@ -93,9 +107,7 @@ WITH base AS (
         CASE WHEN intra_node_link IN {NVLINK_CLASS_SQL} AND fabric_gbytes_per_s_per_gpu > 0
              THEN intra_node_gbytes_per_s / 2 / fabric_gbytes_per_s_per_gpu
         END AS nvlink_to_fabric_ratio,
-        concat_ws(', ', CASE WHEN stale THEN 'stale' END, CASE WHEN conflict THEN 'conflict' END,
-                  CASE WHEN unit_suspect THEN 'unit corrected' END,
-                  CASE WHEN source_kind = 'curated' THEN 'curated' END) AS flags
+        {_FLAGS} AS flags
     FROM derived
 ), rows AS ({_ASKED_ROWS if asked else "SELECT * FROM flagged"}
 )"""
@@ -147,6 +159,23 @@ def instances_sql(filters: Filters = NO_FILTERS, catalog: Shape | None = None) -
         + " ORDER BY provider, instance_type"
     )
     return sql, params
+
+
+def plain_sql(filters: Filters, catalog: Shape | None, columns: Iterable[str]) -> tuple[str, dict] | None:
+    """``instances_sql``'s rows, in its order, with ``columns`` of the catalog's own (inferred figures
+    blanked as there) or ``flags``: a fraction of the work to bind, for a caller that needs no derived
+    column. None when a filter reads one (then ask ``instances_sql``)."""
+    where, params = where_sql(
+        filters, nvlink_class_sql=NVLINK_CLASS_SQL, priced=catalog is not None and catalog.priced
+    )
+    if any(column in clause for clause in where for column in DERIVED_COLUMNS):
+        return None
+    sql = (
+        f"SELECT {', '.join(columns)} FROM (SELECT * {_UNINFERRED}, {_FLAGS} AS flags FROM instances)"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + " ORDER BY provider, instance_type"
+    )
+    return sql, params | {"inferred": filters.include_inferred}
 
 
 def filtered_instances(

@@ -13,9 +13,10 @@ import pytest
 from catalog import snapshot
 from catalog.cli import main
 from catalog.read.connect import connect_readonly
-from catalog.read.plan import instance_plans, rank
-from catalog.read.plan_inputs import dense_peaks
-from catalog.read.queries import Filters
+from catalog.read.plan import COLUMNS, instance_plans, rank, rank_rows
+from catalog.read.plan_inputs import NODE_COLUMNS, dense_peaks, node_groups
+from catalog.read.queries import Filters, instances_sql, plain_sql
+from catalog.read.shape import shape
 from planner.models import ServeWorkload, TrainWorkload, preset
 from planner.plan import plan
 from planner.verdict import verdict
@@ -234,6 +235,41 @@ def test_the_shipped_catalog_plans(tmp_path):
     assert (ranked["nodes"] * ranked["gpus_per_node"] >= 1024).all()
 
 
+#: Every filter ``plain_sql`` asks itself, one at a time and together, and the ones it leaves to
+#: ``instances_sql`` (they read a derived column).
+PLAIN_FILTERS = (
+    Filters(),
+    Filters(providers=("aws", "gcp")),
+    Filters(gpu_counts=(8,), intra_links=("nvswitch", "pcie"), fabrics=("efa", "infiniband")),
+    Filters(min_scale_up_domain_gpus=8, peer_access=("yes",)),
+    Filters(min_fabric_gbits_per_s_per_node=1600, include_inferred=False),
+    Filters(include_inferred=False, include_stale=False, include_curated=False, spot=True),
+)
+DERIVED_FILTERS = (
+    Filters(search="H100"),
+    Filters(region="us-east-1"),
+    Filters(max_usd_per_gpu_hour=3.0),
+    Filters(min_fabric_gbytes_per_s_per_gpu=50),
+    Filters(min_gpu_memory_gb=80, min_total_gpu_memory_gb=640),
+)
+
+
+def test_plain_rows_group_as_the_derived_ones_do(tmp_path):
+    db = tmp_path / "seeded.duckdb"
+    snapshot.load(snapshot.DEFAULT_DIR, db)
+    with connect_readonly(db) as con:
+        catalog = shape(con)
+        for filters in PLAIN_FILTERS:
+            plain = plain_sql(filters, catalog, NODE_COLUMNS)
+            assert plain is not None, filters
+            groups = [
+                node_groups(con, *sql, filters.region, filters.spot)
+                for sql in (plain, instances_sql(filters, catalog))
+            ]
+            assert groups[0] == groups[1] and groups[0], filters
+        assert all(plain_sql(filters, catalog, NODE_COLUMNS) is None for filters in DERIVED_FILTERS)
+
+
 def test_cli_plan_table_json_and_csv(small_catalog_file, capsys):
     db = str(small_catalog_file)
     assert main(["plan", "--model", "llama-3.1-70b", "--workload", "serve", "--db", db]) == 0
@@ -262,6 +298,9 @@ def test_cli_plan_table_json_and_csv(small_catalog_file, capsys):
     )
     rows = json.loads(capsys.readouterr().out)
     assert [r["instance_type"] for r in rows] == ["p5.48xlarge", "Standard_ND96isr_T9_v9"]
+    with connect_readonly(small_catalog_file) as con:  # every row, planned or not: COLUMNS in order
+        ranked = rank_rows(con, *SERVE_70B)
+    assert ranked[-1]["reason"] and all(list(row) == list(COLUMNS) for row in ranked)
     assert (
         main(
             [

@@ -4,6 +4,8 @@ expected and measured marks of several instances' cliffs."""
 
 from __future__ import annotations
 
+import statistics
+
 import duckdb
 import pytest
 
@@ -121,3 +123,10 @@ def test_cliff_marks_of_several_instances(shipped):
     a3 = marks[marks["instance_type"] == "a3-highgpu-8g"]
     assert set(a3["kind"]) == {"measured"} and a3["gbytes_per_s"].max() == pytest.approx(388.755)
     assert list(marks["instance_type"].unique()) == ["p5.48xlarge", "a3-highgpu-8g"]
+
+
+def test_the_median_of_measurements_is_statistics_median():
+    from catalog.read.plan_inputs import _median
+
+    for values in ([5.0], [3.0, 1.0], [400.0, 100.0, 200.0, 390.5], [7, 1, 3], [0.1, 0.2, 0.3, 0.4, 1e9]):
+        assert _median(iter(values)) == statistics.median(values), values
