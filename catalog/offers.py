@@ -19,9 +19,11 @@ from normalize.gpus import BY_ID, GPU_TABLE, GPUS, PCIE_OR_BRIDGE, GpuSpec, memo
 from normalize.units import gbits_to_gbytes
 from normalize.vocab import SCALE_UP_LINKS, VALUE_BASES, Basis, Evidence, Fabric, Link, SellerKind
 from records.columns import INSTANCES
+from records.frozen import direct_init
 from records.offers import CONTRADICTED, Claim, InstanceOffer, RawOffer
 
 
+@direct_init
 @dataclass(frozen=True)
 class _Intra:
     link: Link

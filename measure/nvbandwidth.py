@@ -41,6 +41,7 @@ from measure.common import (
 )
 from normalize.errors import ParseError
 from normalize.units import MAX_NUMBER, to_number
+from records.frozen import direct_init
 from records.measurements import Measurement
 
 # test-case name → (metric, direction) for the tests that measure a link; others are not read.
@@ -73,6 +74,7 @@ _SCALARS = frozenset({float, int, str, type(None)})
 Cell = tuple[str, str, str] | None
 
 
+@direct_init
 @dataclass(frozen=True)
 class Matrix:
     """One bandwidth matrix of one test case: rows of cells. A text matrix's cells are ``Cell``s; a
