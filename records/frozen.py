@@ -38,4 +38,27 @@ def direct_init(cls: type[T]) -> type[T]:
     init.__module__ = cls.__module__
     init.__doc__ = cls.__init__.__doc__
     cls.__init__ = init  # type: ignore[method-assign]
+    _DIRECT[cls] = frozenset(f.name for f in fields)
     return cls
+
+
+def replaced(record: T, **changes: Any) -> T:
+    """``dataclasses.replace(record, **changes)`` for a record with ``direct_init``'s ``__init__``: the
+    same values stored the same way and ``__post_init__`` run on them, without a call per field to
+    read them back and pass them in again. Anything else (another class, a name that is not a field,
+    a record whose ``__dict__`` holds more or less than its fields) goes to ``dataclasses.replace``."""
+    names = _DIRECT.get(type(record))
+    own = record.__dict__
+    if names is None or own.keys() != names or not changes.keys() <= names:
+        return dataclasses.replace(record, **changes)  # type: ignore[type-var]
+    new = object.__new__(type(record))
+    values = new.__dict__
+    values.update(own)
+    values.update(changes)
+    if hasattr(new, "__post_init__"):
+        new.__post_init__()
+    return new
+
+
+#: The classes given direct_init's ``__init__``, with their field names.
+_DIRECT: dict[type, frozenset[str]] = {}

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from normalize.errors import InvalidOffer
 from records.documents import Document
-from records.frozen import direct_init
+from records.frozen import direct_init, replaced
 from records.measurements import Measurement
 from records.offers import Claim, InstanceOffer, OfferIdentity, RawOffer
 from records.prices import Price
@@ -84,3 +85,24 @@ def test_the_records_take_the_parameters_their_fields_say(cls):
         (f.name, inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default)
         for f in dataclasses.fields(cls)
     ]
+
+
+def test_replaced_is_dataclasses_replace():
+    claim = Claim("gpu_count", 8.0, "8 GPUs", "https://example.com/a", context="table")
+    changed: list[dict[str, Any]] = [
+        {},
+        {"original_url": "https://example.com/o"},
+        {"value": 4.0, "quote": "4 GPUs"},
+    ]
+    for changes in changed:
+        new = replaced(claim, **changes)
+        assert new.__dict__ == dataclasses.replace(claim, **changes).__dict__ and type(new) is Claim
+    with pytest.raises(InvalidOffer, match="no quote"):  # __post_init__ checks the new values
+        replaced(claim, quote=" ")
+    with pytest.raises(TypeError):  # not a field: dataclasses.replace refuses it as before
+        replaced(claim, colour="red")
+    price = Price("aws", "p5", "us-east-1", 98.32, None, "https://example.com/p", "98.32")
+    assert (
+        replaced(price, region="eu-west-1").__dict__
+        == dataclasses.replace(price, region="eu-west-1").__dict__
+    )
