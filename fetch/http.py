@@ -329,7 +329,7 @@ class Fetcher:
         """``url`` read from a mirror directory as one attempt of ``_attempts`` would read it through
         the client (same document, same error), without the request, the response and the stream:
         a file answers at once, never with a redirect, a retry or a validator."""
-        sent = str(canonical_url(url))
+        sent = canonical(url)
         try:
             status, raw = files.read(sent, budget.max_document_bytes)
         except FetchError as exc:  # over the cap
