@@ -7,6 +7,7 @@ Two claims that disagree are both kept and the row is marked ``conflict``: never
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -18,9 +19,11 @@ from normalize.gpus import BY_ID, GPU_TABLE, GPUS, PCIE_OR_BRIDGE, GpuSpec, memo
 from normalize.units import gbits_to_gbytes
 from normalize.vocab import SCALE_UP_LINKS, VALUE_BASES, Basis, Evidence, Fabric, Link, SellerKind
 from records.columns import INSTANCES
+from records.frozen import direct_init
 from records.offers import CONTRADICTED, Claim, InstanceOffer, RawOffer
 
 
+@direct_init
 @dataclass(frozen=True)
 class _Intra:
     link: Link
@@ -210,6 +213,7 @@ def fitting_first(claims: list[Claim], spec: GpuSpec | None, gpu_count: float | 
     return [c for c in claims if fits(c)] + [c for c in claims if not fits(c)]
 
 
+@functools.lru_cache(maxsize=1024)  # a scan of the GPU table, the same for every row of a model
 def family_nominal_gb(model: str | None) -> float | None:
     """The nominal size of a family-level model ('H100-80GB' → 80) when every part it can be is sold
     by that size; None for a model with no size ('H100') or one the GPU table does not know."""

@@ -24,6 +24,7 @@ from normalize.vocab import (
     Link,
     PeerAccess,
 )
+from records.frozen import direct_init
 from records.offers import Claim
 
 GEFORCE_EVIDENCE = (
@@ -33,6 +34,7 @@ GEFORCE_EVIDENCE = (
 )
 
 
+@direct_init
 @dataclass(frozen=True)
 class Peer:
     """The three peer-access columns of one row."""

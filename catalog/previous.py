@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime
+from enum import StrEnum
 from typing import Any
 
 import duckdb
@@ -33,6 +34,10 @@ _ENUM_COLUMNS = {
     "gpu_peer_access_basis": Basis,
 }
 
+#: Each enum's members by value: a lookup, where calling the enum is a few method calls per value.
+_MEMBERS: dict[type[StrEnum], dict[str, StrEnum]] = {
+    enum: {member.value: member for member in enum} for enum in set(_ENUM_COLUMNS.values())
+}
 
 #: The InstanceOffer fields an ``instances`` row stores as columns of the same name (once: ``fields``
 #: builds its list anew on every call, and every published row is read back through here).
@@ -45,7 +50,9 @@ def row_offer(row: Mapping, claims: tuple[Claim, ...]) -> InstanceOffer:
     values = {name: row[name] for name in _COLUMN_FIELDS if name in row}
     for name, enum in _ENUM_COLUMNS.items():
         if name in values:
-            values[name] = enum(values[name])
+            value = values[name]
+            member = _MEMBERS[enum].get(value) if type(value) is str else None
+            values[name] = member if member is not None else enum(value)  # enum() raises as it did
     if "notes" in values:
         values["notes"] = _notes(values["notes"])
     identity = OfferIdentity(

@@ -39,8 +39,8 @@ def _original(url: str) -> str:
 class CopyTransport(MirrorTransport):
     """The mirror, also under ``c<k>.<host>`` for every copy ``k``."""
 
-    def path_for(self, url: httpx.URL | str) -> Path:
-        return super().path_for(_original(str(url)))
+    def file_for(self, url: httpx.URL | str) -> str:
+        return super().file_for(_original(str(url)))
 
 
 class _Rewriting:

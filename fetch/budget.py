@@ -10,12 +10,14 @@ streams and stops at the cap, whether the bytes come from the network or from a 
 from __future__ import annotations
 
 import codecs
+import hashlib
 import zlib
 from dataclasses import astuple, dataclass
 
 import httpx
 
 from normalize.errors import FetchError, TooLarge
+from records.documents import body_sha256
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,18 @@ async def read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, 
     if len(body) > max_bytes:
         raise over_cap(max_bytes)
     return bytes(body), received
+
+
+def decoded_utf8(body: bytes) -> tuple[str, str]:
+    """``decode_text(body, None)`` and the SHA-256 of the text as stored (``body_sha256``): of the
+    bytes themselves when they are valid UTF-8, which the text encodes back to exactly, so nothing
+    is encoded again to hash it."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        text = decode_text(body, None)
+        return text, body_sha256(text)
+    return text, hashlib.sha256(body).hexdigest()
 
 
 def decode_text(body: bytes, charset: str | None) -> str:

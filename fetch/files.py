@@ -42,23 +42,34 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def read_capped_file(path: Path, max_bytes: int) -> bytes:
+def read_capped_file(path: Path | str, max_bytes: int) -> bytes:
     """The bytes of the regular file at ``path`` (symlinks followed), at most ``max_bytes``."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         refused = FileMissing if exc.errno in _NO_FILE else FileRefused
         raise refused(f"{path}: cannot open it: {exc.strerror or exc}") from None
-    mode = os.fstat(fd)
-    if not stat.S_ISREG(mode.st_mode):
-        os.close(fd)
-        raise FileMissing(f"{path}: not a regular file ({_kind(mode.st_mode)}); refused unread")
-    with os.fdopen(fd, "rb") as handle:
+    try:
+        mode = os.fstat(fd)
+        if not stat.S_ISREG(mode.st_mode):
+            raise FileMissing(f"{path}: not a regular file ({_kind(mode.st_mode)}); refused unread")
         if mode.st_size > max_bytes:
             raise FileTooLarge(f"{path}: {mode.st_size:,} bytes, over the {max_bytes:,}-byte cap")
-        body = handle.read(mode.st_size + 1)  # its size and a byte more, not a buffer of the cap
+        body = _read(fd, mode.st_size + 1)  # its size and a byte more, not a buffer of the cap
         if len(body) > mode.st_size:  # it grew since fstat: the rest, up to a byte past the cap
-            body += handle.read(max_bytes + 1 - len(body))
+            body += _read(fd, max_bytes + 1 - len(body))
+    finally:
+        os.close(fd)
     if len(body) > max_bytes:
         raise FileTooLarge(f"{path}: over the {max_bytes:,}-byte cap")
     return body
+
+
+def _read(fd: int, size: int) -> bytes:
+    """Up to ``size`` bytes of ``fd``, fewer only at its end (``os.read`` may return less at once),
+    without a buffered file object around it."""
+    chunks = []
+    while size > 0 and (chunk := os.read(fd, size)):
+        chunks.append(chunk)
+        size -= len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)

@@ -25,7 +25,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from fetch.budget import Budget, decode_text, read_capped
+from fetch.budget import Budget, decode_text, decoded_utf8, read_capped
 from fetch.files import FileRefused, FileTooLarge, read_capped_file
 from fetch.slots import FairSlots, WorkClock
 from fetch.transports import (
@@ -329,7 +329,7 @@ class Fetcher:
         """``url`` read from a mirror directory as one attempt of ``_attempts`` would read it through
         the client (same document, same error), without the request, the response and the stream:
         a file answers at once, never with a redirect, a retry or a validator."""
-        sent = str(canonical_url(url))
+        sent = canonical(url)
         try:
             status, raw = files.read(sent, budget.max_document_bytes)
         except FetchError as exc:  # over the cap
@@ -338,14 +338,14 @@ class Fetcher:
             missing = status == 404
             error = f"HTTP {status}" + (f": {NOT_IN_MIRROR}" if missing else "")
             return self.failed(url, provider, error, status=status), NotInMirror if missing else FetchError
-        body = decode_text(raw, None)
+        body, sha256 = decoded_utf8(raw)
         document = Document(
             url=url,
             provider=provider,
             status=200,
             fetched_at=self.clock(),
             body=body,
-            sha256=body_sha256(body),
+            sha256=sha256,
             bytes_received=len(raw),
             required=required,
             fetched_url=sent,

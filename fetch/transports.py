@@ -56,15 +56,20 @@ class MirrorTransport(httpx.AsyncBaseTransport):
         self._real_dirs: dict[tuple[str, str], str] = {}
 
     def path_for(self, url: httpx.URL | str) -> Path:
+        """The file ``url`` maps to; ValueError if that is outside the mirror."""
+        return Path(self.file_for(url))
+
+    def file_for(self, url: httpx.URL | str) -> str:
+        """``path_for`` as a string: what ``read`` opens, with no Path made and turned back."""
         parts = urlsplit(str(url))
         folder, _, name = parts.path.rpartition("/")
         segments = (parts.netloc, *folder.split("/")[1:], name)
         if not parts.path.startswith("/") or any(s in ("", ".", "..") for s in segments):  # pathlib's way
-            return self._checked(url, (self.root / parts.netloc / parts.path.lstrip("/")).resolve())
+            return str(self._checked(url, (self.root / parts.netloc / parts.path.lstrip("/")).resolve()))
         real = self._real(self._real_dir(parts.netloc, folder), name)
         if not (real.startswith(f"{self._top}/") or real == str(self.root)):
             raise ValueError(f"{url} maps outside the mirror")
-        return Path(real)
+        return real
 
     def _real_dir(self, host: str, folder: str) -> str:
         """The real path of ``<root>/<host><folder>`` (``folder`` is '' or '/a/b'), as ``realpath``
@@ -92,7 +97,7 @@ class MirrorTransport(httpx.AsyncBaseTransport):
         that maps outside the mirror) and the file's bytes if 200; TooLarge past ``max_bytes``, as
         a response's body would be cut off (``fetch.files.read_capped_file``: a FIFO is no file)."""
         try:
-            path = self.path_for(url)
+            path = self.file_for(url)
         except ValueError:
             return 400, None
         try:

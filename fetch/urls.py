@@ -39,8 +39,10 @@ def refusal(url: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def canonical(url: str) -> str:
-    """``url`` as the client sends it: host lower-cased, default port dropped, no fragment."""
+    """``url`` as the client sends it: host lower-cased, default port dropped, no fragment (made once
+    a URL: it is checked under the prefixes, then read from a mirror under it)."""
     return str(canonical_url(url))
 
 

@@ -15,6 +15,7 @@ from typing import Required, Unpack
 
 from normalize.errors import InvalidOffer, ParseError
 from normalize.units import Quantity, to_number
+from records.frozen import direct_init
 from records.measurements import Measurement, MeasurementDetails
 
 # Prefixes launchers put before every line of a program's output: Open MPI's --tag-output
@@ -28,6 +29,7 @@ _BINARY = {"": "byte", "B": "byte", "K": "kibibyte", "M": "mebibyte", "G": "gibi
 _SIZE = re.compile(r"^(?P<n>\d+)(?P<unit>[KMGT]?)B?$")
 
 
+@direct_init
 @dataclass(frozen=True)
 class Origin:
     """Whom the readings of one document are about and where the document is.
@@ -43,6 +45,7 @@ class Origin:
     run_at: datetime | None = None
 
 
+@direct_init
 @dataclass(frozen=True)
 class Line:
     """One line of an output: its 1-based number, the source's exact text, and the cleaned text."""

@@ -41,6 +41,7 @@ from measure.common import (
 )
 from normalize.errors import ParseError
 from normalize.units import MAX_NUMBER, to_number
+from records.frozen import direct_init
 from records.measurements import Measurement
 
 # test-case name → (metric, direction) for the tests that measure a link; others are not read.
@@ -63,10 +64,17 @@ _VERSION = re.compile(r"nvbandwidth Version: (?P<v>\S+)")
 _PROCESS = re.compile(r"^Process \d+ \((?P<host>[^)]+)\): device \d+:")
 
 
+#: What ``_plain_decimal`` accepts, in one match.
+_PLAIN_DECIMAL = re.compile(r"[0-9]*\.[0-9]+|[0-9]+")
+#: The types ``json.loads`` makes of a cell that is not an object, an array or a boolean: a row of
+#: these alone needs no cell checked on its own.
+_SCALARS = frozenset({float, int, str, type(None)})
+
 #: One cell of a text matrix: (cell text, quote, locator), or None where the tool printed no figure.
 Cell = tuple[str, str, str] | None
 
 
+@direct_init
 @dataclass(frozen=True)
 class Matrix:
     """One bandwidth matrix of one test case: rows of cells. A text matrix's cells are ``Cell``s; a
@@ -102,6 +110,17 @@ class Matrix:
         if self.json_path is None:
             return cell[1], cell[2]
         return json.dumps(cell), f"{self.json_path}.bandwidth_matrix[{r}][{c}]"
+
+
+def _figure(matrix: Matrix, r: int, c: int) -> float | None:
+    """``matrix.value(r, c)``, a JSON cell's commonest forms (a plain decimal string, a float) read
+    here first, as ``value`` reads them."""
+    cell = matrix.rows[r][c]
+    if type(cell) is str and _PLAIN_DECIMAL.fullmatch(cell) and (value := float(cell)) <= MAX_NUMBER:
+        return value
+    if type(cell) is float and 1e-4 <= cell <= MAX_NUMBER:
+        return cell
+    return matrix.value(r, c)
 
 
 def _plain_decimal(text: str) -> bool:
@@ -168,10 +187,11 @@ def parse_json(
         for r, row in enumerate(matrix):
             cells = _shaped(row, list, f"{where}.bandwidth_matrix[{r}]")
             check_matrix(len(cells), "cells", f"line 1: {where}.bandwidth_matrix[{r}]")
-            for c, cell in enumerate(cells):
-                if isinstance(cell, (dict, list, bool)):  # a tuple: faster per cell than a union
-                    locator = f"{where}.bandwidth_matrix[{r}][{c}]"
-                    raise ParseError(f"line 1: {locator} is {type(cell).__name__}, not a bandwidth")
+            if not _SCALARS.issuperset(map(type, cells)):  # the row's types at once, a cell named if not
+                for c, cell in enumerate(cells):
+                    if isinstance(cell, (dict, list, bool)):
+                        locator = f"{where}.bandwidth_matrix[{r}][{c}]"
+                        raise ParseError(f"line 1: {locator} is {type(cell).__name__}, not a bandwidth")
         name = _shaped(case.get("name", ""), str, f"{where}.name")
         described = _shaped(case.get("bandwidth_description", ""), str, f"{where}.bandwidth_description")
         matrices.append(Matrix(name, described, matrix, json_path=where))
@@ -191,6 +211,8 @@ def _no_peer_access(
 ) -> list[Measurement]:
     """A "Waived" gpu_p2p_status reading when a run of two or more GPUs waived every device-to-device
     test and passed none; nothing otherwise (one GPU waives them too, and proves nothing)."""
+    if not waived:  # most runs: no matrix to look through
+        return []
     gpus = max(
         (len(row) for m in matrices if m.test.startswith("host_to_device") for row in m.rows), default=0
     )
@@ -311,7 +333,7 @@ def _median(
         for c in range(len(matrix.rows[r])):
             if device_pairs and r % columns == c:  # a GPU to itself
                 continue
-            value = matrix.value(r, c)
+            value = _figure(matrix, r, c)
             if value is not None and value > 0:
                 cells.append((value, r, c))
     if not cells:

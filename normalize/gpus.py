@@ -63,12 +63,19 @@ class GpuSpec:
     def quote_cells(self, *columns: str) -> str:
         """The cells of this part's table row that a value was read from, as written: what a datasheet
         claim quotes (so adding a column to the table changes no claim)."""
-        cells = dict(self.cells)
-        return "; ".join(f"{column}={cells[column]}" for column in ("id", *columns))
+        return _quote_cells(self.cells, columns)
 
     @property
     def pcie_gbytes_per_s(self) -> float | None:
         return PCIE_X16_GBYTES_PER_S.get(self.pcie_gen) if self.pcie_gen else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _quote_cells(row: tuple[tuple[str, str], ...], columns: tuple[str, ...]) -> str:
+    """``GpuSpec.quote_cells`` of a table row, made once per row and columns (a datasheet claim is
+    inferred for most rows of a refresh)."""
+    cells = dict(row)
+    return "; ".join(f"{column}={cells[column]}" for column in ("id", *columns))
 
 
 def _number(text: str) -> float | None:
@@ -179,11 +186,18 @@ def _form_factor_of(name: str) -> str | None:
 def memory_fits(stated_gb: float, nominal_gb: float) -> bool:
     """Whether a provider's memory figure is the nominal size, read as GB or as GiB of it (within
     ``MEMORY_TOLERANCE``): "80 GB", "81920 MiB" and "85.9 GB" all fit an 80 GB part."""
-    from normalize.units import factor  # the read path (the planner) never parses units
-
-    gib_per_gb = factor("gibibyte", "gigabyte")  # 1.073741824
+    gib_per_gb = _gib_per_gb()  # 1.073741824
     distance = min(abs(stated_gb - nominal_gb), abs(stated_gb - nominal_gb * gib_per_gb)) / nominal_gb
     return distance <= MEMORY_TOLERANCE
+
+
+@functools.cache
+def _gib_per_gb() -> float:
+    """The registry's GB in a GiB, asked for once: an import in a function looks for the module's
+    ``__path__`` on every call, which ``normalize.units``' module ``__getattr__`` answers by raising."""
+    from normalize.units import factor  # the read path (the planner) never parses units
+
+    return factor("gibibyte", "gigabyte")
 
 
 @functools.lru_cache(maxsize=4096)  # pure, and its result is frozen: the same name resolves once

@@ -394,6 +394,7 @@ _COUNT = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1024)  # pure, and a Fraction is immutable: an offer list repeats a few counts
 def parse_gpu_count(text: str) -> Fraction:
     """A GPU count as written: '8', '8.0', '1/6' or '0.125', kept exact (never rounded to 1)."""
     match = _COUNT.match(text)

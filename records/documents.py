@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from normalize.errors import LayoutError
+from records.frozen import direct_init
 
 # A local copy of a document that is not at a fetchable URL (a third-party copy of a provider's page)
 # is stored under "copy:<path>", its path in the copies directory: the identifier cites it as itself.
@@ -29,6 +30,7 @@ def body_sha256(body: str) -> str:
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
+@direct_init
 @dataclass(frozen=True)
 class Document:
     """One fetch of one URL, stored raw before anything parses it.

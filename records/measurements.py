@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TypedDict
 
 from normalize.errors import InvalidOffer
+from records.frozen import direct_init
 
 KINDS = ("expected", "measured")
 #: Measurements imported by a user (``catalog measurements import``) carry this source.
@@ -110,6 +111,7 @@ class MeasurementDetails(TypedDict, total=False):
     notes: str
 
 
+@direct_init
 @dataclass(frozen=True)
 class Measurement:
     """One expected or measured figure, with where in its source it stands.

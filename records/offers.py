@@ -16,12 +16,14 @@ from normalize.errors import InvalidOffer
 from normalize.factors import BITS_PER_BYTE
 from normalize.vocab import VALUE_BASES, Basis, Evidence, Fabric, Link, PeerAccess, SellerKind
 from records.columns import FIELD_UNITS, TEXT_FIELDS
+from records.frozen import direct_init
 
 #: Qualifiers of a claim its own source contradicts (AWS's "1 x NVIDIA L4 GPU" beside "2 GiB") start
 #: with this: it is kept, and a claim of the same field that nothing contradicts is shown before it.
 CONTRADICTED = "contradicted by its own source: "
 
 
+@direct_init
 @dataclass(frozen=True)
 class Claim:
     """One fact as a source states it (or, with basis inferred, as a datasheet or a name implies it).
@@ -76,6 +78,7 @@ def _evidence_problem(basis: Basis, evidence: Evidence, read_on: date | None) ->
     return None
 
 
+@direct_init
 @dataclass(frozen=True)
 class OfferIdentity:
     """Who sells an offer and under which names, beside its ``instance_type``.
@@ -110,6 +113,7 @@ class OfferIdentity:
                 yield f"{name} is blank"
 
 
+@direct_init
 @dataclass(frozen=True)
 class RawOffer:
     """What a scraper extracts for one instance type: its claims, before inference."""
@@ -125,6 +129,7 @@ class RawOffer:
     name_escaped: bool = False  # catalog.names wrote the name's control characters as escapes
 
 
+@direct_init
 @dataclass(frozen=True)
 class InstanceOffer:
     """One row of the ``instances`` table. See docs/schema.md for every column's meaning."""

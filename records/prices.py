@@ -8,11 +8,13 @@ from dataclasses import dataclass, replace
 from normalize.currency import USD, rate
 from normalize.errors import InvalidOffer
 from records.documents import COPY_SCHEME
+from records.frozen import direct_init
 
 # No GPU instance is sold for more than this per hour (a GB300 NVL72 rack is ~$700/h as one unit).
 MAX_USD_PER_HOUR = 10_000.0
 
 
+@direct_init
 @dataclass(frozen=True)
 class Price:
     """One published price of one instance type in one region; nothing averaged, nothing guessed.

@@ -9,8 +9,7 @@ the copy itself (``source_url``) and keep the page it copies in ``original_url``
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from records.frozen import replaced as replace
 from records.offers import RawOffer
 
 

@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from normalize.errors import LayoutError, ParseError
+from records.frozen import direct_init
 
 if TYPE_CHECKING:
     from bs4 import Tag
@@ -40,6 +41,7 @@ def clean(cell: str) -> str:
     return " ".join(text.split())
 
 
+@direct_init
 @dataclass(frozen=True)
 class Table:
     """One table: header cells, body rows (raw cells), and the heading or caption above it."""

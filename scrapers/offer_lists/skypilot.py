@@ -31,6 +31,7 @@ from typing import Any
 
 from normalize.errors import LayoutError, ParseError
 from normalize.units import MAX_NUMBER, to_number
+from records.frozen import direct_init
 from records.prices import MAX_USD_PER_HOUR, Price
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ def file_label(url: str) -> str:
     return url.removeprefix(CATALOGS)
 
 
+@direct_init
 @dataclass(frozen=True)
 class Row:
     """One CSV record: its cells by header, its raw text (verbatim, without the line ending) and
@@ -118,6 +120,7 @@ def is_gpu_row(row: Row) -> bool:
 # GpuInfo
 
 
+@direct_init
 @dataclass(frozen=True)
 class GpuInfo:
     """The ``GpuInfo`` cell, whatever way it is written (``written``: python, json or bare).

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from normalize.errors import LayoutError, ParseError
 from records.documents import DocumentSet
+from records.frozen import direct_init
 from records.prices import MAX_USD_PER_HOUR, Price
 from scrapers.tables import collect
 
@@ -87,6 +88,7 @@ def is_placeholder(text: str) -> bool:
     return bool(_NUMBER.match(text)) and float(text) == 0
 
 
+@direct_init
 @dataclass(frozen=True)
 class MapEntry:
     """One ``"KEY": VALUE`` entry of a Go map literal, in the region block that holds it."""

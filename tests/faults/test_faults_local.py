@@ -16,10 +16,11 @@ import pytest
 from catalog import probe
 from catalog.cli import main
 from fetch import http
-from fetch.budget import Budget
+from fetch.budget import Budget, decoded_utf8
 from fetch.files import FileRefused, read_capped_file
 from fetch.transports import MetadataOnly
 from normalize.errors import OffLimits
+from records.documents import body_sha256
 from tests.helpers import no_sleep
 
 AWS_ANSWERS = {"/latest/api/token": "tok", "/latest/meta-data/instance-type": "p5.48xlarge"}
@@ -69,6 +70,21 @@ def test_a_local_copy_that_is_not_a_regular_file_is_refused(tmp_path, make, expe
 def test_a_local_copy_within_the_cap_is_read(tmp_path):
     doc = _copy(tmp_path, lambda p: p.write_text("# copy\n"))
     assert doc.ok and doc.body == "# copy\n"
+
+
+@pytest.mark.parametrize("size", [0, 1, 999, 1000])
+def test_a_regular_file_within_the_cap_is_read_whole(tmp_path, size):
+    path = tmp_path / "f"
+    path.write_bytes((bytes(range(256)) * 4)[:size])
+    assert read_capped_file(str(path), 1000) == (bytes(range(256)) * 4)[:size]
+
+
+@pytest.mark.parametrize(
+    "raw", [b"", b"plain", "\u00e9\u20ac".encode(), "\ufeffbom".encode(), b"\xff\xfe nv", b"a\xed\xa0\x80b"]
+)
+def test_a_mirror_file_is_stored_and_hashed_as_its_decoded_text(raw):
+    body, sha256 = decoded_utf8(raw)  # hashed from the bytes when they are valid UTF-8
+    assert body == raw.decode("utf-8", errors="replace") and sha256 == body_sha256(body)
 
 
 def test_reading_a_file_that_grows_past_the_cap_stops_at_the_cap(tmp_path):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import ClassVar
 
 from fetch.http import ProviderFetcher
@@ -107,15 +108,18 @@ class Azure(Scraper):
 
     def parse(self, documents: DocumentSet) -> list[RawOffer]:
         rdma = azure_prose.rdma_generations(documents.optional_text(INFINIBAND_PAGE) or "")
+        load = _loaded_once()  # the series pages are read for their rows and again for the named sizes
         offers: list[RawOffer] = []
         for url in documents:
             text = documents.optional_text(url)
             if text is not None and is_series_page(url):
-                offers.extend(parse_series(url, text, documents, rdma))
+                offers.extend(parse_series(url, text, documents, rdma, load))
         if not offers:
             raise LayoutError("no Azure GPU sizes found on any series page")
         listed = {o.instance_type for o in offers}
-        named, sized = parse_named(documents, listed, rdma, FAMILY_PAGES, INFINIBAND_PAGE, self._price_table)
+        named, sized = parse_named(
+            documents, listed, rdma, FAMILY_PAGES, INFINIBAND_PAGE, self._price_table, load
+        )
         return offers + named + parse_specs_only(documents, sized)
 
     def parse_prices(self, documents: DocumentSet) -> list[Price]:
@@ -182,9 +186,27 @@ def _rows_by_size(tables: list[Table]) -> dict[str, list[tuple[Table, tuple[str,
     return rows
 
 
-def parse_series(url: str, text: str, documents: DocumentSet, rdma: azure_prose.RdmaRates) -> list[RawOffer]:
-    """One RawOffer per size on a series page."""
-    series = load_series(url, text, documents)
+def _loaded_once() -> Callable[[str, str, DocumentSet], Series]:
+    """``load_series`` for one parse, each page read once (a Series is not changed by its readers)."""
+    loaded: dict[str, Series] = {}
+
+    def load(url: str, text: str, documents: DocumentSet) -> Series:
+        if url not in loaded:
+            loaded[url] = load_series(url, text, documents)
+        return loaded[url]
+
+    return load
+
+
+def parse_series(
+    url: str,
+    text: str,
+    documents: DocumentSet,
+    rdma: azure_prose.RdmaRates,
+    load: Callable[[str, str, DocumentSet], Series] = load_series,
+) -> list[RawOffer]:
+    """One RawOffer per size on a series page (read by ``load``)."""
+    series = load(url, text, documents)
     sizes = list(_rows_by_size(find_tables(series.tables, r"^Size Name$")))
     accelerators = _rows_by_size(find_tables(series.tables, r"^Size Name$", r"^Accelerators"))
     network = _rows_by_size(find_tables(series.tables, r"^Size Name$", r"NICs"))

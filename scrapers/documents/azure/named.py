@@ -97,7 +97,9 @@ def _conf_naming(size: str, url: str, text: str) -> Naming:
 
 
 def series_candidates(
-    documents: DocumentSet, family_pages: tuple[str, ...]
+    documents: DocumentSet,
+    family_pages: tuple[str, ...],
+    load: Callable[[str, str, DocumentSet], Series] = load_series,
 ) -> list[tuple[Series, NameParts]]:
     """Every series a mirrored page or include describes, with the parts of its name: the series
     pages (named by their front matter's title), then the family pages' sections whose series page
@@ -107,7 +109,7 @@ def series_candidates(
         text = documents.optional_text(url)
         if text is None or not is_series_page(url):
             continue
-        series = load_series(url, text, documents)
+        series = load(url, text, documents)
         if (parts := series_parts(frontmatter_title(text) or series.name)) is not None:
             found.append((series, parts))
     for family in family_pages:
@@ -129,13 +131,14 @@ def parse_named(
     pages: tuple[str, ...],
     ib_page: str,
     parse_prices: Callable[[str], list[Price]] = azure_prices.parse_prices,
+    load: Callable[[str, str, DocumentSet], Series] = load_series,
 ) -> tuple[list[RawOffer], frozenset[str]]:
     """One row per size the price table or a health check names and no series page lists, placed in
     its series by its name; and the names of the series that got one. A size no series fits (or two
     fit) is skipped (logged): docs/providers.md names those with the reason. ``pages`` are the family
     pages, ``ib_page`` the InfiniBand page the RDMA rates were read from, ``parse_prices`` what reads
-    the price table (``named_sizes``)."""
-    candidates = series_candidates(documents, pages)
+    the price table (``named_sizes``), ``load`` what reads a series page (``load_series``)."""
+    candidates = series_candidates(documents, pages, load)
     offers, sized = [], set()
     for size, namings in named_sizes(documents, parse_prices).items():
         if size in listed:

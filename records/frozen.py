@@ -1,0 +1,64 @@
+"""A frozen dataclass's ``__init__`` that stores its fields straight into the instance's ``__dict__``.
+
+The ``__init__`` that ``dataclass(frozen=True)`` writes sets each field through
+``object.__setattr__``, a call per field: about half of making a record (a refresh makes some 15,000
+claims, measurements and prices, and reads back every published row). ``direct_init`` replaces it
+with one that takes the same parameters, with the same defaults, stores the same values in the same
+``__dict__`` and calls ``__post_init__`` as the generated one does. Frozenness is unchanged:
+assigning an attribute afterwards still raises. A class it cannot reproduce exactly (a field with a
+default factory, keyword-only or left out of ``__init__``, or slots) keeps its generated ``__init__``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def direct_init(cls: type[T]) -> type[T]:
+    """``cls`` (a frozen dataclass, decorated first) with the ``__init__`` described above."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if hasattr(cls, "__slots__") or any(
+        f.default_factory is not dataclasses.MISSING or f.kw_only or not f.init for f in fields
+    ):
+        return cls
+    defaults = {f"_default_{f.name}": f.default for f in fields if f.default is not dataclasses.MISSING}
+    parameters = ", ".join(
+        f.name if f.default is dataclasses.MISSING else f"{f.name}=_default_{f.name}" for f in fields
+    )
+    stores = "".join(f"    values[{f.name!r}] = {f.name}\n" for f in fields)
+    post = "    self.__post_init__()\n" if hasattr(cls, "__post_init__") else ""
+    source = f"def __init__(self, {parameters}):\n    values = self.__dict__\n{stores}{post}"
+    namespace: dict[str, Any] = dict(defaults)
+    exec(source, namespace)  # built above from the class's own field names, nothing else
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    init.__doc__ = cls.__init__.__doc__
+    cls.__init__ = init  # type: ignore[method-assign]
+    _DIRECT[cls] = frozenset(f.name for f in fields)
+    return cls
+
+
+def replaced(record: T, **changes: Any) -> T:
+    """``dataclasses.replace(record, **changes)`` for a record with ``direct_init``'s ``__init__``: the
+    same values stored the same way and ``__post_init__`` run on them, without a call per field to
+    read them back and pass them in again. Anything else (another class, a name that is not a field,
+    a record whose ``__dict__`` holds more or less than its fields) goes to ``dataclasses.replace``."""
+    names = _DIRECT.get(type(record))
+    own = record.__dict__
+    if names is None or own.keys() != names or not changes.keys() <= names:
+        return dataclasses.replace(record, **changes)  # type: ignore[type-var]
+    new = object.__new__(type(record))
+    values = new.__dict__
+    values.update(own)
+    values.update(changes)
+    if hasattr(new, "__post_init__"):
+        new.__post_init__()
+    return new
+
+
+#: The classes given direct_init's ``__init__``, with their field names.
+_DIRECT: dict[type, frozenset[str]] = {}
