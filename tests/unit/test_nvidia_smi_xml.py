@@ -97,3 +97,19 @@ def test_readings_group_gpus_and_quote_their_own_lines():
 def test_bad_xml_is_a_parse_error_naming_why(text, message):
     with pytest.raises(ParseError, match=message):
         parse_xml(text, ORIGIN)
+
+
+DOCTYPE = '<?xml version="1.0" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v13.dtd">\n'
+
+
+def test_an_undefined_entity_behind_nvidia_smis_doctype_is_refused_not_read_as_a_cut_text():
+    text = DOCTYPE + log(gpu("0", "NVIDIA &foo; H100 80GB HBM3")).split("\n", 1)[1]
+    with pytest.raises(ParseError, match="undefined entity"):
+        parse_xml(text, ORIGIN)
+
+
+def test_a_comment_or_processing_instruction_inside_a_text_leaves_it_whole():
+    for inside in ("<!--c-->", "<?pi x?>"):
+        text = DOCTYPE + log(gpu("0", f"NVIDIA H100 {inside}80GB HBM3")).split("\n", 1)[1]
+        names = {m.value_text for m in parse_xml(text, ORIGIN) if m.metric == "gpu_product_name"}
+        assert names == {"NVIDIA H100 80GB HBM3"}
