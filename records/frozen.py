@@ -16,30 +16,53 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+#: The generated ``__init__``'s own names for the instance and its ``__dict__`` (a field may not use them).
+_SELF, _VALUES = "__direct_self", "__direct_values"
+#: The classes given direct_init's ``__init__``, with their field names.
+_DIRECT: dict[type, frozenset[str]] = {}
+
 
 def direct_init(cls: type[T]) -> type[T]:
     """``cls`` (a frozen dataclass, decorated first) with the ``__init__`` described above."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    if hasattr(cls, "__slots__") or any(
-        f.default_factory is not dataclasses.MISSING or f.kw_only or not f.init for f in fields
+    if (
+        hasattr(cls, "__slots__")
+        or not cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        or any(_not_plain(cls, f) for f in fields)
     ):
         return cls
     defaults = {f"_default_{f.name}": f.default for f in fields if f.default is not dataclasses.MISSING}
     parameters = ", ".join(
         f.name if f.default is dataclasses.MISSING else f"{f.name}=_default_{f.name}" for f in fields
     )
-    stores = "".join(f"    values[{f.name!r}] = {f.name}\n" for f in fields)
-    post = "    self.__post_init__()\n" if hasattr(cls, "__post_init__") else ""
-    source = f"def __init__(self, {parameters}):\n    values = self.__dict__\n{stores}{post}"
+    stores = "".join(f"    {_VALUES}[{f.name!r}] = {f.name}\n" for f in fields)
+    post = f"    {_SELF}.__post_init__()\n" if hasattr(cls, "__post_init__") else ""
+    source = f"def __init__({_SELF}, {parameters}):\n    {_VALUES} = {_SELF}.__dict__\n{stores}{post}"
     namespace: dict[str, Any] = dict(defaults)
     exec(source, namespace)  # built above from the class's own field names, nothing else
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__doc__ = cls.__init__.__doc__
+    init.__annotations__ = dict(cls.__init__.__annotations__)
     cls.__init__ = init  # type: ignore[method-assign]
     _DIRECT[cls] = frozenset(f.name for f in fields)
     return cls
+
+
+def _not_plain(cls: type, field: dataclasses.Field[Any]) -> bool:
+    """Whether ``field`` needs the generated ``__init__``: a default factory, keyword-only, left out
+    of ``__init__``, a name the generated source uses itself, or a class attribute that is a data
+    descriptor (which a store into ``__dict__`` would bypass)."""
+    attribute = getattr(cls, field.name, None)
+    return (
+        field.default_factory is not dataclasses.MISSING
+        or field.kw_only is True
+        or not field.init
+        or field.name in (_SELF, _VALUES)
+        or field.name.startswith("_default_")
+        or hasattr(type(attribute), "__set__")
+    )
 
 
 def replaced(record: T, **changes: Any) -> T:
@@ -58,7 +81,3 @@ def replaced(record: T, **changes: Any) -> T:
     if hasattr(new, "__post_init__"):
         new.__post_init__()
     return new
-
-
-#: The classes given direct_init's ``__init__``, with their field names.
-_DIRECT: dict[type, frozenset[str]] = {}

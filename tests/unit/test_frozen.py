@@ -11,7 +11,7 @@ import pytest
 
 from normalize.errors import InvalidOffer
 from records.documents import Document
-from records.frozen import direct_init, replaced
+from records.frozen import _DIRECT, direct_init, replaced
 from records.measurements import Measurement
 from records.offers import Claim, InstanceOffer, OfferIdentity, RawOffer
 from records.prices import Price
@@ -73,13 +73,38 @@ def test_the_direct_init_stores_what_the_generated_one_does():
         direct()  # type: ignore[call-arg]
 
 
-def test_a_class_it_cannot_reproduce_keeps_its_generated_init():
-    before = _Plain.__init__
-    assert direct_init(_Plain).__init__ is before  # a default factory, a field left out of __init__
+def _one_field(**options: Any) -> Any:
+    return dataclass(frozen=True)(type("_One", (), {"__annotations__": {"a": "int"}, "a": field(**options)}))
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        _Plain,  # a default factory and a field left out of __init__
+        _one_field(default_factory=int),
+        _one_field(init=False, default=0),
+        _one_field(kw_only=True),
+        dataclass(frozen=True, slots=True)(type("_Slots", (), {"__annotations__": {"a": "int"}})),
+        dataclass(type("_Mutable", (), {"__annotations__": {"a": "int"}})),
+        dataclass(frozen=True)(type("_Own", (), {"__annotations__": {"__direct_values": "int"}})),
+    ],
+)
+def test_a_class_it_cannot_reproduce_keeps_its_generated_init(cls):
+    before = cls.__init__
+    assert direct_init(cls).__init__ is before and cls not in _DIRECT
+
+
+def test_a_field_named_values_or_self_is_stored_as_given():
+    record: Any = direct_init(
+        dataclass(frozen=True)(type("_Named", (), {"__annotations__": {"values": "tuple", "self": "int"}}))
+    )
+    assert record in _DIRECT
+    assert record((1, 2), 3).__dict__ == {"values": (1, 2), "self": 3}
 
 
 @pytest.mark.parametrize("cls", [Claim, OfferIdentity, RawOffer, InstanceOffer, Measurement, Price, Document])
 def test_the_records_take_the_parameters_their_fields_say(cls):
+    assert cls in _DIRECT  # the generated __init__ has the same name and signature
     assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"
     assert [(p.name, p.default) for p in list(inspect.signature(cls).parameters.values())] == [
         (f.name, inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default)
