@@ -387,6 +387,8 @@ def _positive_int(text: str) -> int:
 #: Commands ``main`` builds alone when the command line starts with them: a ``plan`` does not pay
 #: for every other command's options (argparse looks up each help text's translation).
 ALONE = ("plan",)
+#: Commands that run without logging configured (nothing they run logs, so they never load it).
+UNLOGGED = ("plan",)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -542,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(given[0] if given and given[0] in ALONE else None).parse_args(given)
     if getattr(args, "db", "absent") is None:
         args.db = default_db()
-    if args.command not in ALONE:  # what plan runs logs nothing, so it never loads logging
+    if args.command not in UNLOGGED:
         import logging
 
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

@@ -1,6 +1,7 @@
 """Conversion factors for code that must start fast and so never loads pint (the catalog's read side
 and the app). Each factor is checked against the one pint registry (``normalize.units``) in
-tests/unit/test_units.py, so it cannot drift from it."""
+tests/unit/test_units.py, so it cannot drift from it; ``CURRENCY``, the one constant here that is
+not a factor, is ``normalize.currency.USD`` (checked there too)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ the copy itself (``source_url``) and keep the page it copies in ``original_url``
 
 from __future__ import annotations
 
-from records.frozen import replaced as replace
+from records.frozen import replaced
 from records.offers import RawOffer
 
 
@@ -17,9 +17,9 @@ def cite_copy(offers: list[RawOffer], original_url: str, note: str) -> list[RawO
     """``offers`` parsed from a copy of ``original_url``: every claim keeps that URL as its original,
     and every row says where it comes from (``note``)."""
     return [
-        replace(
+        replaced(
             offer,
-            claims=tuple(replace(c, original_url=original_url) for c in offer.claims),
+            claims=tuple(replaced(c, original_url=original_url) for c in offer.claims),
             notes=(*offer.notes, note),
         )
         for offer in offers
@@ -36,7 +36,7 @@ def merge_revisions(*revisions: list[RawOffer]) -> list[RawOffer]:
             if seen is None:
                 merged[offer.instance_type] = offer
                 continue
-            merged[offer.instance_type] = replace(
+            merged[offer.instance_type] = replaced(
                 seen,
                 claims=(*seen.claims, *offer.claims),
                 notes=(*seen.notes, *(n for n in offer.notes if n not in seen.notes)),

@@ -277,8 +277,8 @@ def node_groups(
     and ``NODE_INPUTS``, with ``usd_per_hour_min`` and ``price_region`` (their cheapest on-demand
     price, or spot when ``spot``, in ``region`` when one is named: ``cheapest_prices``),
     ``price_flag`` (why that price looks like a placeholder, NULL when nothing does) and
-    ``node_group``: rows with the same group number have the
-    same ``NODE_INPUTS``, price and measurements (numbered in one query, however many rows);
+    ``node_group``: rows with the same group number have the same ``NODE_INPUTS``, price and
+    measurements (numbered in one query, however many rows);
     ``hardware_group`` the same without the price (rows whose nodes differ only in name and price)."""
     price = "NULL::DOUBLE AS plan_usd, NULL::VARCHAR AS plan_region, NULL::VARCHAR AS plan_flag"
     joins, asked = "", {}

@@ -355,3 +355,22 @@ def test_cli_plan_reads_a_model_file_and_refuses_bad_input(small_catalog_file, t
     capsys.readouterr()
     assert main(["plan", "--model", "llama-3.1-8b", "--workload", "serve", "--nodes", "0", "--db", db]) == 2
     assert capsys.readouterr().err.startswith("error: --nodes must be a whole number from 1")
+
+
+def test_a_ranking_from_the_command_line_loads_none_of_the_modules_plan_does_not_use(small_catalog_file):
+    """plan's path is kept lean on purpose (issue 19's start-up ratio): a module it stops needing
+    should not come back through a stray import."""
+    import subprocess
+    import sys
+
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['catalog', 'plan', '--model', 'llama-3.1-70b', '--workload', 'serve', '--db', "
+        f"{str(small_catalog_file)!r}]\n"
+        "try:\n    runpy.run_module('catalog', run_name='__main__')\nexcept SystemExit as exit:\n"
+        "    code = exit.code\n"
+        "unused = ('logging', 'statistics', 'fractions', 'pint', 'pandas', 'catalog.read.prices')\n"
+        "print(code, [m for m in unused if m in sys.modules], file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stderr.strip().splitlines()[-1] == "0 []", done.stderr[-2000:]

@@ -216,3 +216,10 @@ def test_the_read_sides_factors_agree_with_the_registry():
 
     assert gbytes_to_gbits(1.0) == BITS_PER_BYTE
     assert gbits_to_gbytes(BITS_PER_BYTE) == 1.0
+
+
+def test_the_read_sides_currency_is_the_one_the_catalog_publishes_in():
+    from normalize.currency import USD
+    from normalize.factors import CURRENCY
+
+    assert CURRENCY == USD
