@@ -5,8 +5,10 @@ The ``__init__`` that ``dataclass(frozen=True)`` writes sets each field through
 claims, measurements and prices, and reads back every published row). ``direct_init`` replaces it
 with one that takes the same parameters, with the same defaults, stores the same values in the same
 ``__dict__`` and calls ``__post_init__`` as the generated one does. Frozenness is unchanged:
-assigning an attribute afterwards still raises. A class it cannot reproduce exactly (a field with a
-default factory, keyword-only or left out of ``__init__``, or slots) keeps its generated ``__init__``.
+assigning an attribute afterwards still raises. A class it cannot reproduce exactly keeps its
+generated ``__init__``: one that is not frozen or has slots, or a field with a default factory,
+keyword-only, left out of ``__init__``, named as the generated source's own names, or shadowed by a
+data descriptor (``_not_plain``).
 """
 
 from __future__ import annotations
