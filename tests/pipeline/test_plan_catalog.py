@@ -15,7 +15,7 @@ from catalog.cli import main
 from catalog.read.connect import connect_readonly
 from catalog.read.plan import COLUMNS, instance_plans, rank, rank_rows
 from catalog.read.plan_inputs import NODE_COLUMNS, dense_peaks, node_groups
-from catalog.read.queries import Filters, instances_sql, plain_sql
+from catalog.read.queries import DERIVED_COLUMNS, Filters, instances_sql, plain_sql
 from catalog.read.shape import shape
 from planner.models import ServeWorkload, TrainWorkload, preset
 from planner.plan import plan
@@ -268,6 +268,20 @@ def test_plain_rows_group_as_the_derived_ones_do(tmp_path):
             ]
             assert groups[0] == groups[1] and groups[0], filters
         assert all(plain_sql(filters, catalog, NODE_COLUMNS) is None for filters in DERIVED_FILTERS)
+
+
+def test_every_column_instances_sql_adds_is_one_plain_sql_knows_it_lacks(tmp_path):
+    """``plain_sql`` is chosen by the names in ``DERIVED_COLUMNS``: a derived column missing there
+    could let a filter on it read the base column of the same name instead."""
+    db = tmp_path / "seeded.duckdb"
+    snapshot.load(snapshot.DEFAULT_DIR, db)
+    with connect_readonly(db) as con:
+        catalog = shape(con)
+        base = {column[0] for column in con.execute("SELECT * FROM instances LIMIT 0").description}
+        for filters in (*PLAIN_FILTERS, *DERIVED_FILTERS):
+            sql, params = instances_sql(filters, catalog)
+            added = {column[0] for column in con.execute(f"{sql} LIMIT 0", params).description} - base
+            assert added - {"flags"} <= set(DERIVED_COLUMNS), (filters, added - set(DERIVED_COLUMNS))
 
 
 def test_cli_plan_table_json_and_csv(small_catalog_file, capsys):
