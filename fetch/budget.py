@@ -87,7 +87,7 @@ async def read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, 
     return bytes(body), received
 
 
-def decoded_utf8(body: bytes) -> tuple[str, str]:
+def decoded_with_sha256(body: bytes) -> tuple[str, str]:
     """``decode_text(body, None)`` and the SHA-256 of the text as stored (``body_sha256``): of the
     bytes themselves when they are valid UTF-8, which the text encodes back to exactly, so nothing
     is encoded again to hash it."""

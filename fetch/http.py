@@ -25,7 +25,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from fetch.budget import Budget, decode_text, decoded_utf8, read_capped
+from fetch.budget import Budget, decode_text, decoded_with_sha256, read_capped
 from fetch.files import FileRefused, FileTooLarge, read_capped_file
 from fetch.slots import FairSlots, WorkClock
 from fetch.transports import (
@@ -338,7 +338,7 @@ class Fetcher:
             missing = status == 404
             error = f"HTTP {status}" + (f": {NOT_IN_MIRROR}" if missing else "")
             return self.failed(url, provider, error, status=status), NotInMirror if missing else FetchError
-        body, sha256 = decoded_utf8(raw)
+        body, sha256 = decoded_with_sha256(raw)
         document = Document(
             url=url,
             provider=provider,

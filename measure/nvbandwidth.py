@@ -64,7 +64,8 @@ _VERSION = re.compile(r"nvbandwidth Version: (?P<v>\S+)")
 _PROCESS = re.compile(r"^Process \d+ \((?P<host>[^)]+)\): device \d+:")
 
 
-#: What ``_plain_decimal`` accepts, in one match.
+#: ASCII digits with at most one decimal point followed by a digit: a subset of what ``to_number``
+#: reads, read to the same float.
 _PLAIN_DECIMAL = re.compile(r"[0-9]*\.[0-9]+|[0-9]+")
 #: The types ``json.loads`` makes of a cell that is not an object, an array or a boolean: a row of
 #: these alone needs no cell checked on its own.
@@ -92,13 +93,14 @@ class Matrix:
         cell = self.rows[r][c]
         if self.json_path is None:
             return None if cell is None else number(cell[0], cell[2])
+        kind = type(cell)
+        if kind is str and _PLAIN_DECIMAL.fullmatch(cell) and (value := float(cell)) <= MAX_NUMBER:
+            return value  # to_number's commonest case, without its regular expression
+        plain = kind is float and 1e-4 <= cell <= MAX_NUMBER  # printed with no exponent, no sign
+        if plain or (kind is int and 0 < cell <= MAX_NUMBER):
+            return float(cell)  # what to_number makes of its text
         if cell is None or cell == "N/A":
             return None
-        plain = type(cell) is float and 1e-4 <= cell <= MAX_NUMBER  # printed with no exponent, no sign
-        if plain or (type(cell) is int and 0 < cell <= MAX_NUMBER):
-            return float(cell)  # what to_number makes of its text
-        if type(cell) is str and _plain_decimal(cell) and float(cell) <= MAX_NUMBER:
-            return float(cell)  # to_number's commonest case, without its regular expression
         try:
             return to_number(str(cell))
         except ParseError:  # named where it stands (the locator is written only then)
@@ -110,23 +112,6 @@ class Matrix:
         if self.json_path is None:
             return cell[1], cell[2]
         return json.dumps(cell), f"{self.json_path}.bandwidth_matrix[{r}][{c}]"
-
-
-def _figure(matrix: Matrix, r: int, c: int) -> float | None:
-    """``matrix.value(r, c)``, a JSON cell's commonest forms (a plain decimal string, a float) read
-    here first, as ``value`` reads them."""
-    cell = matrix.rows[r][c]
-    if type(cell) is str and _PLAIN_DECIMAL.fullmatch(cell) and (value := float(cell)) <= MAX_NUMBER:
-        return value
-    if type(cell) is float and 1e-4 <= cell <= MAX_NUMBER:
-        return cell
-    return matrix.value(r, c)
-
-
-def _plain_decimal(text: str) -> bool:
-    """Whether ``text`` is ASCII digits with at most one decimal point followed by a digit (a subset of
-    what ``to_number`` reads, read to the same float)."""
-    return text.isascii() and text.replace(".", "", 1).isdigit() and not text.endswith(".")
 
 
 def is_json(text: str) -> bool:
@@ -333,7 +318,7 @@ def _median(
         for c in range(len(matrix.rows[r])):
             if device_pairs and r % columns == c:  # a GPU to itself
                 continue
-            value = _figure(matrix, r, c)
+            value = matrix.value(r, c)
             if value is not None and value > 0:
                 cells.append((value, r, c))
     if not cells:

@@ -35,7 +35,8 @@ from normalize.gpus import identify_gpu
 from normalize.vocab import PCIE_X16_GBYTES_PER_S
 from records.measurements import Measurement
 
-#: An element of the parsed XML (lxml's, read through its ElementTree API: find, findall, findtext).
+#: An element of the parsed XML (lxml's, read through its ElementTree API: find, findall, findtext);
+#: Any, as lxml ships no type stubs, so mypy checks none of its calls.
 Element = Any
 
 TOOL = "nvidia-smi -q -x"

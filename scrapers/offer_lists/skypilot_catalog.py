@@ -129,7 +129,7 @@ def _host_gb(row: Row) -> float | None:
 
 
 @functools.lru_cache(maxsize=256)
-def _family_sizes(family: str) -> tuple[float, ...]:
+def _family_sizes_gb(family: str) -> tuple[float, ...]:
     """The memory sizes of a GPU family's parts, ascending (a scan of the GPU table, once a family)."""
     return tuple(sorted({s.memory_gb for s in GPUS if s.family == family}))
 
@@ -140,7 +140,7 @@ def _not_gpu_memory(per_gpu_gb: float, row: Row, family: str, count: float, desc
     if host_gb is not None and math.isclose(per_gpu_gb * count, host_gb, rel_tol=1e-6):
         host = row.cell("MemoryGiB")
         return f"{described} is the host RAM per GPU (MemoryGiB {host} / {count:g} GPUs), not GPU memory"
-    sizes = _family_sizes(family)
+    sizes = _family_sizes_gb(family)
     if not any(memory_fits(per_gpu_gb, size) for size in sizes):
         return f"{described} fits no {family} part ({' or '.join(f'{s:g}' for s in sizes)} GB): not used"
     return None

@@ -16,7 +16,7 @@ import pytest
 from catalog import probe
 from catalog.cli import main
 from fetch import http
-from fetch.budget import Budget, decoded_utf8
+from fetch.budget import Budget, decoded_with_sha256
 from fetch.files import FileRefused, read_capped_file
 from fetch.transports import MetadataOnly
 from normalize.errors import OffLimits
@@ -83,7 +83,7 @@ def test_a_regular_file_within_the_cap_is_read_whole(tmp_path, size):
     "raw", [b"", b"plain", "\u00e9\u20ac".encode(), "\ufeffbom".encode(), b"\xff\xfe nv", b"a\xed\xa0\x80b"]
 )
 def test_a_mirror_file_is_stored_and_hashed_as_its_decoded_text(raw):
-    body, sha256 = decoded_utf8(raw)  # hashed from the bytes when they are valid UTF-8
+    body, sha256 = decoded_with_sha256(raw)  # hashed from the bytes when they are valid UTF-8
     assert body == raw.decode("utf-8", errors="replace") and sha256 == body_sha256(body)
 
 

@@ -358,3 +358,29 @@ def test_adversarial_lines_are_refused_in_linear_time(text, error):
         parse_output(text, ORIGIN)
     # milliseconds in linear time; the old patterns needed minutes for these lengths
     assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize(
+    ("cell", "value"),
+    [
+        ("412.5", 412.5),
+        (".5", 0.5),
+        ("7", 7.0),
+        (388.25, 388.25),
+        (12, 12.0),
+        ("N/A", None),
+        (None, None),
+    ],
+)
+def test_a_json_matrix_cell_reads_to_its_figure(cell, value):
+    from measure.nvbandwidth import Matrix
+
+    assert Matrix("device_to_device_memcpy_read_ce", "", [[cell]], json_path="$.t[0]").value(0, 0) == value
+
+
+@pytest.mark.parametrize("cell", ["1.2.3", "1.", "12 GB/s", "-4", "1e3"])
+def test_a_json_matrix_cell_that_is_no_plain_number_is_refused_with_its_locator(cell):
+    from measure.nvbandwidth import Matrix
+
+    with pytest.raises(ParseError, match=r"\$\.t\[0\]\.bandwidth_matrix\[0\]\[0\]: not a number"):
+        Matrix("device_to_device_memcpy_read_ce", "", [[cell]], json_path="$.t[0]").value(0, 0)
