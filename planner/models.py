@@ -174,7 +174,13 @@ class ServeWorkload:
     needs, if they said. ``prefill_chunk_tokens`` is a step's token budget (decode
     tokens first, whole prompts after them: ``planner.serving``) and bounds the prompt tokens one step
     holds activations for. ``precision`` sets the weights' and matmuls' format ("" keeps the model's);
-    ``kv_cache_dtype`` the KV cache's ("" follows the precision: see ``kv_dtype``)."""
+    ``kv_cache_dtype`` the KV cache's ("" follows the precision: see ``kv_dtype``).
+
+    Two properties of a benchmark run rather than of serving, off by default (``planner.runs``):
+    ``run_requests`` is a finite run's request count, all queued at once with these lengths (its
+    tokens/s is the run's total over its duration, tail included); ``graph_batch_sizes`` the batch
+    sizes CUDA graphs were captured at with padding on (a step that decodes alone computes its
+    token-wise work for the next captured size)."""
 
     batch_sequences: int | None = None
     prompt_tokens: int = 2048
@@ -185,6 +191,8 @@ class ServeWorkload:
     ttft_ms: float | None = None
     precision: str = ""
     kv_cache_dtype: str = ""
+    run_requests: int | None = None
+    graph_batch_sizes: tuple[int, ...] = ()
     kind: str = "serve"
 
     __hash__ = fields_hash  # computed once: the planner's caches are keyed on the workload
@@ -201,8 +209,14 @@ class ServeWorkload:
     def __post_init__(self) -> None:
         for name in ("prompt_tokens", "output_tokens", "prefill_chunk_tokens"):
             _positive_int("serving workload", name, getattr(self, name))
-        if self.batch_sequences is not None:
-            _positive_int("serving workload", "batch_sequences", self.batch_sequences)
+        for name in ("batch_sequences", "run_requests"):
+            if getattr(self, name) is not None:
+                _positive_int("serving workload", name, getattr(self, name))
+        for size in self.graph_batch_sizes:
+            _positive_int("serving workload", "graph_batch_sizes", size)
+        sizes = self.graph_batch_sizes
+        if not isinstance(sizes, tuple) or list(sizes) != sorted(set(sizes)):
+            raise ParseError(f"serving workload: graph_batch_sizes must be a tuple, ascending, got {sizes!r}")
         for name in ("target_tokens_per_s", "tpot_ms", "ttft_ms"):
             value = getattr(self, name)
             if value is not None and not (

@@ -265,10 +265,13 @@ def pass_kernels(
     context_tokens: float,
     prefill_tokens: float = 0.0,
     prefill_context_tokens: float = 0.0,
+    padding_rows: float = 0.0,
 ) -> StepCost:
     """``serve_pass``'s kernels, without its collectives: they depend on the GPU and not on its
-    links, so every board of one GPU shares them (looked up once)."""
-    counts = (sequences, new_tokens, context_tokens, prefill_tokens, prefill_context_tokens)
+    links, so every board of one GPU shares them (looked up once). ``padding_rows`` are rows a
+    CUDA graph computes beyond the pass's tokens (``planner.runs``): GEMMs and elementwise work,
+    no attention."""
+    counts = (sequences, new_tokens, context_tokens, prefill_tokens, prefill_context_tokens, padding_rows)
     key = (model, layout, options, cluster.gpu_key, counts, tuple(map(type, counts)))
     found = _KERNELS.get(key)
     if found is None:
@@ -288,9 +291,10 @@ def _pass_kernels(
     context_tokens: float,
     prefill_tokens: float,
     prefill_context_tokens: float,
+    padding_rows: float,
 ) -> tuple[KernelTime, ...]:
     decode_tokens = sequences * new_tokens
-    tokens = decode_tokens + prefill_tokens
+    tokens = decode_tokens + prefill_tokens + padding_rows
     gpus = layout.replica_gpus
     dtype = matmul_dtype(model, cluster)
     peak = peak_flops(cluster, dtype)

@@ -39,6 +39,7 @@ from planner.memo import store
 from planner.memory import serve_memory
 from planner.models import MAX_BATCH_PER_REPLICA, ModelSpec, ServeWorkload
 from planner.result import LayoutResult
+from planner.runs import engine_batch, graph_rows, waves
 from planner.serve_pass import pass_kernels, serve_pass, serve_transfers
 from planner.step import KernelTime, Options, StepCost
 
@@ -173,14 +174,21 @@ _MEAN_KERNELS: dict[tuple, StepCost] = {}
 
 
 def _step_kernels(
-    model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options, b: float
+    model: ModelSpec,
+    work: ServeWorkload,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    b: float,
+    padding: float = 0.0,
 ) -> StepCost:
-    """The kernels of ``_step``'s mean step at B = ``b`` (no collectives): they depend on the GPU
-    alone and are looked up."""
+    """The kernels of ``_step``'s mean step at B = ``b`` (no collectives), the steps that decode
+    alone computing ``padding`` rows more (a CUDA graph's: ``planner.runs``): they depend on the
+    GPU alone and are looked up."""
     prompt, out = work.prompt_tokens, work.output_tokens
     share, carried = prompt_steps(work, b)
 
-    def at(prefill: float) -> StepCost:
+    def at(prefill: float, rows: float = 0.0) -> StepCost:
         return pass_kernels(
             model,
             layout,
@@ -191,31 +199,42 @@ def _step_kernels(
             context_tokens=prompt + out / 2,
             prefill_tokens=prefill,
             prefill_context_tokens=prompt / 2,
+            padding_rows=rows,
         )
 
     if share >= 1.0:
         return at(carried)
-    key = (model, work, layout, options, cluster.gpu_key, b, type(b))
+    key = (model, work, layout, options, cluster.gpu_key, b, type(b), padding)
     kernels = _MEAN_KERNELS.get(key)
     if kernels is None:
-        alone = _weighted_kernels(at(0.0).kernels, 1.0 - share, "")
+        alone = _weighted_kernels(at(0.0, padding).kernels, 1.0 - share, "")
         with_prompts = _weighted_kernels(at(carried).kernels, share, _WITH_PROMPTS)
         kernels = store(_MEAN_KERNELS, key, StepCost.of_kernels(alone + with_prompts, ()))
     return kernels
 
 
 def _step(
-    model: ModelSpec, work: ServeWorkload, layout: Layout, cluster: Cluster, options: Options, b: float
+    model: ModelSpec,
+    work: ServeWorkload,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    b: float,
+    engine: float | None = None,
 ) -> StepCost:
     """The mean step at B = ``b`` per replica: the steps that carry prompts and those that decode
-    alone, each at its share (``prompt_steps``). Its kernels are ``_step_kernels``; its
-    collectives are the cluster's."""
+    alone, each at its share (``prompt_steps``), the latter padded to a captured CUDA graph's batch
+    when the workload lists them (``planner.runs``; ``engine``: the engine's max batch, by default
+    the one ``b`` sets). Its kernels are ``_step_kernels``; its collectives are the cluster's."""
     share, carried = prompt_steps(work, b)
-    kernels = _step_kernels(model, work, layout, cluster, options, b)
+    padding = 0.0
+    if work.graph_batch_sizes and share < 1.0:
+        padding = graph_rows(work, b, engine or engine_batch(b)) - b
+    kernels = _step_kernels(model, work, layout, cluster, options, b, padding)
     if share >= 1.0:
         return kernels.with_transfers(serve_transfers(model, layout, cluster, options, b * 1 + carried))
     transfers = _weighted_transfers(
-        serve_transfers(model, layout, cluster, options, b * 1 + 0.0), 1.0 - share, ""
+        serve_transfers(model, layout, cluster, options, b * 1 + padding), 1.0 - share, ""
     ) + _weighted_transfers(
         serve_transfers(model, layout, cluster, options, b * 1 + carried), share, _WITH_PROMPTS
     )
@@ -339,24 +358,63 @@ def evaluate_serving(
     options: Options,
     problem_of: Callable[[StepCost], str | None],
 ) -> LayoutResult:
-    """The layout at the user's concurrency, or at the batch the search picks (module docstring).
-    A layout that misses a latency target even at one conversation per replica says so."""
+    """The layout at the user's concurrency, or at the batch the search picks (module docstring);
+    a finite run's tokens/s when the workload is one (``planner.runs``). A layout that misses a
+    latency target even at one conversation per replica says so."""
     model = served_model(model, work)
+    result = _steady(model, work, layout, cluster, options, problem_of)
+    return result if work.run_requests is None else _finite_run(model, work, layout, cluster, options, result)
+
+
+def _finite_run(
+    model: ModelSpec,
+    work: ServeWorkload,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    result: LayoutResult,
+) -> LayoutResult:
+    """``result`` with the tokens/s of a run of ``work.run_requests``: their output over the busiest
+    replica's full waves at its batch and its last wave at the rest (``planner.runs``)."""
+    if result.tokens_per_s is None or not result.tpot_s or not result.concurrency or not work.run_requests:
+        return result
+    b = result.concurrency / layout.dp
+    full, rest = waves(work, layout.dp, b)
+    seconds = full * result.tpot_s
+    if rest > 0:
+        tail = _step(model, work, layout, cluster, options, rest, engine_batch(b)).step_s
+        if tail is None:
+            return result
+        seconds += tail
+    return replace(result, tokens_per_s=work.run_requests / seconds)
+
+
+def _steady(
+    model: ModelSpec,
+    work: ServeWorkload,
+    layout: Layout,
+    cluster: Cluster,
+    options: Options,
+    problem_of: Callable[[StepCost], str | None],
+) -> LayoutResult:
+    """``evaluate_serving``'s steady state, at most a finite run's requests per replica."""
     # TTFT matters to the search only under a TTFT target; else the best layout gets it afterwards.
     prefill = _prefill(model, work, layout, cluster, options) if work.ttft_ms is not None else None
+    requests = None if work.run_requests is None else math.ceil(work.run_requests / layout.dp)
 
     def at(b: float) -> LayoutResult:
         return _result(model, work, layout, cluster, options, b, problem_of, prefill)
 
     fixed = _per_replica(work, layout)
     if fixed is not None:
-        found = at(fixed)
+        found = at(fixed if requests is None else min(fixed, requests))
         return (
             found
             if _meets(work, found.tpot_s, found.ttft_s)
             else replace(found, tokens_per_s=None, problem=_missed(work, found))
         )
     most = max_batch(model, work, layout, cluster, options)
+    most = most if requests is None else min(most, requests)
     best = at(max(most, 1))
     if best.problem or _meets(work, best.tpot_s, best.ttft_s):
         return best

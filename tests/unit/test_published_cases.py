@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from devtools.published_cases import CASES, table, typical_and_worst
+from tests.helpers import ROOT
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.case_id for c in CASES])
@@ -29,3 +30,6 @@ def test_the_summary_is_what_the_ratios_say():
     assert typical_and_worst([2.0, 0.5, 1.0]) == pytest.approx((2.0, 2.0))
     text = table()
     assert text.count("\n| ") >= len(CASES) and "| communication |" in text
+    # docs/planning.md shows this very table: after a change to the model or the cases, paste
+    # `python -m devtools.published_cases` into its "Published cases" section.
+    assert text in (ROOT / "docs" / "planning.md").read_text(encoding="utf-8")
