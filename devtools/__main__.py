@@ -1,7 +1,7 @@
 """``python -m devtools serve-mirror DIR [--port N] [--latency-ms MS]``, ``python -m devtools bench``,
 ``python -m devtools bench-app [--db PATH] [--factor N]``,
-``python -m devtools bench-elements [--extra N ...]``, ``python -m devtools attacks [CASE ...]`` and
-``python -m devtools schema``."""
+``python -m devtools bench-elements [--extra N ...]``, ``python -m devtools bench-ab OTHER``,
+``python -m devtools attacks [CASE ...]`` and ``python -m devtools schema``."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def serve_mirror(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = ("serve-mirror", "bench", "bench-app", "bench-elements", "attacks", "schema")
+COMMANDS = ("serve-mirror", "bench", "bench-app", "bench-elements", "bench-ab", "attacks", "schema")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         from devtools import bench_app
 
         return bench_app.main(argv[1:])
+    if argv[0] == "bench-ab":
+        from devtools import bench_ab
+
+        return bench_ab.main(argv[1:])
     if argv[0] == "bench-elements":
         from devtools import bench_elements
 
