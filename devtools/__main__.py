@@ -1,6 +1,7 @@
 """``python -m devtools serve-mirror DIR [--port N] [--latency-ms MS]``, ``python -m devtools bench``,
-``python -m devtools bench-app [--db PATH] [--factor N]``, ``python -m devtools attacks [CASE ...]`` and
-``python -m devtools schema``."""
+``python -m devtools bench-app [--db PATH] [--factor N]``,
+``python -m devtools bench-elements [--extra N ...]``, ``python -m devtools bench-ab OTHER``,
+``python -m devtools attacks [CASE ...]`` and ``python -m devtools schema``."""
 
 from __future__ import annotations
 
@@ -31,11 +32,14 @@ def serve_mirror(argv: list[str]) -> int:
     return 0
 
 
+COMMANDS = ("serve-mirror", "bench", "bench-app", "bench-elements", "bench-ab", "attacks", "schema")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch to ``serve-mirror``, ``bench``, ``bench-app``, ``attacks`` or ``schema``."""
+    """Dispatch to one of ``COMMANDS``."""
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in ("serve-mirror", "bench", "bench-app", "attacks", "schema"):
-        print("usage: python -m devtools {serve-mirror,bench,bench-app,attacks,schema} ...", file=sys.stderr)
+    if not argv or argv[0] not in COMMANDS:
+        print(f"usage: python -m devtools {{{','.join(COMMANDS)}}} ...", file=sys.stderr)
         return 2
     if argv[0] == "bench":
         from devtools import bench
@@ -53,6 +57,14 @@ def main(argv: list[str] | None = None) -> int:
         from devtools import bench_app
 
         return bench_app.main(argv[1:])
+    if argv[0] == "bench-ab":
+        from devtools import bench_ab
+
+        return bench_ab.main(argv[1:])
+    if argv[0] == "bench-elements":
+        from devtools import bench_elements
+
+        return bench_elements.main(argv[1:])
     return serve_mirror(argv[1:])
 
 

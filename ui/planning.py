@@ -78,7 +78,7 @@ def _own_model(sb) -> str:
     with the sizes shown back; "" otherwise (the preset stands, and the reason is said)."""
     from normalize.errors import ParseError
 
-    with sb.expander("Your own model: a Hugging Face config.json"):
+    with sb.popover("Your own model: a Hugging Face config.json", width="stretch"):
         pasted = st.text_area(
             "Paste config.json",
             key="hf_config",
@@ -265,7 +265,7 @@ def plan_question(priced: bool, box=None) -> PlanQuestion:
             "Unpriced rows follow the priced ones.",
         )  # fmt: skip
     config_text = _own_model(sb)
-    with sb.expander("Workload details"):
+    with sb.popover("Workload details", width="stretch"):
         workload = _serve(st) if TASKS[task or "Serve"] == "serve" else _train(st)
         nodes = _whole(
             st, "Instances per cluster (0: serve the fewest that fit, train the GPUs above)", 0, "nodes",

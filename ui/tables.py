@@ -231,7 +231,7 @@ def hidden_columns(frame: pd.DataFrame, key: str) -> list[str]:
     """The columns the user hides, chosen in a box bound to the URL under ``key`` (so a shared link
     hides them too); every column but ``KEPT_COLUMN`` may be hidden."""
     options = [c for c in frame.columns if c != KEPT_COLUMN]
-    with st.expander("Columns: hide some (the link and the downloads follow)"):
+    with st.popover("Columns: hide some (the link and the downloads follow)"):
         hidden = st.multiselect(
             "Hide columns", options, key=key, bind="query-params", placeholder="none: every column shown"
         )

@@ -463,6 +463,45 @@ def test_the_verdicts_in_full_are_written_when_opened(shipped, monkeypatch):
     assert len(lines) == 50 and lines[0] == f"{table.iloc[0]['instance']} — {table.iloc[0]['verdict']}"
 
 
+def _popovers(node) -> dict[str, set[str]]:
+    """Each popover under ``node``: its label → the keys of the widgets it holds."""
+    from streamlit.proto.Block_pb2 import Block
+
+    found: dict[str, set[str]] = {}
+    for child in getattr(node, "children", {}).values():
+        proto = getattr(child, "proto", None)
+        if isinstance(proto, Block) and proto.WhichOneof("type") == "popover":
+            found[proto.popover.label] = _keys(child)
+        found |= _popovers(child)
+    return found
+
+
+def _keys(node) -> set[str]:
+    keys = {node.key} if getattr(node, "key", None) else set()
+    for child in getattr(node, "children", {}).values():
+        keys |= _keys(child)
+    return keys
+
+
+@pytest.mark.parametrize(
+    ("task", "details"),
+    [
+        ("Serve", {"target", "tpot", "ttft", "batch", "context", "output", "nodes"}),
+        ("Train", {"seq_len", "seqs", "precision", "train_tokens", "days", "train_gpus", "nodes"}),
+    ],
+)
+def test_the_rarely_used_boxes_are_popovers(shipped, monkeypatch, task, details):
+    """Issue 21 (speed): the workload's details, the own model's config.json and the hidden columns
+    sit in popovers, whose widgets the browser builds only while one is open (a closed expander's
+    were built and redrawn on every rerun); the script still draws them, so their values and links
+    hold (tests/e2e: a link with a detail set reproduces the plan)."""
+    app = run_app(monkeypatch, shipped, task=task)
+    boxes = _popovers(app._tree)
+    assert boxes["Workload details"] == details
+    assert boxes["Your own model: a Hugging Face config.json"] == {"hf_config", "hf_config_file"}
+    assert boxes["Columns: hide some (the link and the downloads follow)"] == {"plan_hide"}
+
+
 def test_zero_conversations_searches_the_batch_as_plan_batch_max(shipped, monkeypatch):
     """The concurrency box is per cluster; 0 asks what ``plan --batch max`` does (the most tokens/s
     within memory), so p5.48xlarge then serves far more than the default 32 conversations at once."""

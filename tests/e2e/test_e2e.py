@@ -488,6 +488,40 @@ def test_the_title_is_not_under_streamlits_header(page, small_app):
     assert title["y"] >= header["y"] + header["height"] - 1
 
 
+def test_the_workload_details_survive_a_shared_link_from_their_closed_box(browser, page, small_app):
+    """Issue 21 (speed): "Workload details" is a popover, whose widgets the browser builds only while
+    it is open (a closed expander's were redrawn on every rerun); a value set there still reaches the
+    URL, and a link with it plans the same table, with the value in the box when it is opened."""
+    open_app(page, small_app)
+    assert page.locator(".st-key-output").count() == 0  # closed: not in the page at all
+    first = table_rows(page)[1]
+    page.get_by_text("Workload details", exact=True).click()
+    box = page.locator(".st-key-output input")
+    box.wait_for()
+    box.fill("256")
+    step(page, lambda: box.press("Enter"))
+    assert "output=256" in page.url
+    page.wait_for_function(  # the grid redraws its rows a moment after the run
+        """(first) => {
+          const row = document.querySelectorAll('[data-testid="stDataFrame"] table tr')[1];
+          return row && [...row.querySelectorAll('th,td')].map((c) => c.textContent).join('|') !== first;
+        }""",
+        arg="|".join(first),
+    )
+    seen = table_rows(page)
+    assert seen[1] != first  # fewer output tokens plan other figures
+    other = browser.new_page()  # a colleague opening the link
+    try:
+        open_app(other, small_app, page.url.removeprefix(small_app.url))
+        assert other.locator(".st-key-output").count() == 0
+        assert table_rows(other) == seen
+        other.get_by_text("Workload details", exact=True).click()
+        assert other.locator(".st-key-output input").input_value() == "256"
+    finally:
+        other.close()
+    assert page.console_errors == []
+
+
 def test_hidden_columns_and_the_sort_survive_a_shared_link(browser, page, small_app):
     """Issue 21: the share link reproduced the filters but not the hidden columns."""
     open_app(page, small_app, "?mode=Links+only&sort=GPU%2C+A+to+Z")
