@@ -97,9 +97,15 @@ STAGED_COLUMNS: dict[str, tuple[str, ...]] = {
     "measurements": MEASUREMENT_COLUMNS,
 }
 SPILL_ROWS = 50_000
-#: Fetch rows held in Python before they move to the new file (``fetched.fetches``); a refresh of the
-#: real mirror holds its ~650 until commit, one at 100x wrote 64,600 (60 MB of dicts) at the end.
+#: Fetch rows held in Python before they move to DuckDB (``SPILLED_FETCHES``); a refresh of the real
+#: mirror holds its ~650 until commit, one at 100x wrote 64,600 (60 MB of dicts) at the end.
 SPILL_FETCHES = 5_000
+#: Where spilled fetch rows wait for the history carried before them: a temporary table, never written
+#: to the file (nor to its WAL), and dropped in the commit's own transaction.
+SPILLED_FETCHES = "temp.spilled_fetches"
+#: The auto-checkpoint threshold the commit sets: a transaction whose commit checkpoints is not written
+#: to the WAL as well, so the last one's writes (documents, fetch history) reach the file once.
+CHECKPOINT_AT_COMMIT = "0b"
 #: Where kept rows (a stale provider's, one a refresh left alone, a snapshot's) wait, as they were,
 #: until the rows are finished (catalog.finish); fresh ones wait in ``staging.instances``.
 KEPT = "staging.kept"
@@ -310,12 +316,12 @@ class CatalogWriter:
         self._fresh_at: datetime | None = None
 
     def _create_tables(self) -> None:
-        """The catalog's tables, and the writer's own (``fetched``, ``staging``), in one transaction: a
-        commit for each of their 28 statements was a third of creating them."""
+        """The catalog's tables, and the writer's own (``SPILLED_FETCHES``, ``staging``), in one
+        transaction: a commit for each of their 28 statements was a third of creating them."""
         self.con.execute("BEGIN TRANSACTION")
         self.con.execute(schema_sql())
-        self.con.execute("CREATE SCHEMA fetched")
-        self.con.execute("CREATE TABLE fetched.fetches AS SELECT * FROM main.fetches LIMIT 0")
+        spilled = SPILLED_FETCHES.removeprefix("temp.")
+        self.con.execute(f"CREATE TEMP TABLE {spilled} AS SELECT * FROM main.fetches LIMIT 0")
         self.con.execute("CREATE SCHEMA staging")
         for table in STAGED_COLUMNS:
             self.con.execute(f"CREATE TABLE staging.{table} AS SELECT * FROM main.{table} LIMIT 0")
@@ -445,8 +451,8 @@ class CatalogWriter:
             self._spill_fetches()
 
     def _spill_fetches(self) -> None:
-        """Move the fetch rows held in Python to ``fetched.fetches`` (in order), written at commit."""
-        self._insert("fetched.fetches", row_table(self._fetches, FETCH_COLUMNS))
+        """Move the fetch rows held in Python to ``SPILLED_FETCHES`` (in order), written at commit."""
+        self._insert(SPILLED_FETCHES, row_table(self._fetches, FETCH_COLUMNS))
         self._fetches.clear()
 
     def write_fresh(
@@ -522,8 +528,10 @@ class CatalogWriter:
             self._with_history(table, identity)
 
     def rows_finished(self) -> None:
-        """The rows are in ``instances``, finished (``catalog.finish.finish_rows``): staging goes."""
+        """The rows are in ``instances``, finished (``catalog.finish.finish_rows``): staging goes, and
+        every later write is one transaction, which ``_commit`` commits."""
         self.con.execute("DROP SCHEMA staging CASCADE")
+        self.con.execute("BEGIN TRANSACTION")
         self._rows_finished = True
 
     def _with_history(self, table: str, identity: tuple[str, ...]) -> None:
@@ -649,25 +657,31 @@ class CatalogWriter:
         )
 
     def _flush_documents(self) -> None:
-        """This refresh's fetch rows after the history carried, and the new document bodies."""
-        self._spill_fetches()
-        self.con.execute("INSERT INTO fetches BY NAME SELECT * FROM fetched.fetches")
-        self.con.execute("DROP SCHEMA fetched CASCADE")
+        """This refresh's fetch rows after the history carried (those spilled, then those held), and
+        the new document bodies."""
+        self.con.execute(f"INSERT INTO fetches BY NAME SELECT * FROM {SPILLED_FETCHES}")
+        self.con.execute(f"DROP TABLE {SPILLED_FETCHES}")
+        self._insert("fetches", row_table(self._fetches, FETCH_COLUMNS))
+        self._fetches.clear()
         self._insert(
             "documents",
             row_table([{"sha256": k, "body": v} for k, v in self._bodies.items()], ("sha256", "body")),
         )
 
     def _commit(self) -> None:
-        """Check every row as finished, checkpoint, close and atomically replace the catalog."""
+        """Check every row as finished, commit the last transaction as a checkpoint (its writes, the
+        largest, reach the file once, not through the WAL first), close and atomically replace the
+        catalog."""
         if not self._rows_finished:
             raise RuntimeError("the rows were never finished (catalog.finish.finish_rows)")
         check_published(self.con)
         self._carry_history()
         self._flush_documents()
+        self.con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_AT_COMMIT}'")
+        self.con.execute("COMMIT")
         if self.has_old:
             self.con.execute("DETACH old")
-        self.con.execute("CHECKPOINT")
+        self.con.execute("CHECKPOINT")  # nothing left to write, unless the commit could not checkpoint
         self.con.close()
         with open(self.tmp, "rb+") as handle:
             os.fsync(handle.fileno())
