@@ -516,22 +516,23 @@ class CatalogWriter:
     def write_staged(self) -> None:
         """Write the staged claims, prices and measurements of every fresh source, one statement per
         table (bulk, not per source), with claim and price history carried; once. The rows wait for
-        ``catalog.finish.finish_rows``."""
+        ``catalog.finish.finish_rows``. One transaction: a commit (a WAL write) per statement cost
+        more than the statements."""
         if self._staged_written:
             return
         self._staged_written = True
+        self.con.execute("BEGIN TRANSACTION")
         self._spill()
-        if self._in_place("measurements"):
-            return
-        self.con.execute("INSERT INTO measurements BY NAME SELECT * FROM staging.measurements")
-        for table, identity in (("claims", CLAIM_IDENTITY), ("prices", PRICE_IDENTITY)):
-            self._with_history(table, identity)
+        if not self._in_place("measurements"):
+            self.con.execute("INSERT INTO measurements BY NAME SELECT * FROM staging.measurements")
+            for table, identity in (("claims", CLAIM_IDENTITY), ("prices", PRICE_IDENTITY)):
+                self._with_history(table, identity)
+        self.con.execute("COMMIT")
 
     def rows_finished(self) -> None:
-        """The rows are in ``instances``, finished (``catalog.finish.finish_rows``): staging goes, and
-        every later write is one transaction, which ``_commit`` commits."""
+        """The rows are in ``instances``, finished (``catalog.finish.finish_rows``, which opened the
+        last transaction: every later write is in it, and ``_commit`` commits it): staging goes."""
         self.con.execute("DROP SCHEMA staging CASCADE")
-        self.con.execute("BEGIN TRANSACTION")
         self._rows_finished = True
 
     def _with_history(self, table: str, identity: tuple[str, ...]) -> None:
