@@ -246,9 +246,7 @@ def _insert_finished(con: duckdb.DuckDBPyConnection, now: datetime, *, derive: b
     if derive:
         con.execute(_UNDONE_SQL)
         derivation = _derived(con, now)
-    # The writer's last transaction: everything from here on reaches the file once, when it commits
-    # (CatalogWriter._commit, as a checkpoint), and none of it through the WAL first.
-    con.execute("BEGIN TRANSACTION")
+    con.execute("BEGIN TRANSACTION")  # a commit per statement was most of writing the prices' tables
     prepare_prices(con, BUILT)
     if derivation is not None:
         source = UNDONE
@@ -263,8 +261,8 @@ def _insert_finished(con: duckdb.DuckDBPyConnection, now: datetime, *, derive: b
             FROM {source} r {joins}
             ORDER BY r.built_part, r.built_row"""
     )
-    if derive:
-        con.execute(f"DROP TABLE IF EXISTS {UNDONE}")
+    con.execute(f"DROP TABLE IF EXISTS {UNDONE}")
+    con.execute("COMMIT")
 
 
 def _derived(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:

@@ -123,7 +123,7 @@ def flag_placeholders(con: duckdb.DuckDBPyConnection, rows: str = "instances") -
 def prepare_prices(con: duckdb.DuckDBPyConnection, rows: str) -> None:
     """What the rows' price columns are read from: the exchange rates, and the placeholder flags of the
     current prices (``rows``: the rows as built, for their GPU model and count). In the caller's
-    transaction (``catalog.finish``: the writer's last): a commit per statement was most of their time."""
+    transaction (``catalog.finish``): a commit per statement was most of their time."""
     write_exchange_rates(con)
     write_offer_lists(con)
     flag_placeholders(con, rows)

@@ -97,12 +97,10 @@ STAGED_COLUMNS: dict[str, tuple[str, ...]] = {
     "measurements": MEASUREMENT_COLUMNS,
 }
 SPILL_ROWS = 50_000
-#: Fetch rows held in Python before they move to DuckDB (``SPILLED_FETCHES``); a refresh of the real
-#: mirror holds its ~650 until commit, one at 100x wrote 64,600 (60 MB of dicts) at the end.
+#: Fetch rows held in Python before they move to ``fetches`` (after the fetch history carried); a
+#: refresh of the real mirror holds its ~650 until commit, one at 100x wrote 64,600 (60 MB of dicts)
+#: at the end.
 SPILL_FETCHES = 5_000
-#: Where spilled fetch rows wait for the history carried before them: a temporary table, never written
-#: to the file (nor to its WAL), and dropped in the commit's own transaction.
-SPILLED_FETCHES = "temp.spilled_fetches"
 #: The auto-checkpoint threshold the commit sets: a transaction whose commit checkpoints is not written
 #: to the WAL as well, so the last one's writes (documents, fetch history) reach the file once.
 CHECKPOINT_AT_COMMIT = "0b"
@@ -306,6 +304,7 @@ class CatalogWriter:
             self.con.execute("ATTACH ? AS old (READ_ONLY)", [str(self.path)])
             self._refuse_an_older_schema()
         self._fetches: list[dict] = []
+        self._fetch_history_carried = False
         self._bodies: dict[str, str] = {}
         # Fresh rows of every source, staged in Python and moved to the new file's staging tables every
         # SPILL_ROWS rows (so memory stays flat at 100x the catalog), written once per table at commit.
@@ -316,12 +315,10 @@ class CatalogWriter:
         self._fresh_at: datetime | None = None
 
     def _create_tables(self) -> None:
-        """The catalog's tables, and the writer's own (``SPILLED_FETCHES``, ``staging``), in one
-        transaction: a commit for each of their 28 statements was a third of creating them."""
+        """The catalog's tables, and the writer's own (``staging``), in one transaction: a commit for
+        each of their 28 statements was a third of creating them."""
         self.con.execute("BEGIN TRANSACTION")
         self.con.execute(schema_sql())
-        spilled = SPILLED_FETCHES.removeprefix("temp.")
-        self.con.execute(f"CREATE TEMP TABLE {spilled} AS SELECT * FROM main.fetches LIMIT 0")
         self.con.execute("CREATE SCHEMA staging")
         for table in STAGED_COLUMNS:
             self.con.execute(f"CREATE TABLE staging.{table} AS SELECT * FROM main.{table} LIMIT 0")
@@ -451,9 +448,18 @@ class CatalogWriter:
             self._spill_fetches()
 
     def _spill_fetches(self) -> None:
-        """Move the fetch rows held in Python to ``SPILLED_FETCHES`` (in order), written at commit."""
-        self._insert(SPILLED_FETCHES, row_table(self._fetches, FETCH_COLUMNS))
+        """Move the fetch rows held in Python to ``fetches`` (in order), after the fetch history."""
+        self._carry_fetch_history()
+        self._insert("fetches", row_table(self._fetches, FETCH_COLUMNS))
         self._fetches.clear()
+
+    def _carry_fetch_history(self) -> None:
+        """The old catalog's fetch rows, once, before any of this refresh's: at the first spill, or at
+        commit. (A spill once went to a table of its own, copied after the history at commit: at 100x
+        its 64,600 rows were written twice, and a temporary one held them in memory to the end.)"""
+        if self.has_old and not self._fetch_history_carried:
+            self.con.execute("INSERT INTO fetches BY NAME SELECT * FROM old.fetches")
+        self._fetch_history_carried = True
 
     def write_fresh(
         self,
@@ -530,9 +536,11 @@ class CatalogWriter:
         self.con.execute("COMMIT")
 
     def rows_finished(self) -> None:
-        """The rows are in ``instances``, finished (``catalog.finish.finish_rows``, which opened the
-        last transaction: every later write is in it, and ``_commit`` commits it): staging goes."""
+        """The rows are in ``instances``, finished (``catalog.finish.finish_rows``): staging goes (its
+        memory with it: dropped in a transaction, it stayed to the end), and every later write is one
+        transaction, which ``_commit`` commits."""
         self.con.execute("DROP SCHEMA staging CASCADE")
+        self.con.execute("BEGIN TRANSACTION")
         self._rows_finished = True
 
     def _with_history(self, table: str, identity: tuple[str, ...]) -> None:
@@ -620,11 +628,9 @@ class CatalogWriter:
         self.con.execute(
             "INSERT INTO refreshes VALUES (?, ?, ?, ?, ?)", [refresh_id, started, finished, mode, exit_code]
         )
-        outcomes = pd.DataFrame(list(providers))
-        if len(outcomes):
-            self.con.register("outcomes", outcomes.assign(refresh_id=refresh_id))
-            self.con.execute("INSERT INTO provider_refreshes BY NAME SELECT * FROM outcomes")
-            self.con.unregister("outcomes")
+        rows = [{**row, "refresh_id": refresh_id} for row in providers]
+        if rows:  # as Arrow: a DataFrame of 28 rows was 5 ms of pandas
+            self._insert("provider_refreshes", row_table(rows, rows[0]))
 
     def write_layouts(self, layouts: dict[str, dict[str, str]]) -> None:
         """Record the headers each parser expects on each page (source_layouts)."""
@@ -645,7 +651,8 @@ class CatalogWriter:
         """Fetch and refresh history, and the bodies of the latest good document per URL."""
         if not self.has_old:
             return
-        for table in ("fetches", "refreshes", "provider_refreshes"):
+        self._carry_fetch_history()
+        for table in ("refreshes", "provider_refreshes"):
             self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM old.{table}")
         self.con.execute(
             """INSERT INTO documents BY NAME
@@ -658,12 +665,8 @@ class CatalogWriter:
         )
 
     def _flush_documents(self) -> None:
-        """This refresh's fetch rows after the history carried (those spilled, then those held), and
-        the new document bodies."""
-        self.con.execute(f"INSERT INTO fetches BY NAME SELECT * FROM {SPILLED_FETCHES}")
-        self.con.execute(f"DROP TABLE {SPILLED_FETCHES}")
-        self._insert("fetches", row_table(self._fetches, FETCH_COLUMNS))
-        self._fetches.clear()
+        """This refresh's fetch rows still held (after those spilled), and the new document bodies."""
+        self._spill_fetches()
         self._insert(
             "documents",
             row_table([{"sha256": k, "body": v} for k, v in self._bodies.items()], ("sha256", "body")),
