@@ -39,7 +39,9 @@ from records.offers import Claim
 log = logging.getLogger(__name__)
 
 BUILT = "staging.built"  # every row as built, kept ones first, in the order they were staged
-UNDONE = "staging.undone"  # the same, with an earlier derivation's additions taken off
+#: The same, with an earlier derivation's additions taken off: a temporary table (never in the file),
+#: made once and read four times, where a view was bound and optimized again by each (most of each).
+UNDONE = "temp.undone_rows"
 FINISHED = "staging.finished"  # the rows a derivation changes, as finished (ADJUSTED columns)
 
 #: The columns a derivation may change; the rest of a row is final when it is built.
@@ -71,7 +73,7 @@ CREATE VIEW {BUILT} AS
     SELECT *, 1 AS built_part, rowid AS built_row FROM staging.instances
 """
 _UNDONE_SQL = f"""
-CREATE VIEW {UNDONE} AS
+CREATE TEMP TABLE {UNDONE.removeprefix("temp.")} AS
 SELECT * EXCLUDE (fabric_carried, nics_carried, frontend_filled, intra_derived, inter_derived) REPLACE (
     CASE WHEN fabric_carried THEN 'unknown' ELSE inter_node_fabric END AS inter_node_fabric,
     CASE WHEN nics_carried THEN NULL ELSE nic_count END AS nic_count,
@@ -244,6 +246,7 @@ def _insert_finished(con: duckdb.DuckDBPyConnection, now: datetime, *, derive: b
     if derive:
         con.execute(_UNDONE_SQL)
         derivation = _derived(con, now)
+    con.execute("BEGIN TRANSACTION")  # a commit per statement was most of writing the prices' tables
     prepare_prices(con, BUILT)
     if derivation is not None:
         source = UNDONE
@@ -258,6 +261,8 @@ def _insert_finished(con: duckdb.DuckDBPyConnection, now: datetime, *, derive: b
             FROM {source} r {joins}
             ORDER BY r.built_part, r.built_row"""
     )
+    con.execute(f"DROP TABLE IF EXISTS {UNDONE}")
+    con.execute("COMMIT")
 
 
 def _derived(con: duckdb.DuckDBPyConnection, now: datetime) -> Derivation | None:

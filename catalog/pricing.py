@@ -122,14 +122,8 @@ def flag_placeholders(con: duckdb.DuckDBPyConnection, rows: str = "instances") -
 
 def prepare_prices(con: duckdb.DuckDBPyConnection, rows: str) -> None:
     """What the rows' price columns are read from: the exchange rates, and the placeholder flags of the
-    current prices (``rows``: the rows as built, for their GPU model and count). One transaction: each
-    row of ``executemany`` was a commit of its own (two thirds of writing the tables)."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        write_exchange_rates(con)
-        write_offer_lists(con)
-        flag_placeholders(con, rows)
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")
+    current prices (``rows``: the rows as built, for their GPU model and count). In the caller's
+    transaction (``catalog.finish``): a commit per statement was most of their time."""
+    write_exchange_rates(con)
+    write_offer_lists(con)
+    flag_placeholders(con, rows)

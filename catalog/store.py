@@ -97,9 +97,13 @@ STAGED_COLUMNS: dict[str, tuple[str, ...]] = {
     "measurements": MEASUREMENT_COLUMNS,
 }
 SPILL_ROWS = 50_000
-#: Fetch rows held in Python before they move to the new file (``fetched.fetches``); a refresh of the
-#: real mirror holds its ~650 until commit, one at 100x wrote 64,600 (60 MB of dicts) at the end.
+#: Fetch rows held in Python before they move to ``fetches`` (after the fetch history carried); a
+#: refresh of the real mirror holds its ~650 until commit, one at 100x wrote 64,600 (60 MB of dicts)
+#: at the end.
 SPILL_FETCHES = 5_000
+#: The auto-checkpoint threshold the commit sets: a transaction whose commit checkpoints is not written
+#: to the WAL as well, so the last one's writes (documents, fetch history) reach the file once.
+CHECKPOINT_AT_COMMIT = "0b"
 #: Where kept rows (a stale provider's, one a refresh left alone, a snapshot's) wait, as they were,
 #: until the rows are finished (catalog.finish); fresh ones wait in ``staging.instances``.
 KEPT = "staging.kept"
@@ -300,6 +304,7 @@ class CatalogWriter:
             self.con.execute("ATTACH ? AS old (READ_ONLY)", [str(self.path)])
             self._refuse_an_older_schema()
         self._fetches: list[dict] = []
+        self._fetch_history_carried = False
         self._bodies: dict[str, str] = {}
         # Fresh rows of every source, staged in Python and moved to the new file's staging tables every
         # SPILL_ROWS rows (so memory stays flat at 100x the catalog), written once per table at commit.
@@ -310,12 +315,10 @@ class CatalogWriter:
         self._fresh_at: datetime | None = None
 
     def _create_tables(self) -> None:
-        """The catalog's tables, and the writer's own (``fetched``, ``staging``), in one transaction: a
-        commit for each of their 28 statements was a third of creating them."""
+        """The catalog's tables, and the writer's own (``staging``), in one transaction: a commit for
+        each of their 28 statements was a third of creating them."""
         self.con.execute("BEGIN TRANSACTION")
         self.con.execute(schema_sql())
-        self.con.execute("CREATE SCHEMA fetched")
-        self.con.execute("CREATE TABLE fetched.fetches AS SELECT * FROM main.fetches LIMIT 0")
         self.con.execute("CREATE SCHEMA staging")
         for table in STAGED_COLUMNS:
             self.con.execute(f"CREATE TABLE staging.{table} AS SELECT * FROM main.{table} LIMIT 0")
@@ -445,9 +448,18 @@ class CatalogWriter:
             self._spill_fetches()
 
     def _spill_fetches(self) -> None:
-        """Move the fetch rows held in Python to ``fetched.fetches`` (in order), written at commit."""
-        self._insert("fetched.fetches", row_table(self._fetches, FETCH_COLUMNS))
+        """Move the fetch rows held in Python to ``fetches`` (in order), after the fetch history."""
+        self._carry_fetch_history()
+        self._insert("fetches", row_table(self._fetches, FETCH_COLUMNS))
         self._fetches.clear()
+
+    def _carry_fetch_history(self) -> None:
+        """The old catalog's fetch rows, once, before any of this refresh's: at the first spill, or at
+        commit. (A spill once went to a table of its own, copied after the history at commit: at 100x
+        its 64,600 rows were written twice, and a temporary one held them in memory to the end.)"""
+        if self.has_old and not self._fetch_history_carried:
+            self.con.execute("INSERT INTO fetches BY NAME SELECT * FROM old.fetches")
+        self._fetch_history_carried = True
 
     def write_fresh(
         self,
@@ -510,20 +522,25 @@ class CatalogWriter:
     def write_staged(self) -> None:
         """Write the staged claims, prices and measurements of every fresh source, one statement per
         table (bulk, not per source), with claim and price history carried; once. The rows wait for
-        ``catalog.finish.finish_rows``."""
+        ``catalog.finish.finish_rows``. One transaction: a commit (a WAL write) per statement cost
+        more than the statements."""
         if self._staged_written:
             return
         self._staged_written = True
+        self.con.execute("BEGIN TRANSACTION")
         self._spill()
-        if self._in_place("measurements"):
-            return
-        self.con.execute("INSERT INTO measurements BY NAME SELECT * FROM staging.measurements")
-        for table, identity in (("claims", CLAIM_IDENTITY), ("prices", PRICE_IDENTITY)):
-            self._with_history(table, identity)
+        if not self._in_place("measurements"):
+            self.con.execute("INSERT INTO measurements BY NAME SELECT * FROM staging.measurements")
+            for table, identity in (("claims", CLAIM_IDENTITY), ("prices", PRICE_IDENTITY)):
+                self._with_history(table, identity)
+        self.con.execute("COMMIT")
 
     def rows_finished(self) -> None:
-        """The rows are in ``instances``, finished (``catalog.finish.finish_rows``): staging goes."""
+        """The rows are in ``instances``, finished (``catalog.finish.finish_rows``): staging goes (its
+        memory with it: dropped in a transaction, it stayed to the end), and every later write is one
+        transaction, which ``_commit`` commits."""
         self.con.execute("DROP SCHEMA staging CASCADE")
+        self.con.execute("BEGIN TRANSACTION")
         self._rows_finished = True
 
     def _with_history(self, table: str, identity: tuple[str, ...]) -> None:
@@ -611,11 +628,9 @@ class CatalogWriter:
         self.con.execute(
             "INSERT INTO refreshes VALUES (?, ?, ?, ?, ?)", [refresh_id, started, finished, mode, exit_code]
         )
-        outcomes = pd.DataFrame(list(providers))
-        if len(outcomes):
-            self.con.register("outcomes", outcomes.assign(refresh_id=refresh_id))
-            self.con.execute("INSERT INTO provider_refreshes BY NAME SELECT * FROM outcomes")
-            self.con.unregister("outcomes")
+        rows = [{**row, "refresh_id": refresh_id} for row in providers]
+        if rows:  # as Arrow: a DataFrame of 28 rows was 5 ms of pandas
+            self._insert("provider_refreshes", row_table(rows, rows[0]))
 
     def write_layouts(self, layouts: dict[str, dict[str, str]]) -> None:
         """Record the headers each parser expects on each page (source_layouts)."""
@@ -636,7 +651,8 @@ class CatalogWriter:
         """Fetch and refresh history, and the bodies of the latest good document per URL."""
         if not self.has_old:
             return
-        for table in ("fetches", "refreshes", "provider_refreshes"):
+        self._carry_fetch_history()
+        for table in ("refreshes", "provider_refreshes"):
             self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM old.{table}")
         self.con.execute(
             """INSERT INTO documents BY NAME
@@ -649,25 +665,27 @@ class CatalogWriter:
         )
 
     def _flush_documents(self) -> None:
-        """This refresh's fetch rows after the history carried, and the new document bodies."""
+        """This refresh's fetch rows still held (after those spilled), and the new document bodies."""
         self._spill_fetches()
-        self.con.execute("INSERT INTO fetches BY NAME SELECT * FROM fetched.fetches")
-        self.con.execute("DROP SCHEMA fetched CASCADE")
         self._insert(
             "documents",
             row_table([{"sha256": k, "body": v} for k, v in self._bodies.items()], ("sha256", "body")),
         )
 
     def _commit(self) -> None:
-        """Check every row as finished, checkpoint, close and atomically replace the catalog."""
+        """Check every row as finished, commit the last transaction as a checkpoint (its writes, the
+        largest, reach the file once, not through the WAL first), close and atomically replace the
+        catalog."""
         if not self._rows_finished:
             raise RuntimeError("the rows were never finished (catalog.finish.finish_rows)")
         check_published(self.con)
         self._carry_history()
         self._flush_documents()
+        self.con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_AT_COMMIT}'")
+        self.con.execute("COMMIT")
         if self.has_old:
             self.con.execute("DETACH old")
-        self.con.execute("CHECKPOINT")
+        self.con.execute("CHECKPOINT")  # nothing left to write, unless the commit could not checkpoint
         self.con.close()
         with open(self.tmp, "rb+") as handle:
             os.fsync(handle.fileno())
