@@ -84,6 +84,7 @@ def run(extras: list[int], rounds: int, clicks: int) -> dict[int, dict]:
             "samples": len(found),
         }
         for n, found in samples.items()
+        if found  # every click of that page timed out: no figure
     }
 
 

@@ -18,6 +18,14 @@ are off unless the workload asks for them (``ServeWorkload.run_requests``, ``gra
   graph. The sizes listed above the engine's max batch size are dropped and that size is captured in
   their place (``_filter_cuda_graph_batch_sizes``, ``FILTER_SOURCE``), and trtllm-bench sets the
   max batch size by rounding the requests its KV cache holds up (``engine_batch``).
+
+Left out (none of the published runs these model is touched by them; said so they are not taken for
+modelled): trtllm-bench divides its max batch by the pipeline stages and pads each micro-batch,
+where this pads a replica's whole batch (the two PP2 cases come out the same either way); the
+engine's max batch is taken from the batch run, which is the KV cache's capacity only when the
+batch is memory-bound, as in every published case, not under a TPOT target or a fixed batch; and
+the padded rows, copies of one dummy request, all route to the same experts in TensorRT-LLM, where
+here they spread over the experts as real tokens do (it matters only with expert parallelism).
 """
 
 from __future__ import annotations

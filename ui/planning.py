@@ -75,9 +75,8 @@ def model_of(question: PlanQuestion):
 
 def _own_model(sb) -> str:
     """The box for a Hugging Face config.json (pasted or uploaded); its text once it reads as a model,
-    with the sizes shown back; "" otherwise (the preset stands, and the reason is said)."""
-    from normalize.errors import ParseError
-
+    with the sizes shown back; "" otherwise (the preset stands, and the reason is said, in the box and
+    below it: a closed popover hides what it holds)."""
     with sb.popover("Your own model: a Hugging Face config.json", width="stretch"):
         pasted = st.text_area(
             "Paste config.json",
@@ -88,19 +87,33 @@ def _own_model(sb) -> str:
         )
         uploaded = st.file_uploader("or upload it", type=["json"], key="hf_config_file")
         text = uploaded.getvalue().decode("utf-8", errors="replace") if uploaded is not None else pasted
-        if not text.strip():
-            return ""
-        reader = hf_reader()
-        if reader is None:
-            show_text(NO_HF_READER, "warning")
-            return ""
-        try:
-            spec = reader(text, OWN_MODEL)
-        except ParseError as exc:
-            show_text(f"config.json not planned: {exc}", "error")
-            return ""
-        show_text(sizes_text(spec), "info")
-        return text
+        kept, note, kind = _read_config(text)
+        if note:
+            show_text(note, kind)
+    if note and not kept:
+        with sb:
+            show_text(NOT_PLANNED_BELOW, kind)
+    return kept
+
+
+#: Below the closed box when its config.json is not planned (the reason is in the box).
+NOT_PLANNED_BELOW = "Your config.json is not planned (open the box above for why): the preset is planned."
+
+
+def _read_config(text: str) -> tuple[str, str, str]:
+    """(the config.json's text when the planner reads it as a model, else ""; what to say; its kind)."""
+    from normalize.errors import ParseError
+
+    if not text.strip():
+        return "", "", ""
+    reader = hf_reader()
+    if reader is None:
+        return "", NO_HF_READER, "warning"
+    try:
+        spec = reader(text, OWN_MODEL)
+    except ParseError as exc:
+        return "", f"config.json not planned: {exc}", "error"
+    return text, sizes_text(spec), "info"
 
 
 def sizes_text(spec) -> str:

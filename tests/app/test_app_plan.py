@@ -188,7 +188,9 @@ def test_a_pasted_config_json_is_planned_or_says_why_not(small_catalog_file, mon
     import dataclasses
 
     import planner.models
+    from normalize.errors import ParseError
     from tests.helpers import app_tab, run_app, shown_texts
+    from ui.planning import NOT_PLANNED_BELOW
 
     config = '{"hidden_size": 4096, "num_hidden_layers": 32}'
     monkeypatch.delattr(planner.models, "model_from_hf_config", raising=False)
@@ -196,6 +198,7 @@ def test_a_pasted_config_json_is_planned_or_says_why_not(small_catalog_file, mon
     app.text_area(key="hf_config").input(config).run()
     assert any(t.startswith("Planning a pasted config.json needs") for t in shown_texts(app, "warning"))
     assert app_tab(app, "Ranking").subheader[0].value.startswith("Serving llama-3.1-70b")
+    assert _outside_popovers(app, "warning") == [NOT_PLANNED_BELOW]  # a closed box hides its warning
     read: list[tuple[str, str]] = []
 
     def reader(text: str, name: str):
@@ -210,6 +213,34 @@ def test_a_pasted_config_json_is_planned_or_says_why_not(small_catalog_file, mon
     ranking = app_tab(app, "Ranking")
     assert ranking.subheader[0].value.startswith("Serving your model (config.json)")
     assert ranking.dataframe[0].value["verdict"].iloc[0].startswith("My model")
+    assert _outside_popovers(app, "warning") == []
+
+    def refusing(text: str, name: str):
+        raise ParseError("config.json: hidden_size must be positive")
+
+    monkeypatch.setattr(planner.models, "model_from_hf_config", refusing, raising=False)
+    app.run()
+    assert "config.json not planned: config.json: hidden_size must be positive" in shown_texts(app, "error")
+    assert _outside_popovers(app, "error") == [NOT_PLANNED_BELOW]
+
+
+def _outside_popovers(app, kind: str) -> list[str]:
+    """The sidebar's texts of ``kind`` that no popover holds (what a reader sees with the boxes closed)."""
+    import html
+    import re
+
+    from streamlit.proto.Block_pb2 import Block
+
+    def visible(node) -> list[str]:
+        proto = getattr(node, "proto", None)
+        if isinstance(proto, Block) and proto.WhichOneof("type") == "popover":
+            return []
+        if getattr(node, "type", "") == "html":
+            pattern = rf'<div class="ic-text ic-{kind}">([^<]*)</div>'
+            return [html.unescape(text) for text in re.findall(pattern, node.value)]
+        return [text for child in getattr(node, "children", {}).values() for text in visible(child)]
+
+    return visible(app.sidebar)
 
 
 def test_region_spot_and_memory_filters_in_the_sidebar(small_catalog_file, monkeypatch):
