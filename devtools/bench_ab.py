@@ -18,7 +18,15 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from devtools.bench_app import FLOOR_APP, CpuMeter, LoadSampler, _load, _sample, _timings, build_synthetic
+from devtools.bench_app import (
+    FLOOR_APP,
+    CpuMeter,
+    LoadSampler,
+    _load,
+    _timings,
+    build_synthetic,
+    floor_clicks,
+)
 from devtools.browser import ROOT, AppServer, chromium, missing_requirement
 
 ELEMENTS = "document.querySelectorAll('[data-testid=\"stElementContainer\"]').length"
@@ -28,14 +36,9 @@ def _floor_round(context, server: AppServer, found: dict) -> None:
     page = context.new_page()
     _load(page, server.url)
     assert server.process is not None
-    meter = CpuMeter(server.process.pid)
-    radio = page.locator(".st-key-workload")
-    for n in range(8):
-        before = meter.read()
-        seconds = _sample(page, radio.get_by_text(("Pipeline", "Tensor")[n % 2], exact=True).click, "floor")
-        if seconds is not None:
-            found["seconds"].append(seconds)
-            found["browser"].append(meter.read()[1] - before[1])
+    for seconds, _, browser in floor_clicks(page, 8, CpuMeter(server.process.pid)):
+        found["seconds"].append(seconds)
+        found["browser"].append(browser)
     page.close()
 
 

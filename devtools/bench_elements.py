@@ -16,7 +16,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from devtools.bench_app import FLOOR_APP, CpuMeter, LoadSampler, _load, _sample
+from devtools.bench_app import FLOOR_APP, CpuMeter, LoadSampler, _load, floor_clicks
 from devtools.browser import AppServer, chromium, missing_requirement
 
 #: One line of Streamlit per kind of element, ``{i}`` its number.
@@ -36,18 +36,6 @@ def page_source(extra: int) -> str:
     """The floor page with ``extra`` more elements in the sidebar, cycling through ``KINDS``."""
     lines = [KINDS[i % len(KINDS)].format(i=i) for i in range(extra)]
     return FLOOR_APP + "\n".join(lines) + "\n"
-
-
-def _clicks(page, clicks: int, meter: CpuMeter) -> list[tuple[float, float, float]]:
-    radio = page.locator(".st-key-workload")
-    found = []
-    for n in range(clicks):
-        before = meter.read()
-        seconds = _sample(page, radio.get_by_text(("Pipeline", "Tensor")[n % 2], exact=True).click, "click")
-        if seconds is not None:
-            after = meter.read()
-            found.append((seconds, after[0] - before[0], after[1] - before[1]))
-    return found
 
 
 def run(extras: list[int], rounds: int, clicks: int) -> dict[int, dict]:
@@ -73,7 +61,7 @@ def run(extras: list[int], rounds: int, clicks: int) -> dict[int, dict]:
                     "document.querySelectorAll('[data-testid=\"stElementContainer\"]').length"
                 )
                 assert server.process is not None
-                samples[n] += _clicks(page, clicks, CpuMeter(server.process.pid))
+                samples[n] += floor_clicks(page, clicks, CpuMeter(server.process.pid))
                 page.close()
     return {
         n: {
