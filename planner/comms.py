@@ -45,11 +45,13 @@ from planner.link_costs import (
     cost_of,
 )
 from planner.memo import store
+from records.frozen import direct_init
 
 #: The collectives ``collective_cost`` prices, by the names nccl-tests gives them.
 OPERATIONS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all")
 
 
+@direct_init
 @dataclass(frozen=True)
 class Cost:
     """One call: ``seconds`` (None when a bandwidth is missing) = ``latency_s`` + ``wire_bytes`` /
@@ -62,6 +64,7 @@ class Cost:
     rate_bytes_per_s: float | None
 
 
+@direct_init
 @dataclass(frozen=True)
 class Transfer:
     """One collective's traffic in one step: ``count`` messages of ``message_bytes``, sending

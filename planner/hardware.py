@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from normalize.factors import BITS_PER_BYTE
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS, NVLINK_CLASS_LINKS, Basis, Fabric, Link
+from records.frozen import direct_init
 
 #: A two-way (bidirectional) figure counts both directions of a full-duplex link.
 DIRECTIONS_IN_TWO_WAY = 2
@@ -35,6 +36,7 @@ def fabric_gbytes_per_s_per_gpu(node_gbits_per_s: float, gpus_per_node: int) -> 
     return node_gbits_per_s / BITS_PER_BYTE / gpus_per_node
 
 
+@direct_init
 @dataclass(frozen=True)
 class Figure:
     """A bandwidth the plan uses: GB/s per GPU one way, its basis and how it was derived.
@@ -54,6 +56,7 @@ class Figure:
 MISSING = Figure(None, Basis.MISSING, "not stated")
 
 
+@direct_init
 @dataclass(frozen=True)
 class LinkLevel:
     """GPUs in one aligned block of ``gpus`` reach each other over ``name`` at ``figure`` (per GPU,
@@ -70,6 +73,7 @@ class LinkLevel:
         return self.gpus is None
 
 
+@direct_init
 @dataclass(frozen=True)
 class Node:
     """One instance: ``gpus`` GPUs of ``gpu_model`` with their memory, HBM bandwidth and dense peaks,
@@ -109,6 +113,7 @@ class Node:
 _LINKS_KEYS: dict[tuple, int] = {}
 
 
+@direct_init
 @dataclass(frozen=True)
 class Cluster:
     """``nodes`` identical instances. Link blocks larger than the cluster are cut to its size."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from planner.conversions import BYTES_PER_ELEMENT
 from planner.layouts import Layout
 from planner.models import ModelSpec, ServeWorkload
+from records.frozen import direct_init
 
 #: Activation bytes per token per hidden unit per layer, selective recomputation (Korthikanti et al.).
 ACTIVATION_BYTES_SELECTIVE = 34
@@ -27,6 +28,7 @@ ACTIVATION_BYTES_SELECTIVE = 34
 TRAIN_WEIGHT_DTYPE = "bf16"
 
 
+@direct_init
 @dataclass(frozen=True)
 class MemoryUse:
     """Bytes per GPU, by what holds them."""

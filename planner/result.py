@@ -10,6 +10,7 @@ from planner.layouts import Layout
 from planner.memory import MemoryUse
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.step import Options, StepCost
+from records.frozen import direct_init
 
 #: The sensitivity of a plan to an inferred bandwidth: the result at these multiples of it.
 SENSITIVITY_FACTORS = (0.5, 2.0)
@@ -17,6 +18,7 @@ SENSITIVITY_FACTORS = (0.5, 2.0)
 Workload = ServeWorkload | TrainWorkload
 
 
+@direct_init
 @dataclass(frozen=True)
 class LayoutResult:
     """One layout that fits: its memory per GPU, its step (serving: one decode step with its share
@@ -51,6 +53,7 @@ class Sensitivity:
     tokens_per_s: tuple[float | None, ...]
 
 
+@direct_init
 @dataclass(frozen=True)
 class Plan:
     """Everything the planner says about one model, workload and cluster."""

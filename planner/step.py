@@ -36,6 +36,7 @@ from planner.hardware import Cluster
 from planner.layouts import Layout, groups
 from planner.memo import fields_hash, state_without_hash
 from planner.models import ModelSpec, TrainWorkload
+from records.frozen import direct_init
 
 #: Forward, backward through activations, backward through weights.
 TRAIN_PASSES = 3
@@ -56,6 +57,7 @@ class Options:
     __getstate__ = state_without_hash
 
 
+@direct_init
 @dataclass(frozen=True)
 class KernelTime:
     """One kernel class of a pass on one GPU: its FLOPs and HBM bytes and their times (None when
@@ -80,6 +82,7 @@ def _total(values: list[float | None]) -> float | None:
     return None if any(v is None for v in values) else sum(v or 0.0 for v in values)
 
 
+@direct_init
 @dataclass(frozen=True)
 class StepCost:
     """One step of one GPU: FLOPs and HBM bytes with their times (None when the peak or the HBM
