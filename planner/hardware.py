@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from normalize.factors import BITS_PER_BYTE
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS, NVLINK_CLASS_LINKS, Basis, Fabric, Link
-from records.frozen import direct_init
+from records.frozen import record
 
 #: A two-way (bidirectional) figure counts both directions of a full-duplex link.
 DIRECTIONS_IN_TWO_WAY = 2
@@ -36,8 +36,7 @@ def fabric_gbytes_per_s_per_gpu(node_gbits_per_s: float, gpus_per_node: int) -> 
     return node_gbits_per_s / BITS_PER_BYTE / gpus_per_node
 
 
-@direct_init
-@dataclass(frozen=True)
+@record
 class Figure:
     """A bandwidth the plan uses: GB/s per GPU one way, its basis and how it was derived.
     ``achieved`` says what a measured figure is (a pair's ``copy``, a collective's ``busbw``; "" for
@@ -56,8 +55,7 @@ class Figure:
 MISSING = Figure(None, Basis.MISSING, "not stated")
 
 
-@direct_init
-@dataclass(frozen=True)
+@record
 class LinkLevel:
     """GPUs in one aligned block of ``gpus`` reach each other over ``name`` at ``figure`` (per GPU,
     one way). ``gpus`` None marks the fabric between blocks. ``kind`` is the ``Link`` or ``Fabric``
@@ -73,8 +71,7 @@ class LinkLevel:
         return self.gpus is None
 
 
-@direct_init
-@dataclass(frozen=True)
+@record
 class Node:
     """One instance: ``gpus`` GPUs of ``gpu_model`` with their memory, HBM bandwidth and dense peaks,
     the link levels inside and out (innermost first, fabric last), and its on-demand price."""
@@ -113,8 +110,7 @@ class Node:
 _LINKS_KEYS: dict[tuple, int] = {}
 
 
-@direct_init
-@dataclass(frozen=True)
+@record
 class Cluster:
     """``nodes`` identical instances. Link blocks larger than the cluster are cut to its size."""
 
