@@ -97,6 +97,9 @@ def usable_bytes(node: Node, options: Options) -> float:
 #: ``fitting_layouts`` by what it depends on: clusters of the same GPU count, TP limit and usable
 #: memory get the same layouts.
 _FITTING: dict[tuple, tuple[Layout, ...]] = {}
+#: ``candidate_layouts`` by what it reads of a cluster: its GPUs and TP limit (clusters of every
+#: memory size share them, and the caches keyed on layouts find them by identity).
+_CANDIDATES: dict[tuple, tuple[Layout, ...]] = {}
 
 
 def fitting_layouts(model: ModelSpec, workload: Workload, cluster: Cluster, options: Options) -> list[Layout]:
@@ -115,9 +118,22 @@ def _fitting_layouts(
 ) -> list[Layout]:
     found = []
     sequence = workload.sequence_tokens if isinstance(workload, TrainWorkload) else 0
-    candidates = candidate_layouts(
-        model, workload.kind, cluster, tp_across_domain=options.tp_across_domain, sequence_tokens=sequence
-    )
+    key = (model, workload.kind, cluster.gpus, tp_limit(cluster, options.tp_across_domain), sequence)
+    candidates = _CANDIDATES.get(key)
+    if candidates is None:
+        candidates = store(
+            _CANDIDATES,
+            key,
+            tuple(
+                candidate_layouts(
+                    model,
+                    workload.kind,
+                    cluster,
+                    tp_across_domain=options.tp_across_domain,
+                    sequence_tokens=sequence,
+                )
+            ),
+        )
     for layout in candidates:
         if isinstance(workload, TrainWorkload):
             if workload.global_batch_sequences < layout.dp * layout.ep * workload.micro_batch_sequences:
