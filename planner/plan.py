@@ -279,6 +279,26 @@ def _may_beat(
     return workload.global_batch_tokens / (floor + exposed) * (1 + _ROUNDING) >= best
 
 
+#: ``_by_bound`` of a training ranking, by the layouts and ``Cluster.gpu_key`` (a training step's
+#: floor depends on the GPU alone): the nodes of one GPU and memory size share it.
+_BOUNDS: dict[tuple, tuple[tuple[int, float | None], ...]] = {}
+
+
+def _by_bound(
+    model: ModelSpec, workload: Workload, layouts: list[Layout], cluster: Cluster, options: Options
+) -> tuple[tuple[int, float | None], ...]:
+    """(index, ``_tokens_bound``) of each of ``layouts``, the most tokens/s first (no bound first)."""
+    key = (model, workload, options, tuple(layouts), cluster.gpu_key)
+    training = isinstance(workload, TrainWorkload)
+    found = _BOUNDS.get(key) if training else None
+    if found is None:
+        bounds = {i: _tokens_bound(model, workload, lay, cluster, options) for i, lay in enumerate(layouts)}
+        found = tuple((i, bounds[i]) for i in sorted(bounds, key=lambda i: -(bounds[i] or math.inf)))
+        if training:
+            store(_BOUNDS, key, found)
+    return found
+
+
 def _contenders(
     model: ModelSpec,
     workload: Workload,
@@ -293,11 +313,9 @@ def _contenders(
     Layouts are tried by the most tokens/s they allow (``_tokens_bound``), and one whose bound is
     below the best tokens/s found cannot be the best: it is left out, and so is one that a tighter
     bound rules out before it is evaluated (``_may_beat``)."""
-    bounds = {i: _tokens_bound(model, workload, lay, cluster, options) for i, lay in enumerate(layouts)}
     found = {next(i for i, lay in enumerate(layouts) if lay is first.layout): first}
     best = first.tokens_per_s
-    for index in sorted(bounds, key=lambda i: -(bounds[i] or math.inf)):
-        bound = bounds[index]
+    for index, bound in _by_bound(model, workload, layouts, cluster, options):
         if best is not None and bound is not None and bound < best:
             break
         if index not in found and _may_beat(model, workload, layouts[index], cluster, options, best):
