@@ -166,6 +166,7 @@ def execute_limited(
     signals, so a watcher thread does the stopping: Python's signal wake-up fd tells it of Ctrl-C
     even while the main thread is inside DuckDB, and it calls ``con.interrupt()``."""
     import signal  # here: every other reader of the catalog (a plan's, the app's) runs without it
+
     if time_limit_s is not None and not (0 <= time_limit_s <= QUERY_TIME_LIMIT_MAX_S):
         # NaN, a negative or an infinite limit makes the watcher die at once: no limit at all
         raise ValueError(f"time limit {time_limit_s!r}: from 0 (none) to {QUERY_TIME_LIMIT_MAX_S:,.0f} s")
