@@ -279,8 +279,9 @@ def _may_beat(
     return workload.global_batch_tokens / (floor + exposed) * (1 + _ROUNDING) >= best
 
 
-#: ``_by_bound`` of a training ranking, by the layouts and ``Cluster.gpu_key`` (a training step's
-#: floor depends on the GPU alone): the nodes of one GPU and memory size share it.
+#: ``_by_bound`` by the layouts, ``Cluster.gpu_key`` and the bytes a GPU may fill: a bound is a step's
+#: compute and HBM time (training's at its floor, serving's at the batch memory allows), which the
+#: GPU alone decides, so the nodes of one GPU and memory size share it.
 _BOUNDS: dict[tuple, tuple[tuple[int, float | None], ...]] = {}
 
 
@@ -288,14 +289,13 @@ def _by_bound(
     model: ModelSpec, workload: Workload, layouts: list[Layout], cluster: Cluster, options: Options
 ) -> tuple[tuple[int, float | None], ...]:
     """(index, ``_tokens_bound``) of each of ``layouts``, the most tokens/s first (no bound first)."""
-    key = (model, workload, options, tuple(layouts), cluster.gpu_key)
-    training = isinstance(workload, TrainWorkload)
-    found = _BOUNDS.get(key) if training else None
+    limit = usable_bytes(cluster.node, options)
+    key = (model, workload, options, tuple(layouts), cluster.gpu_key, limit)
+    found = _BOUNDS.get(key)
     if found is None:
         bounds = {i: _tokens_bound(model, workload, lay, cluster, options) for i, lay in enumerate(layouts)}
-        found = tuple((i, bounds[i]) for i in sorted(bounds, key=lambda i: -(bounds[i] or math.inf)))
-        if training:
-            store(_BOUNDS, key, found)
+        order = sorted(bounds, key=lambda i: -(bounds[i] or math.inf))
+        found = store(_BOUNDS, key, tuple((i, bounds[i]) for i in order))
     return found
 
 
