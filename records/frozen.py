@@ -25,6 +25,16 @@ _SELF, _VALUES = "__direct_self", "__direct_values"
 _DIRECT: dict[type, frozenset[str]] = {}
 
 
+@dataclasses.dataclass(frozen=True)
+class _Frozen:
+    """A plain ``dataclass(frozen=True)``, made once for its parameters."""
+
+
+#: What every ``record`` reports as its ``__dataclass_params__``: a plain frozen dataclass's, taken
+#: from one rather than built, since the parameters' private class changes between Python versions.
+_FROZEN_PARAMS = _Frozen.__dataclass_params__  # type: ignore[attr-defined]
+
+
 def direct_init(cls: type[T]) -> type[T]:
     """``cls`` (a frozen dataclass, decorated first) with the ``__init__`` described above."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
@@ -89,9 +99,7 @@ def record(cls: type[T]) -> type[T]:
             f"{cls.__qualname__}: a field record cannot store directly; use dataclass(frozen=True)"
         )
     made.__setattr__, made.__delattr__ = _refuse_set, _refuse_delete
-    made.__dataclass_params__ = dataclasses._DataclassParams(  # type: ignore[attr-defined]
-        init=True, repr=True, eq=True, order=False, unsafe_hash=False, frozen=True
-    )
+    made.__dataclass_params__ = _FROZEN_PARAMS
     _give_init(made, fields, None, {f.name: f.type for f in fields} | {"return": None})
     return made
 
