@@ -27,7 +27,6 @@ unknown (None), never zero.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from normalize.gpus import BY_ID
 from normalize.vocab import Link
@@ -45,12 +44,13 @@ from planner.link_costs import (
     cost_of,
 )
 from planner.memo import store
+from records.frozen import record
 
 #: The collectives ``collective_cost`` prices, by the names nccl-tests gives them.
 OPERATIONS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all")
 
 
-@dataclass(frozen=True)
+@record
 class Cost:
     """One call: ``seconds`` (None when a bandwidth is missing) = ``latency_s`` + ``wire_bytes`` /
     ``rate_bytes_per_s`` under ``algorithm``; ``wire_bytes`` is what each GPU sends."""
@@ -62,7 +62,7 @@ class Cost:
     rate_bytes_per_s: float | None
 
 
-@dataclass(frozen=True)
+@record
 class Transfer:
     """One collective's traffic in one step: ``count`` messages of ``message_bytes``, sending
     ``bytes_per_gpu`` in all from each GPU, on ``link`` (level names joined with " + "), taking

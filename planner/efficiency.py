@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 
 from normalize.gpus import BY_ID
+from records.frozen import record
 
 KERNELS = ("dense_gemm", "moe_gemm", "attention")
 #: GPU family → architecture whose measured rows apply.
@@ -55,7 +56,7 @@ GROUPED_GEMM_ROW_M0 = 108.0
 GROUPED_GEMM_ROW_M0_SOURCE = "https://github.com/deepseek-ai/DeepGEMM"
 
 
-@dataclass(frozen=True)
+@record
 class Efficiency:
     """One factor: the share, whether a row measured it or it was ``inferred`` (and from what), and
     for a GEMM measured at one shape its reduction length ``k_elements`` (None otherwise), the K0 its

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from normalize.factors import BITS_PER_BYTE
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS, NVLINK_CLASS_LINKS, Basis, Fabric, Link
+from records.frozen import record
 
 #: A two-way (bidirectional) figure counts both directions of a full-duplex link.
 DIRECTIONS_IN_TWO_WAY = 2
@@ -35,7 +36,7 @@ def fabric_gbytes_per_s_per_gpu(node_gbits_per_s: float, gpus_per_node: int) -> 
     return node_gbits_per_s / BITS_PER_BYTE / gpus_per_node
 
 
-@dataclass(frozen=True)
+@record
 class Figure:
     """A bandwidth the plan uses: GB/s per GPU one way, its basis and how it was derived.
     ``achieved`` says what a measured figure is (a pair's ``copy``, a collective's ``busbw``; "" for
@@ -54,7 +55,7 @@ class Figure:
 MISSING = Figure(None, Basis.MISSING, "not stated")
 
 
-@dataclass(frozen=True)
+@record
 class LinkLevel:
     """GPUs in one aligned block of ``gpus`` reach each other over ``name`` at ``figure`` (per GPU,
     one way). ``gpus`` None marks the fabric between blocks. ``kind`` is the ``Link`` or ``Fabric``
@@ -70,7 +71,7 @@ class LinkLevel:
         return self.gpus is None
 
 
-@dataclass(frozen=True)
+@record
 class Node:
     """One instance: ``gpus`` GPUs of ``gpu_model`` with their memory, HBM bandwidth and dense peaks,
     the link levels inside and out (innermost first, fabric last), and its on-demand price."""
@@ -109,7 +110,7 @@ class Node:
 _LINKS_KEYS: dict[tuple, int] = {}
 
 
-@dataclass(frozen=True)
+@record
 class Cluster:
     """``nodes`` identical instances. Link blocks larger than the cluster are cut to its size."""
 

@@ -15,14 +15,15 @@ block (and that block's NICs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from planner.hardware import Cluster, LinkLevel
+from planner.memo import fields_hash, state_without_hash
 from planner.models import ModelSpec
+from records.frozen import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Layout:
     """Tensor, pipeline, expert and data parallel degrees; ``recompute`` is training's activation
     recomputation ("selective" or "full"; "" when serving), ``recomputed`` the share of each stage's
@@ -41,6 +42,9 @@ class Layout:
     cp: int = 1
     fsdp: bool = False
     recomputed: float = 1.0
+
+    __hash__ = fields_hash  # computed once: the planner's caches are keyed on the layout
+    __getstate__ = state_without_hash
 
     def with_recompute(self, recompute: str, recomputed: float) -> Layout:
         """The same degrees with ``recompute`` over ``recomputed`` of each stage's layers (built
@@ -77,7 +81,7 @@ class Layout:
         return f"{text}, {self.recompute} recompute" if self.recompute else text
 
 
-@dataclass(frozen=True)
+@record
 class Group:
     """One kind of communicating group: ``size`` GPUs, ``stride`` apart in GPU numbering."""
 
@@ -105,7 +109,7 @@ def groups(layout: Layout, workload: str) -> dict[str, Group]:
     return found
 
 
-@dataclass(frozen=True)
+@record
 class Route:
     """Where a group's traffic runs: on ``level`` (inside one block), or across the fabric with
     ``local`` members per block of ``island`` (the widest level below the fabric, None when a

@@ -21,12 +21,11 @@ InfiniBand latency for RoCE); ``Calibration.figure`` says which run each came fr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from normalize.vocab import Fabric, Link
+from records.frozen import record
 
 
-@dataclass(frozen=True)
+@record
 class Calibration:
     """One factor: its value (seconds, a fraction, or bytes/s), the run it was read from (URL) and
     the figure read there, in that source's own numbers."""
@@ -36,7 +35,7 @@ class Calibration:
     figure: str
 
 
-@dataclass(frozen=True)
+@record
 class LinkCost:
     """A link kind's ring latency and efficiency, and (NVLink-class) the LL and LL128 protocols'
     latencies and rates; ``tree_efficiency`` for fabrics (a two-node tree's bytes per node over its

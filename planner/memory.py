@@ -15,11 +15,10 @@ split evenly over pipeline stages (an average stage; fractions allowed):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from planner.conversions import BYTES_PER_ELEMENT
 from planner.layouts import Layout
 from planner.models import ModelSpec, ServeWorkload
+from records.frozen import record
 
 #: Activation bytes per token per hidden unit per layer, selective recomputation (Korthikanti et al.).
 ACTIVATION_BYTES_SELECTIVE = 34
@@ -27,7 +26,7 @@ ACTIVATION_BYTES_SELECTIVE = 34
 TRAIN_WEIGHT_DTYPE = "bf16"
 
 
-@dataclass(frozen=True)
+@record
 class MemoryUse:
     """Bytes per GPU, by what holds them."""
 

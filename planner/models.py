@@ -12,18 +12,19 @@ import functools
 import json
 import math
 import tomllib
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, fields
 from importlib import resources
 
 from normalize.errors import ParseError
 from planner.conversions import BYTES_PER_ELEMENT
 from planner.memo import fields_hash, state_without_hash
+from records.frozen import record
 
 #: The two workloads the planner knows.
 WORKLOADS = ("serve", "train")
 
 
-@dataclass(frozen=True)
+@record
 class ModelSpec:
     """A transformer as its published configuration describes it.
 
@@ -164,7 +165,7 @@ QUANTIZED_KV_SOURCE = (
 MAX_BATCH_PER_REPLICA = 2048
 
 
-@dataclass(frozen=True)
+@record
 class ServeWorkload:
     """Serving as it is run: continuous batching with chunked prefill. ``batch_sequences`` is the
     concurrency of the whole cluster (conversations at once); None searches for the one that gives
@@ -239,7 +240,7 @@ OPTIMIZER_STATES = {"adam": ("fp32", "fp32", "fp32"), "sgd": ("fp32", "fp32")}
 RECOMPUTE = ("auto", "selective", "full")
 
 
-@dataclass(frozen=True)
+@record
 class TrainWorkload:
     """Training: ``global_batch_tokens`` per optimizer step in sequences of ``sequence_tokens``,
     micro-batches of ``micro_batch_sequences``; ``precision`` is the matmul format (bf16 or fp8;

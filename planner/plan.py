@@ -97,6 +97,9 @@ def usable_bytes(node: Node, options: Options) -> float:
 #: ``fitting_layouts`` by what it depends on: clusters of the same GPU count, TP limit and usable
 #: memory get the same layouts.
 _FITTING: dict[tuple, tuple[Layout, ...]] = {}
+#: ``candidate_layouts`` by what it reads of a cluster: its GPUs and TP limit (clusters of every
+#: memory size share them, and the caches keyed on layouts find them by identity).
+_CANDIDATES: dict[tuple, tuple[Layout, ...]] = {}
 
 
 def fitting_layouts(model: ModelSpec, workload: Workload, cluster: Cluster, options: Options) -> list[Layout]:
@@ -115,9 +118,22 @@ def _fitting_layouts(
 ) -> list[Layout]:
     found = []
     sequence = workload.sequence_tokens if isinstance(workload, TrainWorkload) else 0
-    candidates = candidate_layouts(
-        model, workload.kind, cluster, tp_across_domain=options.tp_across_domain, sequence_tokens=sequence
-    )
+    key = (model, workload.kind, cluster.gpus, tp_limit(cluster, options.tp_across_domain), sequence)
+    candidates = _CANDIDATES.get(key)
+    if candidates is None:
+        candidates = store(
+            _CANDIDATES,
+            key,
+            tuple(
+                candidate_layouts(
+                    model,
+                    workload.kind,
+                    cluster,
+                    tp_across_domain=options.tp_across_domain,
+                    sequence_tokens=sequence,
+                )
+            ),
+        )
     for layout in candidates:
         if isinstance(workload, TrainWorkload):
             if workload.global_batch_sequences < layout.dp * layout.ep * workload.micro_batch_sequences:
@@ -263,6 +279,26 @@ def _may_beat(
     return workload.global_batch_tokens / (floor + exposed) * (1 + _ROUNDING) >= best
 
 
+#: ``_by_bound`` by the layouts, ``Cluster.gpu_key`` and the bytes a GPU may fill: a bound is a step's
+#: compute and HBM time (training's at its floor, serving's at the batch memory allows), which the
+#: GPU alone decides, so the nodes of one GPU and memory size share it.
+_BOUNDS: dict[tuple, tuple[tuple[int, float | None], ...]] = {}
+
+
+def _by_bound(
+    model: ModelSpec, workload: Workload, layouts: list[Layout], cluster: Cluster, options: Options
+) -> tuple[tuple[int, float | None], ...]:
+    """(index, ``_tokens_bound``) of each of ``layouts``, the most tokens/s first (no bound first)."""
+    limit = usable_bytes(cluster.node, options)
+    key = (model, workload, options, tuple(layouts), cluster.gpu_key, limit)
+    found = _BOUNDS.get(key)
+    if found is None:
+        bounds = {i: _tokens_bound(model, workload, lay, cluster, options) for i, lay in enumerate(layouts)}
+        order = sorted(bounds, key=lambda i: -(bounds[i] or math.inf))
+        found = store(_BOUNDS, key, tuple((i, bounds[i]) for i in order))
+    return found
+
+
 def _contenders(
     model: ModelSpec,
     workload: Workload,
@@ -277,11 +313,9 @@ def _contenders(
     Layouts are tried by the most tokens/s they allow (``_tokens_bound``), and one whose bound is
     below the best tokens/s found cannot be the best: it is left out, and so is one that a tighter
     bound rules out before it is evaluated (``_may_beat``)."""
-    bounds = {i: _tokens_bound(model, workload, lay, cluster, options) for i, lay in enumerate(layouts)}
     found = {next(i for i, lay in enumerate(layouts) if lay is first.layout): first}
     best = first.tokens_per_s
-    for index in sorted(bounds, key=lambda i: -(bounds[i] or math.inf)):
-        bound = bounds[index]
+    for index, bound in _by_bound(model, workload, layouts, cluster, options):
         if best is not None and bound is not None and bound < best:
             break
         if index not in found and _may_beat(model, workload, layouts[index], cluster, options, best):

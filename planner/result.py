@@ -3,13 +3,12 @@ the plan for one model, workload and cluster (``planner.plan`` computes them).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from planner.hardware import Cluster
 from planner.layouts import Layout
 from planner.memory import MemoryUse
 from planner.models import ModelSpec, ServeWorkload, TrainWorkload
 from planner.step import Options, StepCost
+from records.frozen import record
 
 #: The sensitivity of a plan to an inferred bandwidth: the result at these multiples of it.
 SENSITIVITY_FACTORS = (0.5, 2.0)
@@ -17,7 +16,7 @@ SENSITIVITY_FACTORS = (0.5, 2.0)
 Workload = ServeWorkload | TrainWorkload
 
 
-@dataclass(frozen=True)
+@record
 class LayoutResult:
     """One layout that fits: its memory per GPU, its step (serving: one decode step with its share
     of chunked prefill), the prefill pass of one prompt (serving), tokens/s of the whole cluster, or
@@ -42,7 +41,7 @@ class LayoutResult:
         return None if not self.tpot_s else 1 / self.tpot_s
 
 
-@dataclass(frozen=True)
+@record
 class Sensitivity:
     """The best layout's tokens/s with one link's bandwidth at each of ``SENSITIVITY_FACTORS``."""
 
@@ -51,7 +50,7 @@ class Sensitivity:
     tokens_per_s: tuple[float | None, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Plan:
     """Everything the planner says about one model, workload and cluster."""
 

@@ -27,7 +27,6 @@ average pipeline stage).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 from planner.comms import Transfer, all_reduce, all_to_all, send
 from planner.conversions import BYTES_PER_ELEMENT, gbytes_per_s_to_bytes_per_s, tflops_to_flops
@@ -36,12 +35,13 @@ from planner.hardware import Cluster
 from planner.layouts import Layout, groups
 from planner.memo import fields_hash, state_without_hash
 from planner.models import ModelSpec, TrainWorkload
+from records.frozen import record
 
 #: Forward, backward through activations, backward through weights.
 TRAIN_PASSES = 3
 
 
-@dataclass(frozen=True)
+@record
 class Options:
     """What the user may set: the share of the dense peak every kernel reaches (None: the measured
     table, ``planner.efficiency``), the share of each GPU's memory a plan may fill, the format
@@ -56,7 +56,7 @@ class Options:
     __getstate__ = state_without_hash
 
 
-@dataclass(frozen=True)
+@record
 class KernelTime:
     """One kernel class of a pass on one GPU: its FLOPs and HBM bytes and their times (None when
     the peak or the HBM bandwidth is not known); it takes the longer of the two, plus ``fixed_s``
@@ -80,7 +80,7 @@ def _total(values: list[float | None]) -> float | None:
     return None if any(v is None for v in values) else sum(v or 0.0 for v in values)
 
 
-@dataclass(frozen=True)
+@record
 class StepCost:
     """One step of one GPU: FLOPs and HBM bytes with their times (None when the peak or the HBM
     bandwidth is not known) and the collectives. With ``kernels`` (serving) the step is their

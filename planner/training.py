@@ -205,16 +205,14 @@ def fit_recompute(model: ModelSpec, work: TrainWorkload, layout: Layout, limit: 
     """``layout`` with the least recomputation that fits in ``limit`` bytes per GPU, None when even
     full recomputation does not: selective, else full recomputation of the fewest whole layers per
     stage that make it fit (``auto``), or exactly the workload's choice."""
-    weights, optimizer = _state_bytes(model, work, layout)
-    layer, kept, in_flight, logits = _activation_terms(model, work, layout)
-    fixed = 2 * weights + optimizer + logits
+    fixed, layer, kept, in_flight = _fit_terms(model, work, layout)
 
     def fits(share: float) -> bool:  # as _activation_bytes adds it up
         working = layer if share > 0 else 0.0
         return fixed + in_flight * (share * kept + (1 - share) * layer) + working <= limit
 
     if work.recompute != "full" and fits(0.0):
-        return layout.with_recompute("selective", 1.0)
+        return _recomputed(layout, "selective", 1.0)
     if work.recompute == "selective" or not fits(1.0):
         return None
     share = 1.0
@@ -224,7 +222,35 @@ def fit_recompute(model: ModelSpec, work: TrainWorkload, layout: Layout, limit: 
         needed = -room / (in_flight * (layer - kept))
         share = min(1.0, math.ceil(needed * stage_layers - 1e-9) / stage_layers)
         share = share if fits(share) else 1.0
-    return layout.with_recompute("full", share)
+    return _recomputed(layout, "full", share)
+
+
+#: ``_fit_terms`` by model, workload and layout, and ``_recomputed`` by layout and recomputation: a
+#: ranking fits the same candidate layouts to every GPU memory size it meets.
+_FIT_TERMS: dict[tuple, tuple[float, float, float, float]] = {}
+_RECOMPUTED: dict[tuple, Layout] = {}
+
+
+def _fit_terms(model: ModelSpec, work: TrainWorkload, layout: Layout) -> tuple[float, float, float, float]:
+    """(the bytes recomputation cannot save: weights, gradients, optimizer state and logits; then
+    ``_activation_terms``' layer, kept and in-flight terms) of ``layout`` on one GPU."""
+    key = (model, work, layout)
+    found = _FIT_TERMS.get(key)
+    if found is None:
+        weights, optimizer = _state_bytes(model, work, layout)
+        layer, kept, in_flight, logits = _activation_terms(model, work, layout)
+        found = store(_FIT_TERMS, key, (2 * weights + optimizer + logits, layer, kept, in_flight))
+    return found
+
+
+def _recomputed(layout: Layout, recompute: str, share: float) -> Layout:
+    """``layout.with_recompute(recompute, share)``, one value for every memory size it fits (the
+    caches keyed on layouts then find it by identity)."""
+    key = (layout, recompute, share)
+    found = _RECOMPUTED.get(key)
+    if found is None:
+        found = store(_RECOMPUTED, key, layout.with_recompute(recompute, share))
+    return found
 
 
 # --- how much of the peak training reaches ---------------------------------------------------------

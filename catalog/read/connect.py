@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import select
-import signal
 import socket
 import threading
 from collections.abc import Iterator
@@ -166,6 +165,8 @@ def execute_limited(
     (QueryStopped) or at Ctrl-C (KeyboardInterrupt). DuckDB runs the query in C without looking at
     signals, so a watcher thread does the stopping: Python's signal wake-up fd tells it of Ctrl-C
     even while the main thread is inside DuckDB, and it calls ``con.interrupt()``."""
+    import signal  # here: every other reader of the catalog (a plan's, the app's) runs without it
+
     if time_limit_s is not None and not (0 <= time_limit_s <= QUERY_TIME_LIMIT_MAX_S):
         # NaN, a negative or an infinite limit makes the watcher die at once: no limit at all
         raise ValueError(f"time limit {time_limit_s!r}: from 0 (none) to {QUERY_TIME_LIMIT_MAX_S:,.0f} s")

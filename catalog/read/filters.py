@@ -8,7 +8,8 @@ Every user value is bound as a parameter, never spliced into the SQL. The clause
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from records.frozen import record
 
 WORKLOADS = ("tensor", "pipeline", "expert")
 
@@ -16,7 +17,7 @@ WORKLOADS = ("tensor", "pipeline", "expert")
 _COUNT_TERM = re.compile(r"^(\d+(?:\.\d+)?)(?:x|-?gpus?)$")
 
 
-@dataclass(frozen=True)
+@record
 class Filters:
     """The question: which rows to show and how to rank them. Empty or zero means "no filter".
 

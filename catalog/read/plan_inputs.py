@@ -24,6 +24,7 @@ Which figure each link gets, best first (the plan says which it used):
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 import duckdb
 
@@ -176,6 +177,7 @@ def inter_figure(row: dict, records: list[Measurement], gpus: int) -> Figure:
     )
 
 
+@cache  # by GPU id: a ranking asks for a few dozen ids, and a family id scans the whole table
 def dense_peaks(gpu_model: str | None) -> tuple[float | None, float | None]:
     """Dense (BF16, FP8) TFLOPS of a catalog GPU id from the datasheet table. A family-level id
     (form factor not stated, e.g. ``A100-40GB``) gets the figure its parts of that memory all share

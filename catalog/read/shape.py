@@ -7,12 +7,12 @@ make up (e.g. the price filter appears only when the file has prices).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import duckdb
 
+from records.frozen import record
 
-@dataclass(frozen=True)
+
+@record
 class Shape:
     """Tables and ``instances`` columns of one catalog file, and whether the optional data has rows."""
 

@@ -203,17 +203,34 @@ def test_cli_plan_costs_follow_region_and_spot(small_catalog_file, capsys):
     assert "unknown region westeurop; did you mean westeurope" in err and err.count("\n") == 1
 
 
-def test_cli_plan_turns_garbage_collection_back_on_as_it_was(small_catalog_file, capsys):
+def test_cli_plan_turns_garbage_collection_back_on_as_it_was(small_catalog_file, capsys, monkeypatch):
     """``plan`` plans without the cyclic collector (``cli_plan._no_collections``) and leaves it as it
-    found it, whether the command succeeds or fails."""
+    found it, whether the command succeeds or fails, with what it made out of the youngest
+    generation (whose next pass would walk all of it) and anything frozen before still frozen."""
     import gc
 
+    from catalog import cli_plan
     from catalog.cli import main
 
     args = ["plan", "--db", str(small_catalog_file), "--workload", "serve"]
     assert gc.isenabled()
-    assert main([*args, "--model", "llama-3.1-8b", "--top", "1"]) == 0
+    events: list[str] = []
+    planned = cli_plan._plan
+    monkeypatch.setattr(cli_plan, "_plan", lambda a: (planned(a), events.append("planned"))[0])
+    gc.callbacks.append(on_pass := lambda phase, info: events.append(phase))
+    try:
+        assert main([*args, "--model", "llama-3.1-8b", "--top", "1"]) == 0
+    finally:
+        gc.callbacks.remove(on_pass)
     assert gc.isenabled()
+    assert events[-1] == "planned"  # no pass started as collection came back on
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert main([*args, "--model", "llama-3.1-8b", "--top", "1"]) == 0
+        assert gc.get_freeze_count() == frozen  # what was frozen before stays frozen
+    finally:
+        gc.unfreeze()
     assert main([*args, "--model", "no-such-model"]) == 2
     assert gc.isenabled()
     gc.disable()

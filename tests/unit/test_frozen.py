@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 from dataclasses import dataclass, field
@@ -11,7 +12,7 @@ import pytest
 
 from normalize.errors import InvalidOffer
 from records.documents import Document
-from records.frozen import _DIRECT, direct_init, replaced
+from records.frozen import _DIRECT, direct_init, record, replaced
 from records.measurements import Measurement
 from records.offers import Claim, InstanceOffer, OfferIdentity, RawOffer
 from records.prices import Price
@@ -131,3 +132,68 @@ def test_replaced_is_dataclasses_replace():
         replaced(price, region="eu-west-1").__dict__
         == dataclasses.replace(price, region="eu-west-1").__dict__
     )
+
+
+def _pair(body: dict[str, Any]) -> tuple[Any, Any]:
+    """The same class body made by ``record`` and by ``dataclass(frozen=True)``."""
+    made: list[Any] = [
+        decorate(type(name, (), {"__doc__": "A record.", **body}))
+        for name, decorate in (("_Record", record), ("_Frozen", dataclass(frozen=True)))
+    ]
+    return made[0], made[1]
+
+
+def test_a_record_is_the_frozen_dataclass_of_its_class():
+    body = {
+        "__annotations__": {"a": "int", "b": "str", "c": "tuple[int, ...]"},
+        "b": "b",
+        "c": field(default=(), compare=False),
+        "__post_init__": _Direct.__post_init__,
+    }
+    made, frozen = _pair(body)
+    assert made.__setattr__ is not frozen.__setattr__  # not written anew for the class
+    for args, kwargs in [((1,), {}), ((1, "x"), {}), ((), {"a": 3, "b": "y", "c": (2,)})]:
+        one, other = made(*args, **kwargs), frozen(*args, **kwargs)
+        assert one.__dict__ == other.__dict__
+        assert repr(one).removeprefix("_Record") == repr(other).removeprefix("_Frozen")
+        assert hash(one) == hash(other) and one == made(*args, **kwargs) and one != other
+        assert dataclasses.replace(one, b="z").__dict__ == dataclasses.replace(other, b="z").__dict__
+        assert copy.deepcopy(one).__dict__ == one.__dict__  # as pickle rebuilds it
+        for change in (
+            lambda r: setattr(r, "a", 2),
+            lambda r: setattr(r, "new", 2),
+            lambda r: delattr(r, "a"),
+        ):
+            with pytest.raises(dataclasses.FrozenInstanceError) as ours:
+                change(one)
+            with pytest.raises(dataclasses.FrozenInstanceError) as theirs:
+                change(other)
+            assert str(ours.value) == str(theirs.value)
+    assert made.__dataclass_params__.__repr__() == frozen.__dataclass_params__.__repr__()
+    assert [(f.name, f.default, f.compare) for f in dataclasses.fields(made)] == [
+        (f.name, f.default, f.compare) for f in dataclasses.fields(frozen)
+    ]
+    assert str(inspect.signature(made)) == str(inspect.signature(frozen))
+    assert made.__init__.__annotations__ == frozen.__init__.__annotations__
+    assert made.__match_args__ == frozen.__match_args__ and made in _DIRECT
+    with pytest.raises(ValueError, match="negative"):
+        made(-1)
+
+
+def test_a_record_keeps_its_own_hash_and_what_it_cannot_store_directly_is_a_frozen_dataclass():
+    made, _ = _pair({"__annotations__": {"a": "int"}, "__hash__": lambda self: 7})
+    assert hash(made(1)) == 7
+    factory: Any = record(
+        type(
+            "_Factory",
+            (),
+            {"__doc__": "x", "__annotations__": {"a": "list"}, "a": field(default_factory=list)},
+        )
+    )
+    undocumented: Any = record(type("_Bare", (), {"__annotations__": {"a": "int"}}))
+    for cls in (factory, undocumented):
+        assert (
+            cls.__dataclass_params__.frozen
+            and cls.__setattr__.__qualname__ == f"{cls.__qualname__}.__setattr__"
+        )
+    assert undocumented.__doc__ == "_Bare(a: 'int')"
