@@ -28,6 +28,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from measure.common import (
@@ -257,17 +258,25 @@ def _readings(
 ) -> list[Measurement]:
     readings = []
     for matrix in matrices:
-        test = _TEST.match(matrix.test)
-        link = _LINKS.get(test.group("base")) if test else None
-        if test is None or link is None or not matrix.rows or "(ns)" in matrix.description:
+        base, engine = _test_parts(matrix.test)
+        link = _LINKS.get(base) if base is not None else None
+        if base is None or link is None or not matrix.rows or "(ns)" in matrix.description:
             continue
-        for metric, direction, rows, semantics in _split(matrix, *link, engine=test.group("engine")):
+        for metric, direction, rows, semantics in _split(matrix, *link, engine=engine):
             reading = _median(matrix, rows, origin, metric, direction, version, nodes, semantics, extra)
             if reading is not None:
                 readings.append(reading)
     if not readings:
         raise ParseError("line 1: no nvbandwidth test case with a bandwidth result")
     return readings
+
+
+@lru_cache(maxsize=256)
+def _test_parts(name: str) -> tuple[str | None, str | None]:
+    """A test case's base name and engine (ce, sm), or (None, None): matched once per name (a lazy
+    ``\\w+?`` tries every underscore, and 168 runs repeat the same dozen names)."""
+    test = _TEST.match(name)
+    return (test.group("base"), test.group("engine")) if test else (None, None)
 
 
 def _split(
