@@ -258,11 +258,11 @@ def _readings(
 ) -> list[Measurement]:
     readings = []
     for matrix in matrices:
-        base, engine = _test_parts(matrix.test)
-        link = _LINKS.get(base) if base is not None else None
-        if base is None or link is None or not matrix.rows or "(ns)" in matrix.description:
+        test = _test_parts(matrix.test)
+        link = _LINKS.get(test[0]) if test else None
+        if test is None or link is None or not matrix.rows or "(ns)" in matrix.description:
             continue
-        for metric, direction, rows, semantics in _split(matrix, *link, engine=engine):
+        for metric, direction, rows, semantics in _split(matrix, *link, engine=test[1]):
             reading = _median(matrix, rows, origin, metric, direction, version, nodes, semantics, extra)
             if reading is not None:
                 readings.append(reading)
@@ -272,11 +272,11 @@ def _readings(
 
 
 @lru_cache(maxsize=256)
-def _test_parts(name: str) -> tuple[str | None, str | None]:
-    """A test case's base name and engine (ce, sm), or (None, None): matched once per name (a lazy
-    ``\\w+?`` tries every underscore, and 168 runs repeat the same dozen names)."""
+def _test_parts(name: str) -> tuple[str, str] | None:
+    """A test case's base name and engine (ce, sm), or None: matched once per name (a lazy ``\\w+?``
+    tries every underscore, and 168 runs repeat the same dozen names)."""
     test = _TEST.match(name)
-    return (test.group("base"), test.group("engine")) if test else (None, None)
+    return (test.group("base"), test.group("engine")) if test else None
 
 
 def _split(
@@ -326,6 +326,7 @@ def _median(
     columns = max(len(row) for row in matrix.rows)
     json_cells = matrix.json_path is not None
     cells = []
+    value: float | None
     for r in rows:
         row = matrix.rows[r]
         for c, cell in enumerate(row):
