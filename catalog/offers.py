@@ -58,6 +58,8 @@ def _by_field(claims: list[Claim]) -> dict[str, list[Claim]]:
 def _conflicts(grouped: dict[str, list[Claim]]) -> list[str]:
     notes = []
     for field_name, claims in grouped.items():
+        if len(claims) < 2:  # most fields: one claim, nothing to disagree with
+            continue
         values: list[float | str] = []
         for claim in claims:
             if not any(_same(claim.value, seen) for seen in values):

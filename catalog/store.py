@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import fields
 from datetime import datetime
+from enum import Enum
 from importlib import resources
 from operator import attrgetter, itemgetter
 from pathlib import Path
@@ -148,6 +149,8 @@ _AS_STORED = frozenset({str, int, float, bool, type(None), list, tuple})
 def _plain(value: object) -> object:
     if type(value) in _AS_STORED:  # most values: no attribute to look for
         return value
+    if isinstance(value, Enum) and not isinstance(value, (int, float)):
+        return value._value_  # its ``value``, without the descriptor call (twice, with hasattr)
     return value.value if hasattr(value, "value") and not isinstance(value, (int, float)) else value
 
 
@@ -163,13 +166,13 @@ def claim_row(
         "value": None if text else float(claim.value),
         "value_text": claim.value if text else None,
         "unit": claim.unit,
-        "basis": claim.basis.value,
+        "basis": claim.basis._value_,  # an enum's value, without the descriptor call per claim
         "qualifiers": claim.qualifiers,
         "unit_suspect": claim.unit_suspect,
         "quote": claim.quote,
         "context": claim.context,
         "source_url": claim.source_url,
-        "evidence": claim.evidence.value,
+        "evidence": claim.evidence._value_,
         "original_url": claim.original_url,
         "read_on": claim.read_on,
         "fetched_at": fetched_at,
@@ -481,13 +484,14 @@ class CatalogWriter:
         """
         self._fresh_sources.append(source)
         self._fresh_at = now
+        # ``carried`` is mostly empty: a claim is hashed (all its fields) only to look it up there
         self._fresh["instances"] += [offer_row(o) for o in offers]
         self._fresh["claims"] += [
             claim_row(
                 source,
                 o.instance_type,
                 c,
-                None if (o.instance_type, c) in carried else fetched_at.get(c.source_url),
+                None if carried and (o.instance_type, c) in carried else fetched_at.get(c.source_url),
                 now,
             )
             for o in offers

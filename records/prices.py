@@ -45,7 +45,6 @@ class Price:
     usd_per_unit: float = 1.0
 
     def __post_init__(self) -> None:
-        where = f"{self.provider}/{self.instance_type} in {self.region!r}"
         if self.currency == USD and self.published_per_hour is None and self.published_spot_per_hour is None:
             object.__setattr__(self, "published_per_hour", self.usd_per_hour)
             object.__setattr__(self, "published_spot_per_hour", self.spot_usd_per_hour)
@@ -55,22 +54,27 @@ class Price:
         ):
             if (usd is None) != (published is None) or (
                 usd is not None
+                and (usd != published or self.usd_per_unit != 1.0)  # as published: nothing to work out
                 and not math.isclose(usd, (published or 0.0) * self.usd_per_unit, rel_tol=1e-9)
             ):
                 raise InvalidOffer(
-                    f"{where}: {usd} USD is not {published} {self.currency} x {self.usd_per_unit}"
+                    f"{self._where()}: {usd} USD is not {published} {self.currency} x {self.usd_per_unit}"
                 )
         if not self.provider or self.provider != self.provider.lower() or not self.instance_type:
-            raise InvalidOffer(f"price without a provider id or instance type: {where}")
+            raise InvalidOffer(f"price without a provider id or instance type: {self._where()}")
         if self.usd_per_hour is None and self.spot_usd_per_hour is None:
-            raise InvalidOffer(f"{where}: a price row with neither an on-demand nor a spot price")
+            raise InvalidOffer(f"{self._where()}: a price row with neither an on-demand nor a spot price")
         for name in ("usd_per_hour", "spot_usd_per_hour"):
             value = getattr(self, name)
             if value is not None and not (math.isfinite(value) and 0 < value <= MAX_USD_PER_HOUR):
-                raise InvalidOffer(f"{where}: {name} {value!r} is not a plausible hourly price")
+                raise InvalidOffer(f"{self._where()}: {name} {value!r} is not a plausible hourly price")
         # a price read from a local copy cites the copy ("copy:<path>"), as claims do
         if not self.quote.strip() or not self.source_url.startswith(("https://", "http://", COPY_SCHEME)):
-            raise InvalidOffer(f"{where}: a price needs the source text and its URL")
+            raise InvalidOffer(f"{self._where()}: a price needs the source text and its URL")
+
+    def _where(self) -> str:
+        """The price named in a refusal (made only then: most prices are never refused)."""
+        return f"{self.provider}/{self.instance_type} in {self.region!r}"
 
 
 def in_currency(price: Price, currency: str) -> Price:
