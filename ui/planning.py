@@ -558,7 +558,7 @@ def show(
     show_all([*blocks, (tables.FULL_TEXT_HINT, "caption")])
     visible = tables.grid(
         frame,
-        key=f"plan_grid:{by}",
+        key=tables.RANKING_GRID,
         on_header=_sort_by_header,
         column_config=column_config(kind),
         height=460,

@@ -86,7 +86,7 @@ def show(
     show_all([*blocks, (tables.FULL_TEXT_HINT, "caption")])
     visible = tables.grid(
         shown,
-        key=f"ranking_grid:{order}",
+        key=tables.RANKING_GRID,
         on_header=lambda key: _sort_by_header(key, units, priced),
         column_config=tables.column_config(units, priced),
         height=460,

@@ -250,6 +250,25 @@ def with_full_headers(frame: pd.DataFrame, column_config: dict | None) -> dict:
     return config
 
 
+#: The key of the Ranking tab's table, whichever view draws it (the plan or the links).
+RANKING_GRID = "ranking_grid"
+
+
+def _clicked_key(key: str) -> str:
+    """The grid's key as drawn: ``key`` and the header clicks handled so far. A grid whose key
+    changes is a new element, which the browser builds again from nothing (its grid, canvas, column
+    sizes) instead of updating it, about twice the browser's cost of an update: so the key holds
+    neither the order nor the view, only the clicks, as a header click must leave no column selected
+    (a selection set back through ``st.session_state`` reaches the grid once: Streamlit's
+    ``DataFrame.tsx`` skips a ``selectionState`` equal to the last it applied)."""
+    return f"{key}:{st.session_state.get(f'{key}:clicks', 0)}"
+
+
+def _on_header(key: str, drawn: str, on_header: Callable[[str], None]) -> None:
+    on_header(drawn)
+    st.session_state[f"{key}:clicks"] = st.session_state.get(f"{key}:clicks", 0) + 1
+
+
 #: Said under a table whose long names may be cut short.
 FULL_TEXT_HINT = "Hover a header for its full name; double-click a cell to read it in full."
 
@@ -265,12 +284,14 @@ def grid(
     hint: bool = True,
 ) -> pd.DataFrame:
     """A table whose order is the server's: the grid's own sorting is off (a header click selects the
-    column, and ``on_header(key)`` may order the table by it), so what is downloaded is what is
-    shown. With ``hide_key``, the columns hidden in ``hidden_columns`` are left out. Past
-    ``LAZY_ROWS`` rows the table is sent in chunks, which cannot take a selection: there a header
-    click sorts only the browser's view (the caption of such a table says so). Returns the frame as
-    shown (hidden columns left out), for the downloads. ``hint=False``: the caller says
-    ``FULL_TEXT_HINT`` in its own text above the table (one element fewer to redraw)."""
+    column, and ``on_header(key as drawn)`` may order the table by it), so what is downloaded is
+    what is shown; with ``on_header`` the grid is built anew only after a header click
+    (``_clicked_key``), not when its rows, columns or order change. With ``hide_key``, the columns
+    hidden in ``hidden_columns`` are left out. Past ``LAZY_ROWS`` rows the table is sent in chunks,
+    which cannot take a selection: there a header click sorts only the browser's view (the caption
+    of such a table says so). Returns the frame as shown (hidden columns left out), for the
+    downloads. ``hint=False``: the caller says ``FULL_TEXT_HINT`` in its own text above the table
+    (one element fewer to redraw)."""
     if hide_key is not None:
         hidden = set(hidden_columns(frame, hide_key))
         frame = frame[[c for c in frame.columns if c not in hidden]]
@@ -278,10 +299,11 @@ def grid(
     column_config = with_full_headers(frame, column_config)
     selection: dict[str, Any] = {}
     if not lazy:
+        drawn = _clicked_key(key) if on_header else key
         selection = {
-            "on_select": (lambda: on_header(key)) if on_header else "rerun",
+            "on_select": (lambda: _on_header(key, drawn, on_header)) if on_header else "rerun",
             "selection_mode": "single-column",
-            "key": key,
+            "key": drawn,
         }
     st.dataframe(
         frame,

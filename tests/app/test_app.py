@@ -645,3 +645,24 @@ def test_switching_the_mode_leaves_the_filters_in_place(monkeypatch, db):
     for key in ("q", "provider", "gpus", "unit", "per", "min_fabric", "stale", "inferred"):
         assert planned[key] == linked[key], key
     assert app.selectbox(key="sort").value == "fabric, fastest first"
+
+
+def test_the_ranking_table_keeps_its_key_across_views_orders_and_units(monkeypatch, db):
+    """Issue 21 (speed): a grid whose key changes is a new element, which the browser builds again
+    from nothing (grid, canvas, column sizes) instead of updating it. The Ranking tab's table keeps
+    one key whether it shows the plan or the links, in any order and units; only a header click
+    (which must leave no column selected) gives it a new one."""
+    app = run_app(monkeypatch, db)
+    ids = [app_tab(app, "Ranking").dataframe[0].proto.id]
+    for change in (
+        lambda: app.segmented_control(key="by").set_value("cost"),
+        lambda: app.segmented_control(key="task").set_value("Train"),
+        lambda: app.radio(key="mode").set_value("Links only"),
+        lambda: app.selectbox(key="sort").set_value("GPU, A to Z"),
+        lambda: app.segmented_control(key="unit").set_value("Gb/s"),
+        lambda: app.radio(key="mode").set_value("Plan a model"),
+    ):
+        change().run()
+        assert not app.exception
+        ids.append(app_tab(app, "Ranking").dataframe[0].proto.id)
+    assert ids[0] and set(ids) == {ids[0]}
