@@ -357,7 +357,8 @@ def _sync_claims(con: duckdb.DuckDBPyConnection, derivation: Derivation, now: da
     con.register("derived", frame)
     # Every statement below joins the claims to the derived ones on their identity, basis included,
     # and only claims of a derived basis can match: a catalog built from nothing has none yet (the
-    # three joins over its 4,000 claims were most of this step), and nothing to update.
+    # three joins over its 4,000 claims were most of this step), and nothing to update; when every
+    # new claim is of a derived basis too, none can match a stored one and all are inserted as they are.
     [(any_derived,)] = con.execute(f"SELECT EXISTS (SELECT 1 FROM claims WHERE {derived})").fetchall()
     if not any_derived and all(row["basis"] in DERIVED for row in rows):
         con.execute("INSERT INTO claims BY NAME SELECT * FROM derived")

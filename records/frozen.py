@@ -8,8 +8,9 @@ with one that takes the same parameters, with the same defaults, stores the same
 assigning an attribute afterwards still raises. A class it cannot reproduce exactly keeps its
 generated ``__init__``: one that is not frozen or has slots, or a field with a default factory,
 keyword-only, left out of ``__init__``, named as the generated source's own names, or shadowed by a
-data descriptor (``_not_plain``). ``record`` makes such a class from its body in half the work of
-``dataclass(frozen=True)`` followed by ``direct_init``, for the many records one short command loads.
+data descriptor (``_not_plain``), or one with ``InitVar`` or ``ClassVar`` pseudo-fields. ``record``
+makes such a class from its body with less work than ``dataclass(frozen=True)`` followed by
+``direct_init``, for the many records one short command loads.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def direct_init(cls: type[T]) -> type[T]:
         hasattr(cls, "__slots__")
         or not cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
         or any(_not_plain(cls, f) for f in fields)
+        or len(cls.__dataclass_fields__) != len(fields)  # type: ignore[attr-defined]
     ):
         return cls
     _give_init(cls, fields, cls.__init__.__doc__, dict(cls.__init__.__annotations__))
@@ -72,47 +74,67 @@ def _give_init(
 
 @dataclass_transform(frozen_default=True)
 def record(cls: type[T]) -> type[T]:
-    """``dataclass(frozen=True)(cls)`` with ``direct_init``'s ``__init__``, made with half the work:
-    the ``__init__`` is written once (not generated, then replaced), and the ``__setattr__`` and
+    """``dataclass(frozen=True)(cls)`` with ``direct_init``'s ``__init__``, made with less work: the
+    ``__init__`` is written once (not generated, then replaced), and the ``__setattr__`` and
     ``__delattr__`` that refuse a field are this module's two functions, where ``dataclass`` writes
-    and compiles both anew for every frozen class (two fifths of making one: the 24 classes a
-    ``plan`` loads cost a fifth of a bare interpreter's start with ``duckdb``). The class is a frozen
-    dataclass in every other way (its equality, hash, repr, fields, ``__dataclass_params__``). A
-    class ``direct_init`` would leave alone, or one without a docstring (which ``dataclass`` writes
-    from the ``__init__``), is ``dataclass(frozen=True)``'s as it is."""
-    own = vars(cls)
-    if (
-        "__slots__" in own
-        or own.get("__doc__") is None
-        or any(dataclasses.is_dataclass(base) for base in cls.__mro__[1:])
-        or any(
-            isinstance(v, dataclasses.Field)
-            and (v.default_factory is not dataclasses.MISSING or not v.init or v.kw_only is True)
-            for v in own.values()
-        )
-    ):
+    and compiles both anew for every frozen class (what that costs a ``plan``: docs/benchmarks.md).
+    The class is a frozen dataclass in every other way (its equality, hash, repr, fields,
+    ``__dataclass_params__``). A class that ``_left_to_dataclass`` names is
+    ``direct_init(dataclass(frozen=True)(cls))`` instead."""
+    if _left_to_dataclass(cls):
         return direct_init(dataclasses.dataclass(frozen=True)(cls))
-    made: Any = dataclasses.dataclass(init=False, unsafe_hash="__hash__" not in own)(cls)
+    made: Any = dataclasses.dataclass(init=False, unsafe_hash="__hash__" not in vars(cls))(cls)
     fields = dataclasses.fields(made)
     if any(_not_plain(made, f) for f in fields):
-        raise TypeError(
-            f"{cls.__qualname__}: a field record cannot store directly; use dataclass(frozen=True)"
-        )
+        raise TypeError(f"{cls.__qualname__}: record passed a field it cannot store directly")
     made.__setattr__, made.__delattr__ = _refuse_set, _refuse_delete
     made.__dataclass_params__ = _FROZEN_PARAMS
     _give_init(made, fields, None, {f.name: f.type for f in fields} | {"return": None})
     return made
 
 
+def _left_to_dataclass(cls: type) -> bool:
+    """Whether ``record`` leaves ``cls`` to ``dataclass(frozen=True)``: slots, no docstring (which
+    ``dataclass`` writes from the ``__init__``), a dataclass base, an ``__eq__`` of its own (its body
+    then holds ``__hash__ = None``), a ``__setattr__`` or ``__delattr__`` in it or a base, an
+    ``InitVar``, ``ClassVar`` or ``KW_ONLY`` annotation, or a field ``direct_init`` cannot store."""
+    own = vars(cls)
+    annotations = own.get("__annotations__", {})
+    return (
+        "__slots__" in own
+        or own.get("__doc__") is None
+        or "__eq__" in own
+        or any(dataclasses.is_dataclass(base) for base in cls.__mro__[1:])
+        or any("__setattr__" in vars(b) or "__delattr__" in vars(b) for b in cls.__mro__[:-1])
+        or any(
+            word in (a if isinstance(a, str) else repr(a))
+            for a in annotations.values()
+            for word in ("InitVar", "ClassVar", "KW_ONLY")
+        )
+        or any(
+            name in (_SELF, _VALUES)
+            or name.startswith("_default_")
+            or hasattr(type(getattr(cls, name, None)), "__set__")
+            for name in annotations
+        )
+        or any(
+            isinstance(v, dataclasses.Field)
+            and (v.default_factory is not dataclasses.MISSING or not v.init or v.kw_only is True)
+            for v in own.values()
+        )
+    )
+
+
 def _refuse_set(self: Any, name: str, value: Any) -> None:
-    """A ``record``'s ``__setattr__``: as ``dataclass(frozen=True)`` writes it."""
+    """A ``record``'s ``__setattr__``: as ``dataclass(frozen=True)`` writes it for a class whose bases
+    define none (``_left_to_dataclass``), where its ``super()`` call is ``object``'s."""
     if type(self).__dict__.get("__setattr__") is _refuse_set or name in self.__dataclass_fields__:
         raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
     object.__setattr__(self, name, value)
 
 
 def _refuse_delete(self: Any, name: str) -> None:
-    """A ``record``'s ``__delattr__``: as ``dataclass(frozen=True)`` writes it."""
+    """A ``record``'s ``__delattr__``: as ``_refuse_set`` is its ``__setattr__``."""
     if type(self).__dict__.get("__delattr__") is _refuse_delete or name in self.__dataclass_fields__:
         raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
     object.__delattr__(self, name)

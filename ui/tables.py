@@ -265,8 +265,10 @@ def _clicked_key(key: str) -> str:
 
 
 def _on_header(key: str, drawn: str, on_header: Callable[[str], None]) -> None:
-    on_header(drawn)
+    """A header click: the grid gets its next key (first, so that no column stays selected even if
+    ``on_header`` fails), then ``on_header`` is told which table was drawn."""
     st.session_state[f"{key}:clicks"] = st.session_state.get(f"{key}:clicks", 0) + 1
+    on_header(drawn)
 
 
 #: Said under a table whose long names may be cut short.

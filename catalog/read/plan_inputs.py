@@ -24,7 +24,7 @@ Which figure each link gets, best first (the plan says which it used):
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cache
+from functools import lru_cache
 
 import duckdb
 
@@ -177,7 +177,7 @@ def inter_figure(row: dict, records: list[Measurement], gpus: int) -> Figure:
     )
 
 
-@cache  # by GPU id: a ranking asks for a few dozen ids, and a family id scans the whole table
+@lru_cache(maxsize=256)  # by GPU id: a ranking asks for a few dozen, a family id scans the table
 def dense_peaks(gpu_model: str | None) -> tuple[float | None, float | None]:
     """Dense (BF16, FP8) TFLOPS of a catalog GPU id from the datasheet table. A family-level id
     (form factor not stated, e.g. ``A100-40GB``) gets the figure its parts of that memory all share

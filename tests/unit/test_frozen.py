@@ -12,7 +12,7 @@ import pytest
 
 from normalize.errors import InvalidOffer
 from records.documents import Document
-from records.frozen import _DIRECT, direct_init, record, replaced
+from records.frozen import _DIRECT, _refuse_delete, _refuse_set, direct_init, record, replaced
 from records.measurements import Measurement
 from records.offers import Claim, InstanceOffer, OfferIdentity, RawOffer
 from records.prices import Price
@@ -151,7 +151,7 @@ def test_a_record_is_the_frozen_dataclass_of_its_class():
         "__post_init__": _Direct.__post_init__,
     }
     made, frozen = _pair(body)
-    assert made.__setattr__ is not frozen.__setattr__  # not written anew for the class
+    assert vars(made)["__setattr__"] is _refuse_set and vars(made)["__delattr__"] is _refuse_delete
     for args, kwargs in [((1,), {}), ((1, "x"), {}), ((), {"a": 3, "b": "y", "c": (2,)})]:
         one, other = made(*args, **kwargs), frozen(*args, **kwargs)
         assert one.__dict__ == other.__dict__
@@ -197,3 +197,36 @@ def test_a_record_keeps_its_own_hash_and_what_it_cannot_store_directly_is_a_froz
             and cls.__setattr__.__qualname__ == f"{cls.__qualname__}.__setattr__"
         )
     assert undocumented.__doc__ == "_Bare(a: 'int')"
+
+
+def _frozen_alike(body: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+    """A record of ``body`` made with ``args``/``kwargs``, checked to be as dataclass(frozen=True)'s."""
+    made, frozen = _pair(body)
+    one, other = made(*args, **kwargs), frozen(*args, **kwargs)
+    assert one.__dict__ == other.__dict__
+    assert [(f.name, f.kw_only) for f in dataclasses.fields(made)] == [
+        (f.name, f.kw_only) for f in dataclasses.fields(frozen)
+    ]
+    assert (made.__hash__ is None) == (frozen.__hash__ is None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        one.a = 2
+    return one
+
+
+def test_a_record_with_its_own_eq_an_initvar_or_kw_only_fields_is_what_dataclass_makes():
+    def equal(self: Any, other: Any) -> bool:
+        return isinstance(other, type(self)) and self.a == other.a
+
+    def post_init(self: Any, scale: int) -> None:
+        object.__setattr__(self, "a", self.a * scale)
+
+    assert hash(_frozen_alike({"__annotations__": {"a": "int"}, "__eq__": equal}, 1)) == hash((1,))
+    scaled = {
+        "__annotations__": {"a": "int", "scale": "dataclasses.InitVar[int]"},
+        "__post_init__": post_init,
+    }
+    assert _frozen_alike(scaled, 2, 3).a == 6
+    keyword = {"__annotations__": {"a": "int", "_": "dataclasses.KW_ONLY", "b": "int"}}
+    assert _frozen_alike(keyword, 1, b=2).b == 2
+    with pytest.raises(TypeError):
+        _frozen_alike(keyword, 1, 2)
