@@ -1,6 +1,10 @@
 """The fault matrix: ``query`` is bounded in time and in what it hands back (issue 23). A time limit
 that is not a number of seconds from 0 to a day is refused in one line; a result is fetched in
-batches and cut at 100,000 rows or 64 MB of values, saying so (exit 2, like a query past its limit)."""
+batches and cut at 100,000 rows or 64 MB of values, saying so (exit 2, like a query past its limit).
+
+A test that connects takes a copy of the small catalog: an app test run earlier in the same process
+may still hold the shared file open read-only (``ui.data.reader``), and DuckDB refuses a second
+connection to one file with another configuration, as the sandbox's is."""
 
 from __future__ import annotations
 
@@ -20,12 +24,14 @@ def test_a_time_limit_that_disables_the_limit_is_refused_in_one_line(small_catal
     ]
 
 
-def test_zero_still_means_no_limit(small_catalog_file, capsys):
+def test_zero_still_means_no_limit(small_catalog, capsys):
+    _, small_catalog_file = small_catalog  # a copy of its own: see the module's docstring
     assert main(["query", "SELECT 1 AS one", "--db", str(small_catalog_file), "--timeout", "0"]) == 0
     assert "one" in capsys.readouterr().out
 
 
-def test_a_result_past_the_row_cap_is_cut_and_says_so(small_catalog_file, capsys):
+def test_a_result_past_the_row_cap_is_cut_and_says_so(small_catalog, capsys):
+    _, small_catalog_file = small_catalog  # a copy of its own: see the module's docstring
     sql = "SELECT range AS n FROM range(250000)"
     assert main(["query", sql, "--db", str(small_catalog_file), "--format", "csv"]) == 2
     out, err = capsys.readouterr()
@@ -36,7 +42,8 @@ def test_a_result_past_the_row_cap_is_cut_and_says_so(small_catalog_file, capsys
     ]
 
 
-def test_a_result_past_the_byte_cap_is_cut_and_says_so(small_catalog_file, capsys):
+def test_a_result_past_the_byte_cap_is_cut_and_says_so(small_catalog, capsys):
+    _, small_catalog_file = small_catalog  # a copy of its own: see the module's docstring
     sql = "SELECT repeat('x', 1000000) AS big FROM range(80)"  # 80 MB of values
     assert main(["query", sql, "--db", str(small_catalog_file), "--format", "csv"]) == 2
     out, err = capsys.readouterr()
@@ -57,7 +64,8 @@ def test_fetching_stops_at_the_cap_rather_than_reading_everything():
     assert len(rows) == 10_000 and cut is not None and result.fetched < 20_000
 
 
-def test_duckdb_own_memory_for_huge_values_is_capped_in_one_line(small_catalog_file, capsys):
+def test_duckdb_own_memory_for_huge_values_is_capped_in_one_line(small_catalog, capsys):
+    _, small_catalog_file = small_catalog  # a copy of its own: see the module's docstring
     """DuckDB builds a chunk of up to 2,048 values in full before Python reads a row, outside its own
     memory_limit (1,000 values of 1 MB once peaked at 1,982 MB): the command's growth is capped, the
     allocation fails cleanly, one line says so, and the cap is lifted again afterwards."""
