@@ -258,11 +258,14 @@ def _readings(
 ) -> list[Measurement]:
     readings = []
     for matrix in matrices:
-        test = _test_parts(matrix.test)
-        link = _LINKS.get(test[0]) if test else None
-        if test is None or link is None or not matrix.rows or "(ns)" in matrix.description:
+        parts = _test_parts(matrix.test)
+        if parts is None:
             continue
-        for metric, direction, rows, semantics in _split(matrix, *link, engine=test[1]):
+        base, engine = parts
+        link = _LINKS.get(base)
+        if link is None or not matrix.rows or "(ns)" in matrix.description:
+            continue
+        for metric, direction, rows, semantics in _split(matrix, *link, engine=engine):
             reading = _median(matrix, rows, origin, metric, direction, version, nodes, semantics, extra)
             if reading is not None:
                 readings.append(reading)

@@ -255,12 +255,9 @@ RANKING_GRID = "ranking_grid"
 
 
 def _clicked_key(key: str) -> str:
-    """The grid's key as drawn: ``key`` and the header clicks handled so far. A grid whose key
-    changes is a new element, which the browser builds again from nothing (its grid, canvas, column
-    sizes) instead of updating it, about twice the browser's cost of an update: so the key holds
-    neither the order nor the view, only the clicks, as a header click must leave no column selected
-    (a selection set back through ``st.session_state`` reaches the grid once: Streamlit's
-    ``DataFrame.tsx`` skips a ``selectionState`` equal to the last it applied)."""
+    """The grid's key as drawn: ``key`` and the header clicks handled so far. Neither the order nor
+    the view is in it, so a change of either updates the grid instead of building it again; a click
+    must leave no column selected, which only a new key does (docs/app.md, the grids' section)."""
     return f"{key}:{st.session_state.get(f'{key}:clicks', 0)}"
 
 
