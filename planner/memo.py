@@ -37,16 +37,25 @@ def fields_hash(value: Any) -> int:
     own = value.__dict__
     found = own.get("_hash")
     if found is None:
-        read = _FIELDS.get(type(value))
-        if read is None:
-            names = [f.name for f in fields(value)]
-            read = _FIELDS[type(value)] = itemgetter(*names) if len(names) > 1 else lambda d: (d[names[0]],)
+        read = _FIELDS.get(type(value)) or _fields_getter(type(value))
         found = own["_hash"] = hash(read(own))
     return found
 
 
 #: ``fields_hash``'s getter of a class's fields' tuple from an instance's dictionary, by class.
 _FIELDS: dict[type, Callable[[dict], tuple]] = {}
+
+
+def _fields_getter(cls: type) -> Callable[[dict], tuple]:
+    """The getter of the fields the generated ``__hash__`` hashes (a field's ``hash``, else its
+    ``compare``), in order, as a tuple; made once per class."""
+    names = [f.name for f in fields(cls) if (f.compare if f.hash is None else f.hash)]
+    if len(names) > 1:
+        read: Callable[[dict], tuple] = itemgetter(*names)
+    else:  # itemgetter of one name gives the value, of none raises
+        read = lambda d: tuple(d[n] for n in names)  # noqa: E731
+    _FIELDS[cls] = read
+    return read
 
 
 def state_without_hash(value: Any) -> dict:

@@ -230,3 +230,28 @@ def test_a_record_with_its_own_eq_an_initvar_or_kw_only_fields_is_what_dataclass
     assert _frozen_alike(keyword, 1, b=2).b == 2
     with pytest.raises(TypeError):
         _frozen_alike(keyword, 1, 2)
+
+
+def test_fields_hash_hashes_what_the_generated_hash_hashes():
+    """planner.memo.fields_hash equals dataclass(frozen=True)'s own hash for no field, one field,
+    and fields left out of the comparison or the hash."""
+    from planner.memo import fields_hash
+
+    @dataclass(frozen=True)
+    class Empty:
+        pass
+
+    @dataclass(frozen=True)
+    class One:
+        a: int
+
+    @dataclass(frozen=True)
+    class Some:
+        a: int
+        b: str = field(default="b", compare=False)
+        c: int = field(default=3, hash=False)
+        d: int = field(default=4, compare=False, hash=True)
+
+    for value in (Empty(), One(1), Some(1), Some(1, "other", 9, 4)):
+        assert fields_hash(value) == hash(value), value
+    assert fields_hash(Some(1, "x")) == fields_hash(Some(1, "y"))
