@@ -200,8 +200,8 @@ def _tabs_fragment(views, path) -> None:
     """The tabs and the open one's view. A fragment: opening another tab, or a widget inside a view
     (hidden columns, a column's order in the plan, the claims' history), reruns only this part of the
     page; the sidebar, the header and the pickers are neither recomputed nor redrawn (a tab click
-    cost the browser a third more when the whole page was redrawn). What changes the question
-    reruns the whole page."""
+    cost the browser a third more when the whole page was redrawn). What changes the question reruns
+    the main area (``_main_area``, this fragment's parent) or the whole page."""
     tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
     for label, tab, view in zip(TABS, tabs, views, strict=True):
         if tab.open:
