@@ -7,7 +7,10 @@ are in the URL, so a link reproduces the view. Only the open tab is computed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import duckdb
+import pandas as pd
 import streamlit as st
 
 from catalog.read.filters import describe
@@ -79,7 +82,7 @@ def allowed_values(facets: dict, shown, priced: bool, regions: list[str]) -> dic
 
 
 def main() -> None:
-    """The Streamlit page."""
+    """The Streamlit page: the sidebar, then the main area (``_main_area``)."""
     st.set_page_config(page_title="GPU interconnect catalog", layout="wide")
     st.html(f"<style>{COMPACT}{STYLE}</style>")
     st.title("GPU interconnect catalog")
@@ -89,6 +92,7 @@ def main() -> None:
         return
     catalog = Catalog.at(path)
     opened = links.opened_with()
+    st.session_state[sidebar.MAIN_DRAWN_KEY] = False
     try:
         facets, shape = catalog.load("facets"), catalog.load("shape")
         if not facets["providers"]:
@@ -100,37 +104,79 @@ def main() -> None:
         # moved one place and the browser redrew the whole sidebar).
         box = st.sidebar.container()
         plan_question = planning.plan_question(shape.priced, box) if planning_asked else None
-        order = "" if planning_asked else ranking.order_picker(shape.priced, box)
+        if not planning_asked:
+            ranking.order_picker(shape.priced, box)
         regions = catalog.load("regions") if "current_prices" in shape.tables else []
-        question = sidebar.question(facets, shape.priced, regions)
-        ranked = catalog.load("ranking", question.filters)
-        planned = catalog.plan(plan_question, question.filters) if plan_question else None
+        sidebar.question(facets, shape.priced, regions)
     except (duckdb.Error, ValueError) as err:  # ValueError: a value no catalog of ours holds (tampered)
         show(f"Cannot read the catalog at {path}: {str(err)[:500]}", "error")
         return
-    header(catalog, len(ranked), ranked["provider"].nunique(), facets)
-    units = question.units
+    _main_area(catalog, opened, (facets, shape, regions), plan_question)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the sidebar asks now, and the catalog's answer: the ranked rows, and the plan when a model
+    is planned."""
+
+    question: sidebar.Question
+    plan: planning.PlanQuestion | None
+    order: str
+    ranked: pd.DataFrame
+    planned: pd.DataFrame | None
+
+
+def _asked(catalog: Catalog, priced: bool, facets: dict, plan_question) -> Asked:
+    """Read the sidebar's widgets from the session state (``sidebar.asked``) and ask the catalog."""
+    question = sidebar.asked(facets, priced)
+    plan = plan_question and planning.ranked_as_asked(plan_question, priced)
+    ranked = catalog.load("ranking", question.filters)
+    planned = catalog.plan(plan, question.filters) if plan else None
+    return Asked(question, plan, "" if plan else ranking.order_asked(priced), ranked, planned)
+
+
+@st.fragment(key=sidebar.MAIN)
+def _main_area(catalog: Catalog, opened: dict, read: tuple, plan_question) -> None:
+    """Everything below the title, from what the sidebar asks now. A fragment: a filter that changes
+    nothing in the sidebar reruns only this (``sidebar.main_only``), and the browser does not redraw
+    the sidebar. Its arguments are the last full run's: the catalog's facets, and the plan's model and
+    workload, which only a full run changes; everything else is read here."""
+    st.session_state[sidebar.MAIN_DRAWN_KEY] = True
+    facets, shape, regions = read
+    try:
+        asked = _asked(catalog, shape.priced, facets, plan_question)
+    except (duckdb.Error, ValueError) as err:  # ValueError: a value no catalog of ours holds (tampered)
+        show(f"Cannot read the catalog at {catalog.path}: {str(err)[:500]}", "error")
+        return
+    filters, units = asked.question.filters, asked.question.units
+    header(catalog, len(asked.ranked), asked.ranked["provider"].nunique(), facets)
     tables.about(
         [
             f"interconnect-catalog, data as of {health.data_as_of_text(catalog.load('data_as_of'))}",
-            f"filter: {describe(question.filters)}",
-            f"units: {units.label}" + (f"; order: {order}" if order else ""),
+            f"filter: {describe(filters)}",
+            f"units: {units.label}" + (f"; order: {asked.order}" if asked.order else ""),
         ]
     )
     shown = (
-        catalog.plan_shown(plan_question, question.filters)
-        if planned is not None and plan_question
-        else catalog.ranking_shown(question.filters, units, shape.priced, order)
+        catalog.plan_shown(asked.plan, filters)
+        if asked.planned is not None and asked.plan
+        else catalog.ranking_shown(filters, units, shape.priced, asked.order)
     )
     links.warn_once(opened, lambda: allowed_values(facets, shown, shape.priced, regions))
+    _tabs_fragment(_views(catalog, asked, shown, shape.priced), catalog.path)
+
+
+def _views(catalog: Catalog, asked: Asked, shown: pd.DataFrame, priced: bool) -> tuple:
+    """The pickers; then each tab's view, to draw when it is open."""
     selected, chosen = instances.pickers(shown)
-    views = (
+    filters, units, plan, planned, ranked = (
+        asked.question.filters, asked.question.units, asked.plan, asked.planned, asked.ranked
+    )  # fmt: skip
+    return (
         lambda: (
-            planning.show(planned, plan_question, question.filters if shape.priced else None, shown)
-            if planned is not None and plan_question
-            else ranking.show(
-                ranked, shown, units, shape.priced, order, sidebar.price_words(question.filters)
-            )
+            planning.show(planned, plan, filters if priced else None, shown)
+            if planned is not None and plan
+            else ranking.show(ranked, shown, units, priced, asked.order, sidebar.price_words(filters))
         ),
         lambda: instances.show_compare(
             catalog.load,
@@ -139,15 +185,14 @@ def main() -> None:
             bool(st.session_state.get("compare")),
             ranked,
             planned,
-            question.filters.region,
+            filters.region,
         ),
         lambda: instances.show_instance(catalog.load, selected, ranked, units, planned),
         lambda: measures.show(catalog.load, ranked),
-        lambda: health.show_missing(catalog.load, question.filters),
-        lambda: health.show_conflicts(catalog.load, question.filters),
-        lambda: health.show_status(catalog.load, path, question.filters.providers),
+        lambda: health.show_missing(catalog.load, filters),
+        lambda: health.show_conflicts(catalog.load, filters),
+        lambda: health.show_status(catalog.load, catalog.path, filters.providers),
     )
-    _tabs_fragment(views, path)
 
 
 @st.fragment
@@ -155,8 +200,8 @@ def _tabs_fragment(views, path) -> None:
     """The tabs and the open one's view. A fragment: opening another tab, or a widget inside a view
     (hidden columns, a column's order in the plan, the claims' history), reruns only this part of the
     page; the sidebar, the header and the pickers are neither recomputed nor redrawn (a tab click
-    cost the browser a third more when the whole page was redrawn). What changes the question
-    reruns the whole page."""
+    cost the browser a third more when the whole page was redrawn). What changes the question reruns
+    the main area (``_main_area``, this fragment's parent) or the whole page."""
     tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
     for label, tab, view in zip(TABS, tabs, views, strict=True):
         if tab.open:

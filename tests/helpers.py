@@ -386,6 +386,15 @@ def run_app(monkeypatch, db: Path, **query: str | list[str]):
     return app
 
 
+def with_sidebar(app):
+    """``app`` with its sidebar drawn. After a run of the main area alone (a filter's change:
+    ``ui.sidebar.main_only``) AppTest's tree holds only that fragment, where the browser keeps the
+    sidebar it drew; a run with the same values draws it again."""
+    if not app.sidebar.children:
+        app.run()
+    return app
+
+
 def app_tab(app, label: str):
     """One tab of the app (only the open one has content: tabs run lazily)."""
     return app.tabs[APP_TABS.index(label)]

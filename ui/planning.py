@@ -7,7 +7,7 @@ last with their reason (never as zeros). The arithmetic is ``planner``'s, the ra
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
@@ -19,6 +19,7 @@ from catalog.read.prices import placeholder_caution
 from planner.models import MAX_CONFIG_CHARS, ServeWorkload, TrainWorkload, preset_names
 from ui import tables
 from ui.links import NUMBERS
+from ui.sidebar import main_only
 from ui.text import BOUND_HELP, LAYOUT_HELP, show_all
 from ui.text import show as show_text
 from ui.units import round_significant
@@ -272,7 +273,7 @@ def plan_question(priced: bool, box=None) -> PlanQuestion:
     by = "time"
     if priced:
         by = sb.segmented_control(
-            "Rank by", list(BY), default="time", required=True, key="by", bind=BIND,
+            "Rank by", list(BY), default="time", required=True, key="by", bind=BIND, on_change=main_only,
             help="time: output tokens/s of the planned cluster (serve), days to train the token budget "
             "(train); cost: USD per million output tokens (serve) or USD to train the budget (train). "
             "Unpriced rows follow the priced ones.",
@@ -291,6 +292,13 @@ def plan_question(priced: bool, box=None) -> PlanQuestion:
         by=BY[by or "time"],
         config_text=config_text,
     )
+
+
+def ranked_as_asked(question: PlanQuestion, priced: bool) -> PlanQuestion:
+    """The last full run's ``question``, ranked as "Rank by" asks now: of the plan's controls only it
+    reruns the main area alone (the others change the sidebar, or are rare enough to redraw it)."""
+    by = st.session_state.get("by") if priced else None
+    return replace(question, by=BY.get(str(by), "time"))
 
 
 def cost_columns(kind: str) -> dict[str, str]:

@@ -12,17 +12,24 @@ import streamlit as st
 
 from normalize.vocab import GPU_FABRICS
 from ui import tables
-from ui.sidebar import BIND
+from ui.sidebar import BIND, main_only
 from ui.text import show_all
 from ui.units import Units
 
 
-def order_picker(priced: bool, box=None) -> str:
+def order_picker(priced: bool, box=None) -> None:
     """How the link view is ordered (fabric, fastest first, by default), in the sidebar (or ``box``
-    there) and the URL."""
+    there) and the URL; a change reruns only the main area."""
     options = [*tables.ORDERS, *(tables.PRICE_ORDERS if priced else {})]
-    picked = (box or st.sidebar).selectbox("Order the table by", options, key=ORDER_KEY, bind=BIND)
-    return picked or options[0]
+    box = box or st.sidebar
+    box.selectbox("Order the table by", options, key=ORDER_KEY, bind=BIND, on_change=main_only)
+
+
+def order_asked(priced: bool) -> str:
+    """The order ``order_picker`` holds now (its first option until changed)."""
+    options = [*tables.ORDERS, *(tables.PRICE_ORDERS if priced else {})]
+    picked = st.session_state.get(ORDER_KEY)
+    return picked if picked in options else options[0]
 
 
 def tiles(ranked: pd.DataFrame) -> list[tuple[str, str]]:

@@ -25,6 +25,27 @@ MODE_CAPTIONS = ("time and cost of a model's workload", "bandwidths, in the unit
 LINK_BY_LABEL = {label: str(link) for link, label in LINK_LABELS.items()}
 FABRIC_BY_LABEL = {label: str(fabric) for fabric, label in FABRIC_LABELS.items()}
 BIND: Final = "query-params"
+#: The main area's fragment key: a filter that changes nothing in the sidebar reruns only it.
+MAIN: Final = "main"
+#: Set by the full run that last drew the main area; whether the search box shows a problem.
+MAIN_DRAWN_KEY, SEARCH_PROBLEM_KEY = "_main_drawn", "_search_problem"
+
+
+def main_only() -> None:
+    """A widget's callback: rerun only the main area (``MAIN``), not the sidebar, once a full run
+    drew it (before, the interaction's full rerun stands)."""
+    if st.session_state.get(MAIN_DRAWN_KEY):
+        st.rerun(MAIN)
+
+
+def _searched() -> None:
+    """The search box's callback: the main area only, unless the sidebar's problem line comes or goes."""
+    if not search_problem(st.session_state.get("q") or "") and not st.session_state.get(SEARCH_PROBLEM_KEY):
+        main_only()
+
+
+#: Keywords of a sidebar widget whose value only changes the main area.
+_MAIN_ONLY: Final[dict[str, Any]] = {"bind": BIND, "on_change": main_only}
 
 SEARCH_HELP = (
     "Instance, provider, GPU model, link or fabric. Words must all match; commas separate "
@@ -45,37 +66,42 @@ def count_label(count: float) -> str:
     return fmt(count)
 
 
-def _lists(facets: dict[str, list]) -> dict[str, Any]:
+def _lists(facets: dict[str, list]) -> None:
     sb = st.sidebar
-    providers = sb.multiselect("Providers", facets["providers"], placeholder="all", key="provider", bind=BIND)
-    counts = {count_label(c): c for c in facets["gpu_counts"]}
-    gpus = sb.multiselect("GPUs per instance", list(counts), placeholder="any", key="gpus", bind=BIND)
+    sb.multiselect("Providers", facets["providers"], placeholder="all", key="provider", **_MAIN_ONLY)
+    counts = [count_label(c) for c in facets["gpu_counts"]]
+    sb.multiselect("GPUs per instance", counts, placeholder="any", key="gpus", **_MAIN_ONLY)
     link_labels = [str(LINK_LABELS[link]) for link in _known(LINK_LABELS, facets["intra_links"])]
-    links = sb.multiselect("GPU-to-GPU link", link_labels, placeholder="any", key="link", bind=BIND)
+    sb.multiselect("GPU-to-GPU link", link_labels, placeholder="any", key="link", **_MAIN_ONLY)
     fabric_labels = [str(FABRIC_LABELS[f]) for f in _known(FABRIC_LABELS, facets["fabrics"])]
-    fabrics = sb.multiselect("Fabric", fabric_labels, placeholder="any", key="fabric", bind=BIND)
-    domains = ["any", *(str(d) for d in facets["domain_gpus"] if d > 1)]
-    domain = sb.selectbox(
+    sb.multiselect("Fabric", fabric_labels, placeholder="any", key="fabric", **_MAIN_ONLY)
+    sb.selectbox(
         "NVLink domain, at least (GPUs)",
-        domains,
+        ["any", *(str(d) for d in facets["domain_gpus"] if d > 1)],
         key="domain",
-        bind=BIND,
         help="GPUs that share one NVLink/NVSwitch/Infinity Fabric domain (72 on an NVL72 rack).",
+        **_MAIN_ONLY,
     )
-    peer = sb.multiselect(
+    sb.multiselect(
         "GPU peer access",
         [a for a in PEER_ACCESS if a in facets.get("peer_access", PEER_ACCESS)],
         placeholder="any",
         key="peer",
-        bind=BIND,
         help=PEER_HELP,
+        **_MAIN_ONLY,
     )
+
+
+def _lists_asked(facets: dict[str, list]) -> dict[str, Any]:
+    state = st.session_state
+    counts = {count_label(c): c for c in facets["gpu_counts"]}
+    domain = state.get("domain") or "any"
     return {
-        "providers": tuple(providers),
-        "peer_access": tuple(peer),
-        "gpu_counts": tuple(counts[g] for g in gpus),
-        "intra_links": tuple(LINK_BY_LABEL[label] for label in links),
-        "fabrics": tuple(FABRIC_BY_LABEL[label] for label in fabrics),
+        "providers": tuple(state.get("provider") or ()),
+        "peer_access": tuple(state.get("peer") or ()),
+        "gpu_counts": tuple(counts[g] for g in state.get("gpus") or () if g in counts),
+        "intra_links": tuple(LINK_BY_LABEL[label] for label in state.get("link") or ()),
+        "fabrics": tuple(FABRIC_BY_LABEL[label] for label in state.get("fabric") or ()),
         "min_scale_up_domain_gpus": 0 if domain == "any" else int(domain),
     }
 
@@ -92,16 +118,19 @@ def _known(labels: dict, values: list) -> list:
     return [key for key in labels if str(key) in values]
 
 
-def _units() -> Units:
+def _units() -> None:
     sb = st.sidebar
     sb.header("Units")
     # One above the other: side by side, the second button of each ("Gb/s", "node") was cut off
-    # by the sidebar's edge.
-    rate = sb.segmented_control(
-        "Rate", ["GB/s", "Gb/s"], default="GB/s", required=True, key="unit", bind=BIND
-    )
-    per = sb.segmented_control("Per", ["GPU", "node"], default="GPU", required=True, key="per", bind=BIND)
-    return Units(bits=rate == "Gb/s", per_node=per == "node")
+    # by the sidebar's edge. A full rerun: the fabric box's label says the units.
+    sb.segmented_control("Rate", ["GB/s", "Gb/s"], default="GB/s", required=True, key="unit", bind=BIND)
+    sb.segmented_control("Per", ["GPU", "node"], default="GPU", required=True, key="per", bind=BIND)
+
+
+def units_asked() -> Units:
+    """The units the sidebar asks for (GB/s per GPU until changed)."""
+    state = st.session_state
+    return Units(bits=state.get("unit") == "Gb/s", per_node=state.get("per") == "node")
 
 
 #: How prices are read: label (in the URL) → spot or not.
@@ -116,67 +145,77 @@ def price_words(filters: Filters) -> str:
     return f"USD as published, {kind}, {where}"
 
 
-def _prices(regions: list[str]) -> dict[str, Any]:
+def _prices(regions: list[str]) -> None:
     sb = st.sidebar
-    region = sb.selectbox(
+    sb.selectbox(
         "Region",
         [ANY_REGION, *regions],
         key="region",
-        bind=BIND,
         help="Price every row in this region, as its price source names it (us-east-1, eastus, "
         "europe-west4...): rows with no price there are left out. Prices are in USD, as published.",
+        **_MAIN_ONLY,
     )
-    kind = sb.segmented_control(
-        "Price", list(PRICE_KINDS), default="on-demand", required=True, key="price_kind", bind=BIND,
-        help="on-demand, or spot (interruptible; rows with no spot price have no price)",
+    sb.segmented_control(
+        "Price", list(PRICE_KINDS), default="on-demand", required=True, key="price_kind",
+        help="on-demand, or spot (interruptible; rows with no spot price have no price)", **_MAIN_ONLY,
     )  # fmt: skip
+
+
+def _prices_asked() -> dict[str, Any]:
+    region = st.session_state.get("region")
     return {
         "region": "" if region in (None, ANY_REGION) else region,
-        "spot": PRICE_KINDS.get(kind or "", False),
+        "spot": PRICE_KINDS.get(st.session_state.get("price_kind") or "", False),
     }
 
 
-def _memory() -> dict[str, Any]:
-    sb = st.sidebar
-    cols = sb.columns(2)
-    per_gpu = cols[0].number_input(
-        "GPU memory ≥ (GB/GPU)", min_value=0.0, value=0.0, step=8.0, key="min_mem", bind=BIND,
-        help="Memory of each GPU, at least. 0 keeps every row.",
+def _memory() -> None:
+    cols = st.sidebar.columns(2)
+    cols[0].number_input(
+        "GPU memory ≥ (GB/GPU)", min_value=0.0, value=0.0, step=8.0, key="min_mem",
+        help="Memory of each GPU, at least. 0 keeps every row.", **_MAIN_ONLY,
     )  # fmt: skip
-    total = cols[1].number_input(
-        "in all ≥ (GB)", min_value=0.0, value=0.0, step=80.0, key="min_total_mem", bind=BIND,
-        help="GPU memory of the whole instance (per GPU x GPUs), at least. 0 keeps every row.",
+    cols[1].number_input(
+        "in all ≥ (GB)", min_value=0.0, value=0.0, step=80.0, key="min_total_mem",
+        help="GPU memory of the whole instance (per GPU x GPUs), at least. 0 keeps every row.", **_MAIN_ONLY,
     )  # fmt: skip
-    return {"min_gpu_memory_gb": per_gpu or 0.0, "min_total_gpu_memory_gb": total or 0.0}
 
 
-def _numbers(units: Units, priced: bool) -> dict[str, Any]:
+def _numbers(units: Units, priced: bool) -> None:
     sb = st.sidebar
-    minimum = sb.number_input(
+    sb.number_input(
         f"Fabric at least ({units.label}, one way)",
         min_value=0.0,
         value=0.0,
         step=10.0 if units.per_node else 1.0,
         key="min_fabric",
-        bind=BIND,
         help="Node-to-node fabric bandwidth, in the units chosen above. 0 keeps every row.",
+        **_MAIN_ONLY,
     )
-    per_node, per_gpu = units.from_display(minimum)
-    found: dict[str, float | None] = {
-        "min_fabric_gbits_per_s_per_node": per_node,
-        "min_fabric_gbytes_per_s_per_gpu": per_gpu,
-    }
     if priced:
-        price = sb.number_input(
+        sb.number_input(
             "Price per GPU-hour at most (USD)",
             min_value=0.0,
             value=0.0,
             step=0.5,
             key="max_price",
-            bind=BIND,
             help="The price chosen below (on-demand or spot, a region or the cheapest), divided by the "
             "GPUs. 0: no limit.",
+            **_MAIN_ONLY,
         )
+
+
+def _numbers_asked(units: Units, priced: bool) -> dict[str, Any]:
+    state = st.session_state
+    per_node, per_gpu = units.from_display(state.get("min_fabric") or 0.0)
+    found: dict[str, Any] = {
+        "min_gpu_memory_gb": state.get("min_mem") or 0.0,
+        "min_total_gpu_memory_gb": state.get("min_total_mem") or 0.0,
+        "min_fabric_gbits_per_s_per_node": per_node,
+        "min_fabric_gbytes_per_s_per_gpu": per_gpu,
+    }
+    if priced:
+        price = state.get("max_price") or 0.0
         found["max_usd_per_gpu_hour"] = price if price > 0 else None
     return found
 
@@ -241,42 +280,51 @@ def mode() -> str:
 
 
 def question(facets: dict[str, list], priced: bool, regions: list[str] | None = None) -> Question:
-    """Draw the filters and units and return what they ask (every widget also lives in the URL)."""
+    """Draw the filters and units (every widget also lives in the URL) and return what they ask."""
     sb = st.sidebar
     sb.header("Filters")
-    search = sb.text_input(
-        "Search", key="q", bind=BIND, placeholder="p5.48xlarge, a3-highgpu-8g", help=SEARCH_HELP
-    )
-    if problem := search_problem(search or ""):  # our words and counts only, never the text
+    sb.text_input(
+        "Search", key="q", bind=BIND, placeholder="p5.48xlarge, a3-highgpu-8g", help=SEARCH_HELP,
+        on_change=_searched,
+    )  # fmt: skip
+    problem = search_problem(st.session_state.get("q") or "")
+    st.session_state[SEARCH_PROBLEM_KEY] = bool(problem)
+    if problem:  # our words and counts only, never the text
         sb.error(problem)
-        search = ""
-    lists = _lists(facets)
-    memory = _memory()
-    units = _units()
-    numbers = _numbers(units, priced)
+    _lists(facets)
+    _memory()
+    _units()
+    _numbers(units_asked(), priced)
     if priced:
-        numbers |= _prices(regions or [])
+        _prices(regions or [])
     sb.header("Count")
-    include = {
-        "include_stale": sb.toggle("stale rows (last refresh failed)", value=True, key="stale", bind=BIND),
-        "include_curated": sb.toggle(
-            "curated rows (not scraped)", value=True, key="curated", bind=BIND, help=CURATED_HELP
-        ),
-        "include_inferred": sb.toggle(
-            "values inferred from GPU datasheets",
-            value=True,
-            key="inferred",
-            bind=BIND,
-            help="Off: only bandwidths the provider states count; inferred ones count as missing.",
-        ),
-    }
+    sb.toggle("stale rows (last refresh failed)", value=True, key="stale", **_MAIN_ONLY)
+    sb.toggle("curated rows (not scraped)", value=True, key="curated", help=CURATED_HELP, **_MAIN_ONLY)
+    sb.toggle(
+        "values inferred from GPU datasheets",
+        value=True,
+        key="inferred",
+        help="Off: only bandwidths the provider states count; inferred ones count as missing.",
+        **_MAIN_ONLY,
+    )
+    return asked(facets, priced)
+
+
+def asked(facets: dict[str, list], priced: bool) -> Question:
+    """What the sidebar's widgets ask now, read from the session state: the same in a full run (after
+    ``question`` drew them) and in the main area's own reruns (``MAIN``), which do not draw them."""
+    state = st.session_state
+    search = state.get("q") or ""
+    units = units_asked()
+    numbers = _numbers_asked(units, priced)
+    if priced:
+        numbers |= _prices_asked()
     filters = Filters(
-        search=search,
-        **lists,
-        **memory,
+        search="" if search_problem(search) else search,
+        **_lists_asked(facets),
         **numbers,
-        include_stale=include["include_stale"],
-        include_curated=include["include_curated"],
-        include_inferred=include["include_inferred"],
+        include_stale=state.get("stale", True),
+        include_curated=state.get("curated", True),
+        include_inferred=state.get("inferred", True),
     )
     return Question(filters=filters, units=units)

@@ -4,6 +4,7 @@ built by the tests and on the real one. Health tabs and what reaches the page: t
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import duckdb
@@ -21,7 +22,9 @@ from tests.helpers import (
     run_app,
     said,
     shown_texts,
+    with_sidebar,
 )
+from ui import tables
 
 pytestmark = pytest.mark.slow  # runs refreshes or the app: left out of `make test-fast`
 
@@ -656,13 +659,50 @@ def test_the_ranking_table_keeps_its_key_across_views_orders_and_units(monkeypat
     ids = [app_tab(app, "Ranking").dataframe[0].proto.id]
     for change in (
         lambda: app.segmented_control(key="by").set_value("cost"),
-        lambda: app.segmented_control(key="task").set_value("Train"),
+        lambda: with_sidebar(app).segmented_control(key="task").set_value("Train"),
         lambda: app.radio(key="mode").set_value("Links only"),
         lambda: app.selectbox(key="sort").set_value("GPU, A to Z"),
-        lambda: app.segmented_control(key="unit").set_value("Gb/s"),
+        lambda: with_sidebar(app).segmented_control(key="unit").set_value("Gb/s"),
         lambda: app.radio(key="mode").set_value("Plan a model"),
     ):
         change().run()
         assert not app.exception
         ids.append(app_tab(app, "Ranking").dataframe[0].proto.id)
     assert ids[0] and set(ids) == {ids[0]}
+
+
+def test_a_filter_reruns_only_the_main_area_from_the_widgets_current_values(monkeypatch, db):
+    """Issue 21 (speed): a filter that changes nothing in the sidebar reruns only the main area
+    (``ui.sidebar.main_only``): the browser does not redraw the sidebar's ~27 elements. The main area
+    reads every widget afresh, not the last full run's values: after two such changes in a row the
+    caption, the table's order and the downloads' about lines follow both. The units change the
+    fabric box's label, so they rerun the whole page."""
+    app = run_app(monkeypatch, db)
+    app.radio(key="mode").set_value("Links only").run()
+    assert app.sidebar.children  # the box swapped its widgets: a full run
+    order, provider = app.selectbox(key="sort"), app.multiselect(key="provider")
+    picked = provider.options[0]
+    provider.set_value([picked]).run()
+    assert not app.exception and not app.sidebar.children  # the main area alone
+    order.set_value("GPU, A to Z").run()  # the sidebar as the browser still shows it
+    assert not app.exception and not app.sidebar.children
+    assert re.search(r" from 1 provider shown", rendered(app.caption[0].value))
+    ranking = app_tab(app, "Ranking")
+    assert set(ranking.dataframe[0].value["provider"]) == {picked}
+    assert "Ordered by GPU, A to Z" in shown_texts(ranking, "caption")[0]
+    about = "\n".join(app.session_state[tables.ABOUT_KEY])
+    assert picked in about and "order: GPU, A to Z" in about
+    with_sidebar(app).segmented_control(key="unit").set_value("Gb/s").run()
+    assert app.number_input(key="min_fabric").label.startswith("Fabric at least (Gb/s")
+
+
+def test_a_search_the_sidebar_refuses_reruns_the_whole_page(monkeypatch, db):
+    """The sidebar says why a search is refused, so a search that brings or clears that line reruns
+    the whole page; any other search reruns only the main area."""
+    app = run_app(monkeypatch, db)
+    app.text_input(key="q").input("p5.48xlarge").run()
+    assert not app.sidebar.children
+    with_sidebar(app).text_input(key="q").input(",".join("a" * 30)).run()
+    assert app.sidebar.error and "search not applied" in app.sidebar.error[0].value
+    app.text_input(key="q").input("p5.48xlarge").run()
+    assert app.sidebar.children and not app.sidebar.error

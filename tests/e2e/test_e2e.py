@@ -647,3 +647,37 @@ def test_a_phone_sees_each_view_without_sideways_scroll(real_app, browser, schem
                 screenshot(page, "phone-compare-dark")
     finally:
         page.close()
+
+
+# Counts the received frames that hold a sidebar element: the domain filter's label is in the
+# sidebar only, and every full run sends it again (a frame's bytes hold its labels as UTF-8).
+SIDEBAR_SENT = """
+window.__sidebarSent = 0;
+const Counted = window.WebSocket;
+window.WebSocket = class extends Counted {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener('message', (event) => {
+      if (event.data instanceof ArrayBuffer
+          && new TextDecoder().decode(event.data).includes('NVLink domain, at least')) window.__sidebarSent++;
+    });
+  }
+};
+"""
+
+
+def test_a_filter_reruns_only_the_main_area_and_the_url_follows(page, small_app):
+    """Issue 21 (speed): a filter's change reruns only the main area (a keyed fragment), so the server
+    sends no sidebar element and the browser redraws none; the caption and the URL still follow, and
+    the link opens the same view. The units change the sidebar (the fabric box's label): a full run."""
+    page.add_init_script(SIDEBAR_SENT)
+    open_app(page, small_app, "?mode=Links+only")
+    sent = page.evaluate("window.__sidebarSent")
+    assert sent >= 1
+    step(page, lambda: choose(page, "provider", "azure"))
+    page.wait_for_function("() => location.search.includes('provider=azure')")
+    assert " from 1 provider shown" in caption(page)
+    assert page.evaluate("window.__sidebarSent") == sent
+    step(page, lambda: page.locator(".st-key-unit").get_by_text("Gb/s", exact=True).click())
+    page.wait_for_function("() => location.search.includes('unit=Gb')")
+    assert page.evaluate("window.__sidebarSent") > sent
