@@ -98,16 +98,18 @@ window.WebSocket = class extends PageSocket {
 MARK = "[window.__runs.length, window.__frames.length]"
 RUN_STARTED = """([runs, frames]) => window.__runs.slice(runs).includes('running')
     || window.__frames.slice(frames).some((f) => f.kind === 'start' || f.kind === 'finished')"""
-# True once a run started after the mark and ended, and nothing on the page is stale any more: seen
-# in the script state, or (a run too short to show 'running') by its script_finished frame, painted.
+# True once a run started after the mark and ended, and nothing on the page is stale any more: the
+# last run frame since the mark is a script_finished that is not a cut and has been painted, and the
+# page is not running. A cut run is not the end: a widget's callback that reruns one fragment
+# (``ui.sidebar.main_only``) cuts the interaction's run and starts the fragment's, and the page shows
+# 'notRunning' for a moment between the two.
 RUN_DONE = """([runs, frames]) => {
-  const states = window.__runs.slice(runs);
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning'
       || document.querySelector('[data-stale="true"]')) return false;
-  if (states.includes('running')) return states[states.length - 1] === 'notRunning';
-  const ends = window.__frames.slice(frames).filter((f) => f.kind === 'finished' || f.kind === 'cut');
-  return ends.length > 0 && ends[ends.length - 1].kind === 'finished' && ends[ends.length - 1].painted;
+  const marks = window.__frames.slice(frames).filter((f) => ['start', 'finished', 'cut'].includes(f.kind));
+  const last = marks[marks.length - 1];
+  return last !== undefined && last.kind === 'finished' && last.painted;
 }"""
 
 
