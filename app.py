@@ -142,6 +142,8 @@ def _main_area(catalog: Catalog, opened: dict, read: tuple, plan_question) -> No
     the sidebar. Its arguments are the last full run's: the catalog's facets, and the plan's model and
     workload, which only a full run changes; everything else is read here."""
     st.session_state[sidebar.MAIN_DRAWN_KEY] = True
+    if _replaced(catalog):  # the sidebar's facets and regions came from the file it replaced
+        st.rerun()
     facets, shape, regions = read
     try:
         asked = _asked(catalog, shape.priced, facets, plan_question)
@@ -164,6 +166,15 @@ def _main_area(catalog: Catalog, opened: dict, read: tuple, plan_question) -> No
     )
     links.warn_once(opened, lambda: allowed_values(facets, shown, shape.priced, regions))
     _tabs_fragment(_views(catalog, asked, shown, shape.priced), catalog.path)
+
+
+def _replaced(catalog: Catalog) -> bool:
+    """Whether the file at the catalog's path is no longer the one the last full run read (a refresh
+    swapped it in, or it is gone)."""
+    try:
+        return Catalog.at(catalog.path).version != catalog.version
+    except OSError:
+        return True
 
 
 def _views(catalog: Catalog, asked: Asked, shown: pd.DataFrame, priced: bool) -> tuple:

@@ -4,6 +4,7 @@ built by the tests and on the real one. Health tabs and what reaches the page: t
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 
@@ -706,3 +707,16 @@ def test_a_search_the_sidebar_refuses_reruns_the_whole_page(monkeypatch, db):
     assert app.sidebar.error and "search not applied" in app.sidebar.error[0].value
     app.text_input(key="q").input("p5.48xlarge").run()
     assert app.sidebar.children and not app.sidebar.error
+
+
+def test_a_filter_after_a_refresh_replaced_the_file_reruns_the_whole_page(monkeypatch, db, tmp_path):
+    """The main area's own reruns keep the last full run's catalog, facets and regions; once a refresh
+    has swapped in a new file, a filter reruns the whole page instead, so the sidebar and the rows come
+    from the same file (and nothing is cached under the old file's version)."""
+    own = tmp_path / "catalog.duckdb"
+    shutil.copyfile(db, own)
+    app = run_app(monkeypatch, own)
+    stat = own.stat()
+    os.utime(own, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # as a refresh's swap would
+    app.multiselect(key="provider").set_value([app.multiselect(key="provider").options[0]]).run()
+    assert not app.exception and app.sidebar.children  # the whole page, from the new file
