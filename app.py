@@ -86,13 +86,13 @@ def main() -> None:
     st.set_page_config(page_title="GPU interconnect catalog", layout="wide")
     st.html(f"<style>{COMPACT}{STYLE}</style>")
     st.title("GPU interconnect catalog")
+    st.session_state[sidebar.MAIN_DRAWN_KEY] = False  # until this run draws the main area
     path = db_path()
     if not path.exists():
         show(f"No catalog at {path}. Run `make app` (builds it) or `make refresh`.", "error")
         return
     catalog = Catalog.at(path)
     opened = links.opened_with()
-    st.session_state[sidebar.MAIN_DRAWN_KEY] = False
     try:
         facets, shape = catalog.load("facets"), catalog.load("shape")
         if not facets["providers"]:
@@ -165,7 +165,7 @@ def _main_area(catalog: Catalog, opened: dict, read: tuple, plan_question) -> No
         else catalog.ranking_shown(filters, units, shape.priced, asked.order)
     )
     links.warn_once(opened, lambda: allowed_values(facets, shown, shape.priced, regions))
-    _tabs_fragment(_views(catalog, asked, shown, shape.priced), catalog.path)
+    _tabs_fragment(_views(catalog, asked, shown, shape.priced), catalog)
 
 
 def _replaced(catalog: Catalog) -> bool:
@@ -207,12 +207,15 @@ def _views(catalog: Catalog, asked: Asked, shown: pd.DataFrame, priced: bool) ->
 
 
 @st.fragment
-def _tabs_fragment(views, path) -> None:
+def _tabs_fragment(views, catalog: Catalog) -> None:
     """The tabs and the open one's view. A fragment: opening another tab, or a widget inside a view
     (hidden columns, a column's order in the plan, the claims' history), reruns only this part of the
     page; the sidebar, the header and the pickers are neither recomputed nor redrawn (a tab click
     cost the browser a third more when the whole page was redrawn). What changes the question reruns
-    the main area (``_main_area``, this fragment's parent) or the whole page."""
+    the main area (``_main_area``, this fragment's parent) or the whole page; so does a tab opened
+    after a refresh swapped in a new catalog file."""
+    if _replaced(catalog):
+        st.rerun()
     tabs = st.tabs(TABS, key=instances.VIEW_KEY, bind=sidebar.BIND)
     for label, tab, view in zip(TABS, tabs, views, strict=True):
         if tab.open:
@@ -220,7 +223,7 @@ def _tabs_fragment(views, path) -> None:
                 try:
                     view()
                 except (duckdb.Error, ValueError) as err:  # a tampered catalog: one line, no traceback
-                    show(f"Cannot show {label} from the catalog at {path}: {str(err)[:500]}", "error")
+                    show(f"Cannot show {label} from the catalog at {catalog.path}: {str(err)[:500]}", "error")
 
 
 if __name__ == "__main__":

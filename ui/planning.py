@@ -19,7 +19,7 @@ from catalog.read.prices import placeholder_caution
 from planner.models import MAX_CONFIG_CHARS, ServeWorkload, TrainWorkload, preset_names
 from ui import tables
 from ui.links import NUMBERS
-from ui.sidebar import main_only
+from ui.sidebar import WHOLE_PAGE, main_only, whole_page
 from ui.text import BOUND_HELP, LAYOUT_HELP, show_all
 from ui.text import show as show_text
 from ui.units import round_significant
@@ -85,8 +85,9 @@ def _own_model(sb) -> str:
             height=120,
             placeholder='{"hidden_size": 8192, ...}',
             max_chars=MAX_CONFIG_CHARS,
+            on_change=whole_page,
         )
-        uploaded = st.file_uploader("or upload it", type=["json"], key="hf_config_file")
+        uploaded = st.file_uploader("or upload it", type=["json"], key="hf_config_file", on_change=whole_page)
         text = uploaded.getvalue().decode("utf-8", errors="replace") if uploaded is not None else pasted
         kept, note, kind = _read_config(text)
         if note:
@@ -172,7 +173,7 @@ def _whole(box, label: str, default: int, key: str, help_text: str, low: int = 1
     high = int(NUMBERS[key])
     return int(
         box.number_input(
-            label, min_value=low, max_value=high, value=default, step=1, key=key, bind=BIND, help=help_text
+            label, min_value=low, max_value=high, value=default, step=1, key=key, help=help_text, **WHOLE_PAGE
         )
     )
 
@@ -180,7 +181,14 @@ def _whole(box, label: str, default: int, key: str, help_text: str, low: int = 1
 def _optional(box, label: str, key: str, help_text: str, high: float, step: float) -> float | None:
     """A number box where 0 means "none" (bounded as the ``plan`` option it stands for)."""
     value = box.number_input(
-        label, min_value=0.0, max_value=float(high), value=0.0, step=step, key=key, bind=BIND, help=help_text
+        label,
+        min_value=0.0,
+        max_value=float(high),
+        value=0.0,
+        step=step,
+        key=key,
+        help=help_text,
+        **WHOLE_PAGE,
     )
     return float(value) if value else None
 
@@ -226,7 +234,7 @@ def _train(box) -> TrainWorkload:
     )
     batch = _whole(box, "Global batch (sequences)", TRAIN_SEQUENCES, "seqs", "Sequences per optimizer step.")
     precision = box.segmented_control(
-        "Matmul format", ["bf16", "fp8"], default="bf16", required=True, key="precision", bind=BIND
+        "Matmul format", ["bf16", "fp8"], default="bf16", required=True, key="precision", **WHOLE_PAGE
     )
     billions = _optional(
         box, "Tokens to train (billions, 0: 20 per parameter)", "train_tokens",
@@ -263,12 +271,12 @@ def plan_question(priced: bool, box=None) -> PlanQuestion:
         names,
         index=names.index(DEFAULT_MODEL),
         key="model",
-        bind=BIND,
+        **WHOLE_PAGE,
         help="A model's published configuration (layers, hidden size, heads, experts), from its model "
         "card. Type to search; for another model, paste its config.json below.",
     )
     task = sb.segmented_control(
-        "Workload", list(TASKS), default="Serve", required=True, key="task", bind=BIND
+        "Workload", list(TASKS), default="Serve", required=True, key="task", **WHOLE_PAGE
     )
     by = "time"
     if priced:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from normalize.vocab import GPU_FABRICS
 from ui import tables
-from ui.sidebar import BIND, main_only
+from ui.sidebar import BIND, main_only, whole_page
 from ui.text import show_all
 from ui.units import Units
 
@@ -57,6 +57,7 @@ def _sort_by_header(key: str, units: Units, priced: bool) -> None:
     columns = list(state.selection.columns) if state is not None else []
     order = tables.order_of_header(columns[0], units, priced) if columns else None
     if order is not None:
+        whole_page()  # the sidebar's order picker follows
         st.session_state[ORDER_KEY] = order
 
 

@@ -38,6 +38,14 @@ def main_only() -> None:
         st.rerun(MAIN)
 
 
+def whole_page() -> None:
+    """A widget's callback: this change reruns the whole page (it changes the sidebar), also when a
+    filter's change comes in the same interaction (a callback that returns wins over a keyed rerun);
+    the main area counts as not drawn until a full run draws it, so a filter clicked before that run
+    has run reruns the page too."""
+    st.session_state[MAIN_DRAWN_KEY] = False
+
+
 def _searched() -> None:
     """The search box's callback: the main area only, unless the sidebar's problem line comes or goes."""
     if not search_problem(st.session_state.get("q") or "") and not st.session_state.get(SEARCH_PROBLEM_KEY):
@@ -46,6 +54,8 @@ def _searched() -> None:
 
 #: Keywords of a sidebar widget whose value only changes the main area.
 _MAIN_ONLY: Final[dict[str, Any]] = {"bind": BIND, "on_change": main_only}
+#: Keywords of a widget whose value changes the sidebar too.
+WHOLE_PAGE: Final[dict[str, Any]] = {"bind": BIND, "on_change": whole_page}
 
 SEARCH_HELP = (
     "Instance, provider, GPU model, link or fabric. Words must all match; commas separate "
@@ -123,8 +133,8 @@ def _units() -> None:
     sb.header("Units")
     # One above the other: side by side, the second button of each ("Gb/s", "node") was cut off
     # by the sidebar's edge. A full rerun: the fabric box's label says the units.
-    sb.segmented_control("Rate", ["GB/s", "Gb/s"], default="GB/s", required=True, key="unit", bind=BIND)
-    sb.segmented_control("Per", ["GPU", "node"], default="GPU", required=True, key="per", bind=BIND)
+    sb.segmented_control("Rate", ["GB/s", "Gb/s"], default="GB/s", required=True, key="unit", **WHOLE_PAGE)
+    sb.segmented_control("Per", ["GPU", "node"], default="GPU", required=True, key="per", **WHOLE_PAGE)
 
 
 def units_asked() -> Units:
@@ -257,6 +267,7 @@ UNFILTERED: dict[str, object] = {
 
 def _ask(label: str | None) -> None:
     """Set the sidebar to a ready question (``READY``) on no filter; the widgets then put it in the URL."""
+    whole_page()
     if label in READY:
         for key, value in {**UNFILTERED, **READY[label]}.items():
             st.session_state[key] = value
@@ -275,7 +286,9 @@ def mode() -> str:
         key="ready",
         on_change=lambda: _ask(st.session_state.get("ready")),
     )
-    choice = st.sidebar.radio("Rank instances by", list(MODES), captions=MODE_CAPTIONS, key="mode", bind=BIND)
+    choice = st.sidebar.radio(
+        "Rank instances by", list(MODES), captions=MODE_CAPTIONS, key="mode", **WHOLE_PAGE
+    )
     return MODES[choice or PLAN]
 
 

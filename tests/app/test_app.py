@@ -720,3 +720,30 @@ def test_a_filter_after_a_refresh_replaced_the_file_reruns_the_whole_page(monkey
     os.utime(own, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # as a refresh's swap would
     app.multiselect(key="provider").set_value([app.multiselect(key="provider").options[0]]).run()
     assert not app.exception and app.sidebar.children  # the whole page, from the new file
+
+
+def test_a_filter_changed_with_what_changes_the_sidebar_in_one_interaction_reruns_the_whole_page(
+    monkeypatch, db
+):
+    """Two changes can reach the server as one interaction (the browser's second message while a run
+    is busy): a filter's keyed rerun must not win over the view's, the workload's or the units' full
+    one, or the main area would draw the last full run's view, workload or units and the sidebar
+    would keep them."""
+    app = run_app(monkeypatch, db)
+    provider = app.multiselect(key="provider").options[0]
+    app.radio(key="mode").set_value("Links only")
+    app.multiselect(key="provider").set_value([provider])
+    app.run()
+    assert not app.exception and app.sidebar.children
+    assert app.selectbox(key="sort").value  # the link view's order picker: the sidebar follows the view
+    assert "Serving" not in " ".join(s.value for s in app_tab(app, "Ranking").subheader)
+    app.radio(key="mode").set_value("Plan a model")
+    app.run()
+    app.segmented_control(key="task").set_value("Train")
+    app.segmented_control(key="by").set_value("cost")
+    app.run()
+    assert not app.exception and app_tab(app, "Ranking").subheader[0].value.startswith("Training")
+    app.segmented_control(key="unit").set_value("Gb/s")
+    app.toggle(key="stale").set_value(False)
+    app.run()
+    assert app.number_input(key="min_fabric").label.startswith("Fabric at least (Gb/s")
