@@ -8,7 +8,6 @@ last with their reason (never as zeros). The arithmetic is ``planner``'s, the ra
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Final
 
 import numpy as np
 import pandas as pd
@@ -19,12 +18,11 @@ from catalog.read.prices import placeholder_caution
 from planner.models import MAX_CONFIG_CHARS, ServeWorkload, TrainWorkload, preset_names
 from ui import tables
 from ui.links import NUMBERS
-from ui.sidebar import WHOLE_PAGE, main_only, whole_page
+from ui.sidebar import MAIN_ONLY, WHOLE_PAGE, whole_page
 from ui.text import BOUND_HELP, LAYOUT_HELP, show_all
 from ui.text import show as show_text
 from ui.units import round_significant
 
-BIND: Final = "query-params"
 #: The model the planner view opens with.
 DEFAULT_MODEL = "llama-3.1-70b"
 TASKS = {"Serve": "serve", "Train": "train"}
@@ -281,7 +279,7 @@ def plan_question(priced: bool, box=None) -> PlanQuestion:
     by = "time"
     if priced:
         by = sb.segmented_control(
-            "Rank by", list(BY), default="time", required=True, key="by", bind=BIND, on_change=main_only,
+            "Rank by", list(BY), default="time", required=True, key="by", **MAIN_ONLY,
             help="time: output tokens/s of the planned cluster (serve), days to train the token budget "
             "(train); cost: USD per million output tokens (serve) or USD to train the budget (train). "
             "Unpriced rows follow the priced ones.",

@@ -12,7 +12,7 @@ import streamlit as st
 
 from normalize.vocab import GPU_FABRICS
 from ui import tables
-from ui.sidebar import BIND, main_only, whole_page
+from ui.sidebar import MAIN_ONLY, whole_page
 from ui.text import show_all
 from ui.units import Units
 
@@ -20,16 +20,19 @@ from ui.units import Units
 def order_picker(priced: bool, box=None) -> None:
     """How the link view is ordered (fabric, fastest first, by default), in the sidebar (or ``box``
     there) and the URL; a change reruns only the main area."""
-    options = [*tables.ORDERS, *(tables.PRICE_ORDERS if priced else {})]
-    box = box or st.sidebar
-    box.selectbox("Order the table by", options, key=ORDER_KEY, bind=BIND, on_change=main_only)
+    (box or st.sidebar).selectbox("Order the table by", _orders(priced), key=ORDER_KEY, **MAIN_ONLY)
 
 
 def order_asked(priced: bool) -> str:
     """The order ``order_picker`` holds now (its first option until changed)."""
-    options = [*tables.ORDERS, *(tables.PRICE_ORDERS if priced else {})]
+    options = _orders(priced)
     picked = st.session_state.get(ORDER_KEY)
     return picked if picked in options else options[0]
+
+
+def _orders(priced: bool) -> list[str]:
+    """The link view's orders: by price too when the catalog has prices."""
+    return [*tables.ORDERS, *(tables.PRICE_ORDERS if priced else {})]
 
 
 def tiles(ranked: pd.DataFrame) -> list[tuple[str, str]]:

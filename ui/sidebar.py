@@ -53,7 +53,7 @@ def _searched() -> None:
 
 
 #: Keywords of a sidebar widget whose value only changes the main area.
-_MAIN_ONLY: Final[dict[str, Any]] = {"bind": BIND, "on_change": main_only}
+MAIN_ONLY: Final[dict[str, Any]] = {"bind": BIND, "on_change": main_only}
 #: Keywords of a widget whose value changes the sidebar too.
 WHOLE_PAGE: Final[dict[str, Any]] = {"bind": BIND, "on_change": whole_page}
 
@@ -78,19 +78,19 @@ def count_label(count: float) -> str:
 
 def _lists(facets: dict[str, list]) -> None:
     sb = st.sidebar
-    sb.multiselect("Providers", facets["providers"], placeholder="all", key="provider", **_MAIN_ONLY)
+    sb.multiselect("Providers", facets["providers"], placeholder="all", key="provider", **MAIN_ONLY)
     counts = [count_label(c) for c in facets["gpu_counts"]]
-    sb.multiselect("GPUs per instance", counts, placeholder="any", key="gpus", **_MAIN_ONLY)
+    sb.multiselect("GPUs per instance", counts, placeholder="any", key="gpus", **MAIN_ONLY)
     link_labels = [str(LINK_LABELS[link]) for link in _known(LINK_LABELS, facets["intra_links"])]
-    sb.multiselect("GPU-to-GPU link", link_labels, placeholder="any", key="link", **_MAIN_ONLY)
+    sb.multiselect("GPU-to-GPU link", link_labels, placeholder="any", key="link", **MAIN_ONLY)
     fabric_labels = [str(FABRIC_LABELS[f]) for f in _known(FABRIC_LABELS, facets["fabrics"])]
-    sb.multiselect("Fabric", fabric_labels, placeholder="any", key="fabric", **_MAIN_ONLY)
+    sb.multiselect("Fabric", fabric_labels, placeholder="any", key="fabric", **MAIN_ONLY)
     sb.selectbox(
         "NVLink domain, at least (GPUs)",
         ["any", *(str(d) for d in facets["domain_gpus"] if d > 1)],
         key="domain",
         help="GPUs that share one NVLink/NVSwitch/Infinity Fabric domain (72 on an NVL72 rack).",
-        **_MAIN_ONLY,
+        **MAIN_ONLY,
     )
     sb.multiselect(
         "GPU peer access",
@@ -98,7 +98,7 @@ def _lists(facets: dict[str, list]) -> None:
         placeholder="any",
         key="peer",
         help=PEER_HELP,
-        **_MAIN_ONLY,
+        **MAIN_ONLY,
     )
 
 
@@ -163,11 +163,11 @@ def _prices(regions: list[str]) -> None:
         key="region",
         help="Price every row in this region, as its price source names it (us-east-1, eastus, "
         "europe-west4...): rows with no price there are left out. Prices are in USD, as published.",
-        **_MAIN_ONLY,
+        **MAIN_ONLY,
     )
     sb.segmented_control(
         "Price", list(PRICE_KINDS), default="on-demand", required=True, key="price_kind",
-        help="on-demand, or spot (interruptible; rows with no spot price have no price)", **_MAIN_ONLY,
+        help="on-demand, or spot (interruptible; rows with no spot price have no price)", **MAIN_ONLY,
     )  # fmt: skip
 
 
@@ -183,11 +183,11 @@ def _memory() -> None:
     cols = st.sidebar.columns(2)
     cols[0].number_input(
         "GPU memory ≥ (GB/GPU)", min_value=0.0, value=0.0, step=8.0, key="min_mem",
-        help="Memory of each GPU, at least. 0 keeps every row.", **_MAIN_ONLY,
+        help="Memory of each GPU, at least. 0 keeps every row.", **MAIN_ONLY,
     )  # fmt: skip
     cols[1].number_input(
         "in all ≥ (GB)", min_value=0.0, value=0.0, step=80.0, key="min_total_mem",
-        help="GPU memory of the whole instance (per GPU x GPUs), at least. 0 keeps every row.", **_MAIN_ONLY,
+        help="GPU memory of the whole instance (per GPU x GPUs), at least. 0 keeps every row.", **MAIN_ONLY,
     )  # fmt: skip
 
 
@@ -200,7 +200,7 @@ def _numbers(units: Units, priced: bool) -> None:
         step=10.0 if units.per_node else 1.0,
         key="min_fabric",
         help="Node-to-node fabric bandwidth, in the units chosen above. 0 keeps every row.",
-        **_MAIN_ONLY,
+        **MAIN_ONLY,
     )
     if priced:
         sb.number_input(
@@ -211,7 +211,7 @@ def _numbers(units: Units, priced: bool) -> None:
             key="max_price",
             help="The price chosen below (on-demand or spot, a region or the cheapest), divided by the "
             "GPUs. 0: no limit.",
-            **_MAIN_ONLY,
+            **MAIN_ONLY,
         )
 
 
@@ -311,14 +311,14 @@ def question(facets: dict[str, list], priced: bool, regions: list[str] | None = 
     if priced:
         _prices(regions or [])
     sb.header("Count")
-    sb.toggle("stale rows (last refresh failed)", value=True, key="stale", **_MAIN_ONLY)
-    sb.toggle("curated rows (not scraped)", value=True, key="curated", help=CURATED_HELP, **_MAIN_ONLY)
+    sb.toggle("stale rows (last refresh failed)", value=True, key="stale", **MAIN_ONLY)
+    sb.toggle("curated rows (not scraped)", value=True, key="curated", help=CURATED_HELP, **MAIN_ONLY)
     sb.toggle(
         "values inferred from GPU datasheets",
         value=True,
         key="inferred",
         help="Off: only bandwidths the provider states count; inferred ones count as missing.",
-        **_MAIN_ONLY,
+        **MAIN_ONLY,
     )
     return asked(facets, priced)
 

@@ -735,7 +735,8 @@ def test_a_filter_changed_with_what_changes_the_sidebar_in_one_interaction_rerun
     app.multiselect(key="provider").set_value([provider])
     app.run()
     assert not app.exception and app.sidebar.children
-    assert app.selectbox(key="sort").value  # the link view's order picker: the sidebar follows the view
+    # the link view's order picker, at its first order: the sidebar follows the view
+    assert app.selectbox(key="sort").value == "fabric, fastest first"
     assert "Serving" not in " ".join(s.value for s in app_tab(app, "Ranking").subheader)
     app.radio(key="mode").set_value("Plan a model")
     app.run()
