@@ -422,13 +422,14 @@ async def refresh(
         # registry), while the loop keeps fetching.
         parser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parse")
 
-        async def parsed(
+        def parsed(
             scraper: Scraper, documents: list[Document], error: Exception | None, previous: Previous
-        ) -> ProviderResult:
+        ) -> asyncio.Future[ProviderResult]:
+            """The source's parse, handed to the parser at once (not when the caller next awaits)."""
             work = partial(
                 provider_result, scraper, documents, error, previous, started, accept=accept_changes
             )
-            return await loop.run_in_executor(parser, work)
+            return loop.run_in_executor(parser, work)
 
         # Each source is written as soon as it and every source before it are parsed (registry order,
         # so the catalog is the same whatever finishes first); after that only its outcome is held. At
@@ -437,6 +438,16 @@ async def refresh(
         results: list[ProviderResult | None] = [None] * len(sources)
         written = 0
         in_flight = asyncio.Semaphore(SOURCES_IN_FLIGHT)
+        unfetched = len(sources)
+
+        def fetched(documents: list[Document]) -> None:
+            """Hold a source's bodies; once every source is fetched, write them to the new file while
+            the parser still works (the engine's writing then runs beside the parse, not after it)."""
+            nonlocal unfetched
+            writer.stage_bodies(documents)
+            unfetched -= 1
+            if unfetched == 0:
+                writer.write_bodies()
 
         def write_ready() -> None:
             nonlocal written
@@ -452,7 +463,9 @@ async def refresh(
             previous = writer.previous(scraper.name)
             if not replay:  # parsed as soon as its own documents are in, while the others still fetch
                 documents, error = await _fetch(scraper, fetcher)
-                results[index] = await parsed(scraper, documents, error, previous)
+                parse = parsed(scraper, documents, error, previous)
+                fetched(documents)
+                results[index] = await parse
             else:
                 documents = [_as_own(scraper, d) for d in stored.values() if _declared(scraper, d)]
                 if _reparsable(scraper, documents):

@@ -308,7 +308,8 @@ class CatalogWriter:
             self._refuse_an_older_schema()
         self._fetches: list[dict] = []
         self._fetch_history_carried = False
-        self._bodies: dict[str, str] = {}
+        self._bodies: dict[str, str] = {}  # fetched bodies by hash, not yet in ``documents``
+        self._bodies_written: set[str] = set()  # the hashes of those that are
         # Fresh rows of every source, staged in Python and moved to the new file's staging tables every
         # SPILL_ROWS rows (so memory stays flat at 100x the catalog), written once per table at commit.
         self._fresh: dict[str, list[dict]] = {table: [] for table in STAGED_COLUMNS}
@@ -441,14 +442,34 @@ class CatalogWriter:
 
     def save_documents(self, refresh_id: str, documents: Iterable[Document]) -> None:
         """Stage fetched documents (bodies by hash, one fetch row each); written in bulk at commit."""
+        self.stage_bodies(documents)
         for doc in documents:
-            if doc.sha256 and doc.body is not None:
-                self._bodies.setdefault(doc.sha256, doc.body)
             row = {name: getattr(doc, name, None) for name in FETCH_COLUMNS}
             row.update(refresh_id=refresh_id, sha256=doc.sha256 if doc.body is not None else None)
             self._fetches.append(row)
         if len(self._fetches) >= SPILL_FETCHES:
             self._spill_fetches()
+
+    def stage_bodies(self, documents: Iterable[Document]) -> None:
+        """Hold the bodies of fetched documents (one per hash) until ``write_bodies`` or the commit."""
+        for doc in documents:
+            if doc.sha256 and doc.body is not None and doc.sha256 not in self._bodies_written:
+                self._bodies.setdefault(doc.sha256, doc.body)
+
+    def write_bodies(self) -> None:
+        """The bodies held so far into ``documents`` now, checkpointed straight into the file (not
+        through the WAL first): done while sources still parse, the engine's writing of the largest
+        table is off the commit."""
+        self.con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_AT_COMMIT}'")
+        self._write_bodies()
+        self.con.execute("RESET checkpoint_threshold")
+
+    def _write_bodies(self) -> None:
+        """The bodies held into ``documents``, by hash (the same order whichever source came first)."""
+        rows = [{"sha256": k, "body": self._bodies[k]} for k in sorted(self._bodies)]
+        self._insert("documents", row_table(rows, ("sha256", "body")))
+        self._bodies_written.update(self._bodies)
+        self._bodies.clear()
 
     def _spill_fetches(self) -> None:
         """Move the fetch rows held in Python to ``fetches`` (in order), after the fetch history."""
@@ -665,16 +686,13 @@ class CatalogWriter:
                    SELECT sha256 FROM old.fetches WHERE status IN (200, 304)
                    QUALIFY row_number() OVER (PARTITION BY url ORDER BY fetched_at DESC) = 1)
                  AND NOT list_contains(?, d.sha256)""",
-            [list(self._bodies)],
+            [[*self._bodies, *self._bodies_written]],
         )
 
     def _flush_documents(self) -> None:
         """This refresh's fetch rows still held (after those spilled), and the new document bodies."""
         self._spill_fetches()
-        self._insert(
-            "documents",
-            row_table([{"sha256": k, "body": v} for k, v in self._bodies.items()], ("sha256", "body")),
-        )
+        self._write_bodies()
 
     def _commit(self) -> None:
         """Check every row as finished, commit the last transaction as a checkpoint (its writes, the

@@ -335,3 +335,31 @@ def test_rows_spilled_to_the_staging_tables_give_the_same_catalog(setup, monkeyp
         spilled,
         "SELECT count(*) FROM information_schema.schemata WHERE schema_name IN ('staging', 'fetched')",
     ) == [(0,)]
+
+
+def test_the_bodies_are_written_once_every_source_is_fetched_before_the_rows_are_finished(setup, monkeypatch):
+    """Every body goes to the new file when the last source is fetched, while sources still parse (not at
+    the commit); a refresh over a catalog that holds them already keeps each body once."""
+    from catalog import finish, store
+
+    mirror, db, clock = setup
+    calls: list[str] = []
+    write_bodies, finish_rows = store.CatalogWriter.write_bodies, finish.finish_rows
+
+    def writing(writer):
+        calls.append(f"bodies {len(writer._bodies)}")
+        write_bodies(writer)
+
+    def finishing(*args, **kwargs):
+        calls.append("finish")
+        finish_rows(*args, **kwargs)
+
+    monkeypatch.setattr(store.CatalogWriter, "write_bodies", writing)
+    monkeypatch.setattr(finish, "finish_rows", finishing)
+    for _ in range(2):
+        calls.clear()
+        assert run(db, mirror, clock).exit_code == 0
+        clock.advance()
+        fetched = query(db, "SELECT count(DISTINCT sha256) FROM fetches WHERE sha256 IS NOT NULL")[0][0]
+        assert calls == [f"bodies {fetched}", "finish"]
+        assert query(db, "SELECT count(*), count(DISTINCT sha256) FROM documents") == [(fetched, fetched)]
