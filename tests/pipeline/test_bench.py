@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import statistics
 
 import duckdb
+import pytest
 
 from devtools import bench, synthetic
 from scrapers import REGISTRY
@@ -38,6 +40,13 @@ def test_a_scaled_refresh_copies_every_mirrored_source(tmp_path):
 def test_spread_reads_median_then_range():
     assert bench.spread([0.5, 0.41, 0.52]) == "0.50 s (0.41–0.52, 3 runs)"
     assert bench.spread([0.0012, 0.0009], "ms", 1000) == "1 ms (1–1, 2 runs)"
+
+
+def test_the_rebuild_ratio_pairs_each_rebuild_with_the_floor_taken_before_it():
+    # rounds of 40x, 30x and 45x: their median is 40x, where the medians apart would read 30x
+    times, floors = [0.6, 0.6, 0.9], [0.015, 0.02, 0.02]
+    assert bench.rebuild_ratio(times, floors) == pytest.approx(40)
+    assert statistics.median(times) / statistics.median(floors) == pytest.approx(30)
 
 
 def test_the_machine_line_names_what_it_ran_on():
