@@ -441,7 +441,8 @@ class CatalogWriter:
     # -- writing -------------------------------------------------------------------------------
 
     def save_documents(self, refresh_id: str, documents: Iterable[Document]) -> None:
-        """Stage fetched documents (bodies by hash, one fetch row each); written in bulk at commit."""
+        """Stage fetched documents: their bodies by hash (unless ``write_bodies`` wrote them already)
+        and one fetch row each, written in bulk at commit."""
         self.stage_bodies(documents)
         for doc in documents:
             row = {name: getattr(doc, name, None) for name in FETCH_COLUMNS}
