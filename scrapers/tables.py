@@ -35,8 +35,7 @@ Record = TypeVar("Record")
 
 def clean(cell: str) -> str:
     """Cell text for parsing: <br> becomes a space, tags and markdown emphasis go, spaces collapse."""
-    text = _BREAK.sub(" ", cell)
-    text = _TAG.sub("", text)
+    text = _TAG.sub("", _BREAK.sub(" ", cell)) if "<" in cell else cell  # no tag without its "<"
     text = html.unescape(text).replace("**", "").replace("`", "")
     return " ".join(text.split())
 
