@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -44,14 +45,17 @@ def _same(a: float | str, b: float | str) -> bool:
 _BASIS_ORDER = {Basis.STATED: 0, Basis.PARAPHRASED: 1, Basis.INFERRED: 2}
 
 
-def _by_field(claims: list[Claim]) -> dict[str, list[Claim]]:
+def _by_field(claims: Iterable[Claim]) -> dict[str, list[Claim]]:
     """Claims grouped by field, stated before paraphrased before inferred, a claim its own source
     contradicts last, each in the order the scraper found them."""
+    ranked: dict[int, list[Claim]] = {}  # a stable sort on (contradicted, basis order), as buckets
+    for claim in claims:
+        rank = _BASIS_ORDER.get(claim.basis, 3) + (4 if claim.qualifiers.startswith(CONTRADICTED) else 0)
+        ranked.setdefault(rank, []).append(claim)
     grouped: dict[str, list[Claim]] = defaultdict(list)
-    for claim in sorted(
-        claims, key=lambda c: (c.qualifiers.startswith(CONTRADICTED), _BASIS_ORDER.get(c.basis, 3))
-    ):
-        grouped[claim.field].append(claim)
+    for rank in sorted(ranked):
+        for claim in ranked[rank]:
+            grouped[claim.field].append(claim)
     return grouped
 
 
@@ -225,23 +229,22 @@ def family_nominal_gb(model: str | None) -> float | None:
 
 def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
     """The catalog row for one RawOffer, with inferred claims added to its claims."""
-    grouped = _by_field(list(raw.claims))
-
-    def first(field_name: str) -> Claim | None:
-        claims = grouped.get(field_name)
-        return claims[0] if claims else None
+    grouped = _by_field(raw.claims)
+    firsts = {name: claims[0] for name, claims in grouped.items()}
+    first = firsts.get
 
     def number(field_name: str) -> float | None:
-        return _number(first(field_name))
+        return _number(firsts.get(field_name))
 
     def text(field_name: str) -> str | None:
-        return _text(first(field_name))
+        return _text(firsts.get(field_name))
 
     model = text("gpu_model")
     spec = BY_ID.get(model) if isinstance(model, str) else None
     gpu_count = number("gpu_count")
     if "gpu_memory_gb" in grouped:
         grouped["gpu_memory_gb"] = fitting_first(grouped["gpu_memory_gb"], spec, gpu_count)
+        firsts["gpu_memory_gb"] = grouped["gpu_memory_gb"][0]
     stated_link = text("intra_node_link")
     intra = infer_intra(
         spec,
@@ -309,7 +312,7 @@ def build_offer(raw: RawOffer, *, scraped_at: datetime) -> InstanceOffer:
         identity=raw.identity,
         name_escaped=raw.name_escaped,
         claims=(*raw.claims, *extra_claims),
-        **_copied_fields(grouped),
+        **_copied_fields(firsts),
     )
 
 
@@ -333,14 +336,14 @@ _DERIVED_FIELDS = frozenset(
 )
 
 
-def _copied_fields(grouped: dict[str, list[Claim]]) -> dict[str, Any]:
+#: The claim fields ``_copied_fields`` copies, in the column table's order.
+_COPIED_FIELDS = tuple(c.name for c in INSTANCES if c.claim and c.name not in _DERIVED_FIELDS)
+
+
+def _copied_fields(firsts: dict[str, Claim]) -> dict[str, Any]:
     """The value of every claim field with no rule of its own: its first claim's, or None (typed Any:
     the field's type is the column table's, which mypy cannot see)."""
-    return {
-        column.name: grouped[column.name][0].value if grouped.get(column.name) else None
-        for column in INSTANCES
-        if column.claim and column.name not in _DERIVED_FIELDS
-    }
+    return {name: claim.value if (claim := firsts.get(name)) else None for name in _COPIED_FIELDS}
 
 
 def _int_or_none(value: float | None) -> int | None:

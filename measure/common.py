@@ -169,21 +169,17 @@ class Reading(MeasurementDetails):
 def measurement(origin: Origin, metric: str, value: float | None, **reading: Unpack[Reading]) -> Measurement:
     """One reading of ``origin``'s document. A figure no real link has (past Measurement's bounds) is
     a ParseError naming where it stands."""
+    fields: Reading = {"run_at": origin.run_at, **reading}
     try:
-        return _measurement(origin, metric, value, **reading)
+        return Measurement(
+            origin.provider,
+            origin.instance_type,
+            origin.kind,
+            metric,
+            value,
+            origin.source,
+            origin.source_url,
+            **fields,
+        )
     except InvalidOffer as exc:
         raise ParseError(f"{reading['locator']}: {exc}") from None
-
-
-def _measurement(origin: Origin, metric: str, value: float | None, **details: Unpack[Reading]) -> Measurement:
-    fields: Reading = {"run_at": origin.run_at, **details}
-    return Measurement(
-        provider=origin.provider,
-        instance_type=origin.instance_type,
-        kind=origin.kind,
-        metric=metric,
-        value=value,
-        source=origin.source,
-        source_url=origin.source_url,
-        **fields,
-    )

@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from measure.common import (
@@ -113,7 +114,8 @@ class Matrix:
         cell = self.rows[r][c]
         if self.json_path is None:
             return cell[1], cell[2]
-        return json.dumps(cell), f"{self.json_path}.bandwidth_matrix[{r}][{c}]"
+        quote = encode_basestring_ascii(cell) if type(cell) is str else json.dumps(cell)  # as dumps writes it
+        return quote, f"{self.json_path}.bandwidth_matrix[{r}][{c}]"
 
 
 def is_json(text: str) -> bool:
@@ -163,14 +165,19 @@ def parse_json(
     matrices, waived, peer_waived = [], 0, []
     for i, case in enumerate(_shaped(run.get("testcases") or [], list, "$.nvbandwidth.testcases")):
         where = f"$.nvbandwidth.testcases[{i}]"
-        case = _shaped(case, dict, where)
-        if case.get("status") != "Passed":
-            waived += case.get("status") == "Waived"
-            if case.get("status") == "Waived" and str(case.get("name", "")).startswith("device_to_device"):
+        if not isinstance(case, dict):  # each path below is written out only for a refusal
+            _shaped(case, dict, where)
+        status = case.get("status")
+        if status != "Passed":
+            waived += status == "Waived"
+            if status == "Waived" and str(case.get("name", "")).startswith("device_to_device"):
                 peer_waived.append((i, str(case.get("name"))))
             continue
-        matrix = _shaped(case.get("bandwidth_matrix") or [], list, f"{where}.bandwidth_matrix")
-        check_matrix(len(matrix), "rows", f"line 1: {where}.bandwidth_matrix", stacked=3)
+        matrix = case.get("bandwidth_matrix") or []
+        if not isinstance(matrix, list):
+            _shaped(matrix, list, f"{where}.bandwidth_matrix")
+        if len(matrix) > 3 * MAX_MATRIX_GPUS:
+            check_matrix(len(matrix), "rows", f"line 1: {where}.bandwidth_matrix", stacked=3)
         for r, cells in enumerate(matrix):
             if type(cells) is not list or len(cells) > MAX_MATRIX_GPUS:  # a row's place named only then
                 _shaped(cells, list, f"{where}.bandwidth_matrix[{r}]")
@@ -180,8 +187,11 @@ def parse_json(
                     if isinstance(cell, (dict, list, bool)):
                         locator = f"{where}.bandwidth_matrix[{r}][{c}]"
                         raise ParseError(f"line 1: {locator} is {type(cell).__name__}, not a bandwidth")
-        name = _shaped(case.get("name", ""), str, f"{where}.name")
-        described = _shaped(case.get("bandwidth_description", ""), str, f"{where}.bandwidth_description")
+        name, described = case.get("name", ""), case.get("bandwidth_description", "")
+        if not isinstance(name, str):
+            _shaped(name, str, f"{where}.name")
+        if not isinstance(described, str):
+            _shaped(described, str, f"{where}.bandwidth_description")
         matrices.append(Matrix(name, described, matrix, json_path=where))
     notes = f"{waived} test cases waived (one GPU, or no peer access)" if waived else ""
     extra = "; ".join(filter(None, [notes, attribution]))
@@ -265,8 +275,10 @@ def _readings(
         link = _LINKS.get(base)
         if link is None or not matrix.rows or "(ns)" in matrix.description:
             continue
-        for metric, direction, rows, semantics in _split(matrix, *link, engine=engine):
-            reading = _median(matrix, rows, origin, metric, direction, version, nodes, semantics, extra)
+        columns = max(len(row) for row in matrix.rows)
+        for metric, direction, rows, semantics in _split(matrix, *link, engine=engine, columns=columns):
+            read_as = (metric, direction, semantics)
+            reading = _median(matrix, rows, columns, origin, read_as, version, nodes, extra)
             if reading is not None:
                 readings.append(reading)
     if not readings:
@@ -283,11 +295,11 @@ def _test_parts(name: str) -> tuple[str, str] | None:
 
 
 def _split(
-    matrix: Matrix, metric: str, direction: str, *, engine: str
+    matrix: Matrix, metric: str, direction: str, *, engine: str, columns: int
 ) -> Iterator[tuple[str, str, range, str]]:
     """The matrix's readings: v0.8 stacks direction 1, direction 2 and their total; an unlabelled
-    (v0.5) bidirectional copy-engine matrix is per direction, an SM one is not read."""
-    columns = max(len(row) for row in matrix.rows)
+    (v0.5) bidirectional copy-engine matrix is per direction, an SM one is not read. ``columns``: its
+    widest row."""
     every = range(len(matrix.rows))
     total = "Total" in matrix.description
     if direction == "two-way" and total and len(matrix.rows) == 3 * columns:
@@ -317,26 +329,33 @@ def _split(
 def _median(
     matrix: Matrix,
     rows: range,
+    columns: int,
     origin: Origin,
-    metric: str,
-    direction: str,
+    read_as: tuple[str, str, str],
     version: str | None,
     nodes: int | None,
-    semantics: str,
     extra: str,
 ) -> Measurement | None:
+    """The lower median reading of ``rows`` of ``matrix`` (``columns`` wide) as ``read_as`` says: its
+    metric, direction and semantics; None when no cell holds a figure."""
+    metric, direction, semantics = read_as
     device_pairs = metric.startswith("gpu_to_gpu")
-    columns = max(len(row) for row in matrix.rows)
     json_cells = matrix.json_path is not None
+    plain = _PLAIN_DECIMAL.fullmatch
     cells = []
     value: float | None
     for r in rows:
         row = matrix.rows[r]
+        own = r % columns if device_pairs else -1  # a GPU to itself: not a pair
         for c, cell in enumerate(row):
-            if device_pairs and r % columns == c:  # a GPU to itself
+            if c == own:
                 continue
-            if json_cells and type(cell) is float and 1e-4 <= cell <= MAX_NUMBER:
-                value = cell  # what ``value`` makes of the commonest JSON cell, without the call
+            kind = type(cell)
+            # what ``value`` makes of the commonest JSON cells, without the call
+            if json_cells and kind is str and plain(cell) and (value := float(cell)) <= MAX_NUMBER:
+                pass
+            elif json_cells and kind is float and 1e-4 <= cell <= MAX_NUMBER:
+                value = cell
             else:
                 value = matrix.value(r, c)
             if value is not None and value > 0:

@@ -161,9 +161,12 @@ def to_number(text: str) -> float:
     return value
 
 
+_PLAIN_COUNT = re.compile(r"\s*([0-9]{1,6})\s*")
+
+
 def parse_count(text: str) -> int:
     """A positive whole count such as a number of GPUs or NICs ('8'); ParseError otherwise."""
-    match = re.fullmatch(r"\s*([0-9]{1,6})\s*", text)
+    match = _PLAIN_COUNT.fullmatch(text)
     if match is None or not 0 < int(match.group(1)) <= MAX_COUNT:
         raise ParseError(f"not a positive count: {text!r}")
     return int(match.group(1))

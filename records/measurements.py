@@ -144,21 +144,24 @@ class Measurement:
     notes: str = ""
 
     def __post_init__(self) -> None:
-        where = f"{self.source} {self.locator}"
         if self.kind not in KINDS:
-            raise InvalidOffer(f"{where}: kind must be one of {KINDS}, got {self.kind!r}")
+            raise self._refused(f"kind must be one of {KINDS}, got {self.kind!r}")
         if self.metric not in METRICS:
-            raise InvalidOffer(f"{where}: unknown metric {self.metric!r}")
+            raise self._refused(f"unknown metric {self.metric!r}")
         if self.direction is not None and self.direction not in DIRECTIONS:
-            raise InvalidOffer(f"{where}: direction must be one of {DIRECTIONS}, got {self.direction!r}")
+            raise self._refused(f"direction must be one of {DIRECTIONS}, got {self.direction!r}")
         if self.metric in TEXT_METRICS:
             if not self.value_text or self.value is not None:
-                raise InvalidOffer(f"{where}: {self.metric} carries text, not a number")
+                raise self._refused(f"{self.metric} carries text, not a number")
         elif self.value is None or not math.isfinite(self.value) or self.value <= 0:
-            raise InvalidOffer(f"{where}: {self.metric} needs a positive finite value, got {self.value!r}")
+            raise self._refused(f"{self.metric} needs a positive finite value, got {self.value!r}")
         elif self.value > (MAX_GBITS_PER_S if self.metric.endswith("_gbits_per_s") else MAX_GBYTES_PER_S):
-            raise InvalidOffer(f"{where}: {self.metric} {self.value:g} is beyond any real link")
+            raise self._refused(f"{self.metric} {self.value:g} is beyond any real link")
         if not self.quote.strip() or not self.locator.strip():
-            raise InvalidOffer(f"{where}: a measurement needs the source text and where it stands")
+            raise self._refused("a measurement needs the source text and where it stands")
         if self.provider is not None and self.provider != self.provider.lower():
-            raise InvalidOffer(f"{where}: provider id must be lower-case, got {self.provider!r}")
+            raise self._refused(f"provider id must be lower-case, got {self.provider!r}")
+
+    def _refused(self, why: str) -> InvalidOffer:
+        """The refusal of this record, named where it stands (made only then)."""
+        return InvalidOffer(f"{self.source} {self.locator}: {why}")

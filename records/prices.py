@@ -45,9 +45,27 @@ class Price:
     usd_per_unit: float = 1.0
 
     def __post_init__(self) -> None:
+        usd, spot = self.usd_per_hour, self.spot_usd_per_hour
         if self.currency == USD and self.published_per_hour is None and self.published_spot_per_hour is None:
-            object.__setattr__(self, "published_per_hour", self.usd_per_hour)
-            object.__setattr__(self, "published_spot_per_hour", self.spot_usd_per_hour)
+            object.__setattr__(self, "published_per_hour", usd)
+            object.__setattr__(self, "published_spot_per_hour", spot)
+        as_published = usd == self.published_per_hour and spot == self.published_spot_per_hour
+        if not (as_published and self.usd_per_unit == 1.0):  # else nothing to work out
+            self._check_published()
+        if not self.provider or self.provider != self.provider.lower() or not self.instance_type:
+            raise InvalidOffer(f"price without a provider id or instance type: {self._where()}")
+        if usd is None and spot is None:
+            raise InvalidOffer(f"{self._where()}: a price row with neither an on-demand nor a spot price")
+        if usd is not None and not (math.isfinite(usd) and 0 < usd <= MAX_USD_PER_HOUR):
+            raise InvalidOffer(f"{self._where()}: usd_per_hour {usd!r} is not a plausible hourly price")
+        if spot is not None and not (math.isfinite(spot) and 0 < spot <= MAX_USD_PER_HOUR):
+            raise InvalidOffer(f"{self._where()}: spot_usd_per_hour {spot!r} is not a plausible hourly price")
+        # a price read from a local copy cites the copy ("copy:<path>"), as claims do
+        if not self.quote.strip() or not self.source_url.startswith(("https://", "http://", COPY_SCHEME)):
+            raise InvalidOffer(f"{self._where()}: a price needs the source text and its URL")
+
+    def _check_published(self) -> None:
+        """InvalidOffer when a USD figure is not its published figure times ``usd_per_unit``."""
         for usd, published in (
             (self.usd_per_hour, self.published_per_hour),
             (self.spot_usd_per_hour, self.published_spot_per_hour),
@@ -60,17 +78,6 @@ class Price:
                 raise InvalidOffer(
                     f"{self._where()}: {usd} USD is not {published} {self.currency} x {self.usd_per_unit}"
                 )
-        if not self.provider or self.provider != self.provider.lower() or not self.instance_type:
-            raise InvalidOffer(f"price without a provider id or instance type: {self._where()}")
-        if self.usd_per_hour is None and self.spot_usd_per_hour is None:
-            raise InvalidOffer(f"{self._where()}: a price row with neither an on-demand nor a spot price")
-        for name in ("usd_per_hour", "spot_usd_per_hour"):
-            value = getattr(self, name)
-            if value is not None and not (math.isfinite(value) and 0 < value <= MAX_USD_PER_HOUR):
-                raise InvalidOffer(f"{self._where()}: {name} {value!r} is not a plausible hourly price")
-        # a price read from a local copy cites the copy ("copy:<path>"), as claims do
-        if not self.quote.strip() or not self.source_url.startswith(("https://", "http://", COPY_SCHEME)):
-            raise InvalidOffer(f"{self._where()}: a price needs the source text and its URL")
 
     def _where(self) -> str:
         """The price named in a refusal (made only then: most prices are never refused)."""

@@ -15,6 +15,7 @@ from scrapers.tables import Table, clean
 
 _DELIMITER = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_PIPE = re.compile(r"(?<!\\)\|")  # a cell separator: a pipe not escaped
 
 
 _FRONT_MATTER = re.compile(r"\A\ufeff?---\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -54,7 +55,7 @@ def split_row(line: str) -> list[str]:
         body = body[1:]
     if body.endswith("|") and not body.endswith("\\|"):
         body = body[:-1]
-    return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", body)]
+    return [cell.strip().replace("\\|", "|") for cell in _PIPE.split(body)]
 
 
 def markdown_tables(text: str) -> list[Table]:
@@ -65,7 +66,7 @@ def markdown_tables(text: str) -> list[Table]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        match = _HEADING.match(line)
+        match = _HEADING.match(line) if "#" in line else None  # no heading without its '#'
         if match:
             heading = clean(match.group(1))
         is_table_start = (

@@ -35,8 +35,7 @@ Record = TypeVar("Record")
 
 def clean(cell: str) -> str:
     """Cell text for parsing: <br> becomes a space, tags and markdown emphasis go, spaces collapse."""
-    text = _BREAK.sub(" ", cell)
-    text = _TAG.sub("", text)
+    text = _TAG.sub("", _BREAK.sub(" ", cell)) if "<" in cell else cell  # no tag without its "<"
     text = html.unescape(text).replace("**", "").replace("`", "")
     return " ".join(text.split())
 
@@ -219,6 +218,9 @@ def _cells(row: Any) -> list[Any]:
 
 def _lxml_segments(cell: Any) -> list[str]:
     """``_segments`` on an lxml element: text in document order, a new part at each line-breaking tag."""
+    if len(cell) == 0:  # most cells: their own text alone, one part
+        text = " ".join((cell.text or "").split())
+        return [text] if text else []
     parts: list[list[str]] = [[cell.text or ""]]
 
     def walk(element: Any) -> None:

@@ -17,11 +17,13 @@ from dataclasses import dataclass
 
 from normalize.errors import ParseError
 from normalize.units import to_number
+from records.frozen import direct_init
 
 _CHECK = re.compile(r"^\s*[^#|]*\|\|\s*(?P<check>check_\w+)(?P<args>(?:.*\S)?)\s*$")
 _SHAPE = re.compile(r"'(?P<shape>[^']+)'\s+in\s+nhc_node_shape")
 
 
+@direct_init
 @dataclass(frozen=True)
 class Check:
     """One NHC check line: its 1-based line number, text, name, arguments and Jinja conditions."""
@@ -54,13 +56,18 @@ class PortGroup:
 def checks(text: str) -> list[Check]:
     """Every active check line (commented-out lines are not checks), with the Jinja branches it sits in."""
     frames = _frames(text)
+    starts = [start for start, _ in frames]
+    branches: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # frame index → its branch, read once
     found = []
     offset = 0
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
         bare = line.rstrip("\r\n")
-        match = _CHECK.match(bare)
+        match = _CHECK.match(bare) if "||" in bare else None  # no check line without its "||"
         if match and not line.lstrip().startswith("#"):
-            shapes, conditions = _branch_at(frames, offset)
+            at = bisect.bisect_right(starts, offset) - 1
+            if at not in branches:
+                branches[at] = _branch(frames[at][1])
+            shapes, conditions = branches[at]
             args = tuple(match.group("args").split())
             span = (offset, offset + len(bare))
             found.append(Check(number, bare, match.group("check"), args, shapes, conditions, span))
@@ -147,10 +154,8 @@ def _frames(text: str) -> list[tuple[int, list[tuple[str, str]]]]:
     return frames
 
 
-def _branch_at(
-    frames: list[tuple[int, list[tuple[str, str]]]], offset: int
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    stack = frames[bisect.bisect_right([start for start, _ in frames], offset) - 1][1]
+def _branch(stack: list[tuple[str, str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The shapes and the other conditions of one condition stack (the innermost shape test wins)."""
     shapes: tuple[str, ...] = ()
     conditions = []
     for kind, condition in stack:

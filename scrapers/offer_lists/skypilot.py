@@ -95,7 +95,7 @@ def csv_rows(text: str, file: str, required: tuple[str, ...] = REQUIRED_COLUMNS)
             continue
         raw = "".join(lines[start : reader.line_num]).rstrip("\r\n")
         number, start = start + 1, reader.line_num
-        if not any(cell.strip() for cell in cells):
+        if not any(map(str.strip, cells)):
             continue
         if len(cells) != len(header):
             log.warning(

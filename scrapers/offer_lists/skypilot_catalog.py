@@ -184,6 +184,8 @@ def _age(url: str) -> tuple[str, ...]:
 
 def region_notes(rows: list[Row]) -> list[str]:
     """What the regions of one instance type disagree on (the first line's values are used)."""
+    if len(rows) < 2:
+        return []  # one line agrees with itself
     notes = []
     for column in SAME_IN_EVERY_REGION:
         values = sorted({row.cell(column) for row in rows})

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from urllib.parse import urljoin
 
 from records.documents import DocumentSet
@@ -59,12 +60,18 @@ class Series:
     def spec_cell(self, part: str, column: int) -> str:
         """The raw cell of the host-specifications row ``part`` in ``column``; '' if the specs
         include, the row or the cell is absent (a row may be cut short)."""
-        if self.specs is None:
+        row = self._spec_rows.get(part.lower())
+        if row is None:
             return ""
-        for row in self.specs.rows:
-            if clean(row[0]).lower() == part.lower():
-                return row[column] if column < len(row) else ""
-        return ""
+        return row[column] if column < len(row) else ""
+
+    @cached_property
+    def _spec_rows(self) -> dict[str, tuple[str, ...]]:
+        """The first host-specifications row of each part (its first cell's text, lower-case)."""
+        rows: dict[str, tuple[str, ...]] = {}
+        for row in self.specs.rows if self.specs is not None else ():
+            rows.setdefault(clean(row[0]).lower(), row)
+        return rows
 
 
 def load_series(url: str, text: str, documents: DocumentSet) -> Series:

@@ -256,14 +256,16 @@ _CHART_LINK = re.compile(r"^NVLink Full Mesh @ (?P<bw>[\d,]+ GBps)$")
 def chart_claims(text: str, url: str) -> list[Prose]:
     """The gpus page's "General comparison chart": "A3 Mega, A3 High, A3 Edge (H100)" / memory /
     "NVLink Full Mesh @ 900 GBps" (direction not stated; Google's other page says 450 GB/s one way)."""
-    lines = [line.strip() for line in text.split("\n")]
+    lines = text.split("\n")
     found = []
-    for at in range(len(lines) - 2):
-        head, link = _CHART_SERIES.match(lines[at]), _CHART_LINK.match(lines[at + 2])
+    # a link line holds its words: only those lines (and the head two lines above) are matched
+    for at in [i - 2 for i, line in enumerate(lines) if i >= 2 and "NVLink Full Mesh @" in line]:
+        link = _CHART_LINK.match(lines[at + 2].strip())
+        head = _CHART_SERIES.match(lines[at].strip()) if link else None
         if head is None or link is None:
             continue
         series = tuple(s.strip() for s in head.group("series").split(","))
-        quote = f"{lines[at]} {lines[at + 1]} {lines[at + 2]}"
+        quote = f"{lines[at].strip()} {lines[at + 1].strip()} {lines[at + 2].strip()}"
         context = "General comparison chart › Interconnect"
         found.append(Prose(series, _two_way(link.group("bw"), "", url, context, quote), multi_gpu_only=True))
     return found
