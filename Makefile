@@ -66,7 +66,9 @@ unexport PYTHONDONTWRITEBYTECODE
 # suite waits on browsers, app servers and loopback sites, and with a worker per core it kept the cores
 # busy 1.3 of 2 (make test 5 min 26 s with 2 workers, 5 min 2 s with 3, on this 2-core machine, quiet).
 # pytest exits 5, and so fails, if no test was collected.
-JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
+ifndef JOBS
+JOBS := $(shell n=$$(nproc 2>/dev/null) && echo $$((n + 1)) || echo auto)
+endif
 XDIST = $(if $(filter 0,$(JOBS)),,-n $(JOBS) --dist loadfile)
 test: install
 	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)

@@ -346,7 +346,7 @@ def _median(
     value: float | None
     for r in rows:
         row = matrix.rows[r]
-        own = r % columns if device_pairs else -1  # a GPU to itself: not a pair
+        own = r % columns if device_pairs and columns else -1  # a GPU to itself: not a pair
         for c, cell in enumerate(row):
             if c == own:
                 continue

@@ -384,3 +384,14 @@ def test_a_json_matrix_cell_that_is_no_plain_number_is_refused_with_its_locator(
 
     with pytest.raises(ParseError, match=r"\$\.t\[0\]\.bandwidth_matrix\[0\]\[0\]: not a number"):
         Matrix("device_to_device_memcpy_read_ce", "", [[cell]], json_path="$.t[0]").value(0, 0)
+
+
+@pytest.mark.parametrize("rows", ["[]", "[[], []]"])
+def test_a_json_test_case_whose_rows_hold_no_cell_is_no_result(rows):
+    text = (
+        '{"nvbandwidth": {"testcases": [{"name": "device_to_device_memcpy_read_ce", "status": "Passed", '
+        '"bandwidth_description": "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)", '
+        f'"bandwidth_matrix": {rows}}}]}}}}'
+    )
+    with pytest.raises(ParseError, match="line 1: no nvbandwidth test case with a bandwidth result"):
+        parse_output(text, ORIGIN)
