@@ -462,10 +462,8 @@ class CatalogWriter:
         through the WAL first): done while sources still parse, the engine's writing of the largest
         table is off the commit."""
         self.con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_AT_COMMIT}'")
-        try:
-            self._write_bodies()
-        finally:
-            self.con.execute("RESET checkpoint_threshold")
+        self._write_bodies()  # a failure aborts the writer (no reset after it: a full disk's error stands)
+        self.con.execute("RESET checkpoint_threshold")
 
     def _write_bodies(self) -> None:
         """The bodies held into ``documents``, by hash (the same order whichever source came first)."""
