@@ -7,8 +7,8 @@ passes, 12 middle ones and two full ones, each full pass walking that whole heap
 in a cold ``catalog refresh``, a tenth of it, to find almost no garbage (reference counting frees
 the records). While a refresh runs a young pass comes every ``YOUNG_THRESHOLD`` allocations instead:
 one young pass and no full one, about 1 ms in an in-process rebuild (every 10,000 allocations it was
-two passes of 6-10 ms together: each found a parse's live trees young and walked them). Only cyclic
-garbage waits longer; the thresholds are restored when the refresh ends.
+two passes of 6-10 ms together). Only cyclic garbage waits longer; the thresholds are restored when
+the refresh ends.
 """
 
 from __future__ import annotations
