@@ -102,8 +102,10 @@ test-fast: install
 
 # Live refresh from the providers' sites; `make refresh MIRROR=../shared/mirror` runs it offline
 # (add COPIES=../shared to read the local copies providers declare, as `make snapshot` does).
-# Exit codes: 0 all providers refreshed; 1 some provider failed and kept its last good rows
-# (stale); 2 usage error; 3 another refresh is running. Meant for cron (see README).
+# Meant for cron (docs/operations.md). The command's exit codes: 0 all providers refreshed; 1 some
+# provider failed and kept its last good rows (stale); 2 usage; 3 another refresh is running; 4 the
+# environment; 5 a bug. Make itself exits 2 whenever the command fails: run the command directly
+# (as .github/workflows/refresh.yml does) where the code matters.
 refresh: runtime
 	$(PY) -m catalog refresh --db $(DB) $(if $(MIRROR),--mirror $(MIRROR)) $(if $(COPIES),--copies $(COPIES)) \
 	  $(if $(QUIET),--quiet)

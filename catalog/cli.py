@@ -3,7 +3,8 @@
 Exit codes: 0 success; 1 a provider failed (its last good rows are kept, marked stale) or carried
 rows or fields from the last good catalog; 2 bad usage, bad or refused SQL, or a query past its time
 limit; 3 another refresh holds the lock; 4 the environment (disk full, a read-only or missing
-directory, a missing or corrupt catalog); 130 interrupted (Ctrl-C).
+directory, a missing or corrupt catalog); 5 an error the tool did not expect (a bug: one line naming
+it and where; ``INTERCONNECT_DEBUG=1`` prints the traceback); 130 interrupted (Ctrl-C).
 
 Each command imports what it runs, when it runs: ``query`` never loads a scraper, pint or httpx.
 """
@@ -11,7 +12,9 @@ Each command imports what it runs, when it runs: ``query`` never loads a scraper
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -38,6 +41,7 @@ EXIT_NOT_PUBLISHED = 1  # like a failed provider: the last good catalog stands
 EXIT_USAGE = 2
 EXIT_LOCKED = 3
 EXIT_ENVIRONMENT = 4
+EXIT_BUG = 5  # not 1: a crash must not read as "a provider kept its last good rows"
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXPORT_FORMATS = {
     "csv": "(FORMAT CSV, HEADER)",
@@ -562,6 +566,22 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # EnvironmentProblem, and what the file system says directly
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_ENVIRONMENT
+    except Exception as exc:  # a bug: Python's own exit (a traceback, code 1) reads as a stale provider
+        if os.environ.get("INTERCONNECT_DEBUG"):
+            traceback.print_exc()
+        print(f"error: {_bug(exc)}", file=sys.stderr)
+        return EXIT_BUG
+
+
+def _bug(exc: Exception) -> str:
+    """An unexpected error as one line: its type, first line and innermost frame of ours."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "site-packages" not in f.filename]
+    where = f" at {'/'.join(Path(frames[-1].filename).parts[-2:])}:{frames[-1].lineno}" if frames else ""
+    first = str(exc).splitlines()[0][:300] if str(exc) else ""
+    return (
+        f"internal error (a bug in interconnect-catalog; please report it): {type(exc).__name__}: "
+        f"{first}{where}; INTERCONNECT_DEBUG=1 prints the traceback"
+    )
 
 
 def _one_line(exc: OSError) -> str:

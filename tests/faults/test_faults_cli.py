@@ -346,3 +346,29 @@ def test_an_empty_mirror_is_refused_not_run_live(tmp_path, capsys):
     assert main(["refresh", "--mirror", "", "--db", str(tmp_path / "c.duckdb")]) == 2
     assert "--mirror needs a directory or URL" in capsys.readouterr().err
     assert not (tmp_path / "c.duckdb").exists()
+
+
+@pytest.mark.parametrize("debug", ["", "1"])
+def test_an_unexpected_error_is_a_bug_exit_not_a_stale_provider(small, tmp_path, capsys, monkeypatch, debug):
+    """A crash exits 5 with one line naming it and where (Python's own exit, a traceback and 1, read
+    as "a provider kept its last good rows", so the refresh workflow went on and published); the
+    old catalog stands. INTERCONNECT_DEBUG=1 adds the traceback."""
+    from catalog import finish
+
+    mirror, db = small
+    target = tmp_path / "crashed.duckdb"
+    shutil.copyfile(db, target)
+    before = count(target)
+
+    def broken(*args, **kwargs):
+        raise KeyError("no such column")
+
+    monkeypatch.setattr(finish, "finish_rows", broken)
+    monkeypatch.setenv("INTERCONNECT_DEBUG", debug)
+    code = main(["refresh", "--mirror", str(mirror), *SMALL, "--db", str(target), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 5, err
+    assert err[-1].startswith("error: internal error (a bug in interconnect-catalog; please report it): ")
+    assert "KeyError: 'no such column' at faults/test_faults_cli.py:" in err[-1]
+    assert any("Traceback" in line for line in err) == bool(debug)
+    assert count(target) == before
