@@ -23,7 +23,9 @@ from __future__ import annotations
 import duckdb
 
 from normalize.currency import RATES
-from scrapers.offer_lists.ages import OFFER_LISTS
+from scrapers import REGISTRY
+from scrapers.offer_lists.ages import READ_BY_DOCUMENTS, OfferList
+from scrapers.offer_lists.skypilot_catalog import SkyPilotCatalog
 
 #: The price columns of one row from the current prices (a row with none has NULLs and 0 regions).
 ROW_PRICES_SQL = """
@@ -81,6 +83,13 @@ def write_exchange_rates(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def offer_lists() -> list[OfferList]:
+    """Every offer list read: each offer-list provider's (declared on its class), then the lists
+    document scrapers read (scrapers.offer_lists.ages)."""
+    declared = (cls.offer_list() for cls in REGISTRY.values() if issubclass(cls, SkyPilotCatalog))
+    return [*(found for found in declared if found), *READ_BY_DOCUMENTS]
+
+
 def write_offer_lists(con: duckdb.DuckDBPyConnection) -> None:
     """How old each offer list is (scrapers.offer_lists.ages), replacing what the table held."""
     con.execute("DELETE FROM offer_lists")
@@ -98,7 +107,7 @@ def write_offer_lists(con: duckdb.DuckDBPyConnection) -> None:
                 o.stored_commit,
                 o.newer_list,
             ]
-            for o in OFFER_LISTS
+            for o in offer_lists()
         ],
     )
 

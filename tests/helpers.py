@@ -53,12 +53,18 @@ NO_RESULT = {
 }
 
 
-def snapshot_totals() -> tuple[int, int]:
-    """Rows and providers of the shipped snapshot (data/snapshot/instances.jsonl): tests that count the
-    shipped catalog derive their totals from it, so adding a provider or a row breaks no unrelated test."""
-    rows = [
-        json.loads(line) for line in (ROOT / "data" / "snapshot" / "instances.jsonl").read_text().splitlines()
+def snapshot_records(table: str) -> list[dict]:
+    """The records of one table of the shipped snapshot (data/snapshot/<table>.jsonl): tests that count
+    the shipped catalog derive their totals from it, so adding a provider or a row breaks no unrelated
+    test (``test_shipped_snapshot_matches_a_rebuild_from_the_mirror`` holds the snapshot to the mirror)."""
+    return [
+        json.loads(line) for line in (ROOT / "data" / "snapshot" / f"{table}.jsonl").read_text().splitlines()
     ]
+
+
+def snapshot_totals() -> tuple[int, int]:
+    """Rows and providers of the shipped snapshot."""
+    rows = snapshot_records("instances")
     return len(rows), len({row["provider"] for row in rows})
 
 

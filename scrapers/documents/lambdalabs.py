@@ -84,6 +84,7 @@ class LambdaCloud(SkyPilotCatalog):
     name = "lambda"
     title = "Lambda"
     catalog_url = VMS_URL
+    stored_commit = "0f4070387edc953d7004cff197940e1918a1d6aa"  # the copy in ../shared
     url_prefixes = (VMS_URL, DOCS)
     row_notes = (REGION_NOTE,)
     expected_layout: ClassVar[dict[str, str]] = {

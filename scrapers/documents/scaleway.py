@@ -50,6 +50,7 @@ class Scaleway(SkyPilotCatalog):
     name = "scaleway"
     title = "Scaleway"
     catalog_url = VMS_URL
+    stored_commit = "1fbe7331dd1f13d70ac4f249bb7ee7a659fc6b6a"  # the copy in ../shared
     # SkyPilot's Scaleway fetcher writes the Scaleway Instance API's hourly_price into Price, and
     # Scaleway's API documents that as an hourly price in euro: the file's figures are EUR.
     price_currency = "EUR"

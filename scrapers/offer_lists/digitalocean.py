@@ -18,3 +18,4 @@ class DigitalOcean(SkyPilotCatalog):
     name = "digitalocean"
     title = "DigitalOcean"
     catalog_url = VMS_URL
+    stored_commit = "1fbe7331dd1f13d70ac4f249bb7ee7a659fc6b6a"  # the copy in ../shared

@@ -1,4 +1,4 @@
-"""Fluidstack: SkyPilot's v6 Fluidstack catalog (CRLF lines), a frozen list (``ages``).
+"""Fluidstack: SkyPilot's v6 Fluidstack catalog (CRLF lines), a frozen list (``scrapers.offer_lists.ages``).
 
 A newer v9 list exists and lists a single offer (``H100_NVLINK_80GB::8``). The v6 list stays the one
 read, so no row vanishes on the strength of a list SkyPilot itself does not read yet (it reads v8,
@@ -25,11 +25,11 @@ from normalize.vocab import Basis, Link
 from records.documents import DocumentSet
 from records.offers import Claim, RawOffer
 from scrapers.claims import fact
-from scrapers.offer_lists.ages import V9_FLUIDSTACK
 from scrapers.offer_lists.skypilot import CATALOGS, Row, csv_rows, file_label, is_gpu_row
 from scrapers.offer_lists.skypilot_catalog import SkyPilotCatalog
 
 VMS_URL = CATALOGS + "v6/fluidstack/vms.csv"
+V9_FLUIDSTACK = CATALOGS + "v9/fluidstack/vms.csv"
 _NVLINK = re.compile(r"(?i)(?<![a-z])nvlink(?![a-z])")
 NVLINK_NOTE = (
     "the name says NVLINK but not whether the GPUs are SXM modules on an NVSwitch board or PCIe cards "
@@ -41,6 +41,8 @@ class Fluidstack(SkyPilotCatalog):
     name = "fluidstack"
     title = "Fluidstack"
     catalog_url = VMS_URL
+    stored_commit = "002403bca05e2ab5110637448f3b1654c983d5d5"  # the copy in ../shared
+    newer_list = f"{V9_FLUIDSTACK} (commit 2c3d7ea7) lists one offer, H100_NVLINK_80GB::8 at 23.92 in FINLAND"
     url_prefixes = (VMS_URL, V9_FLUIDSTACK)
 
     async def fetch(self, fetcher: ProviderFetcher) -> None:

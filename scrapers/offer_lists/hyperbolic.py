@@ -22,6 +22,7 @@ class Hyperbolic(SkyPilotCatalog):
     name = "hyperbolic"
     title = "Hyperbolic"
     catalog_url = VMS_URL
+    stored_commit = "0082b0435f3912ae4c566856b272455cc78f4f61"  # the copy in ../shared
 
     def extra(self, name: str, rows: list[Row], gpu: GpuMatch) -> tuple[list[Claim], list[str]]:
         if "H100-80GB-HBM3" not in rows[0].cell("GpuInfo") or gpu.spec is not None:

@@ -27,6 +27,7 @@ class Hyperstack(SkyPilotCatalog):
     name = "hyperstack"
     title = "Hyperstack"
     catalog_url = VMS_URL
+    stored_commit = "fdc9d908ab0b2af9f468f139fb3f662c8c6b3257"  # the copy in ../shared
 
     def extra(self, name: str, rows: list[Row], gpu: GpuMatch) -> tuple[list[Claim], list[str]]:
         """The link a PCIe GPU's name states: NVLink bridges with '-NVLink', plain PCIe without."""

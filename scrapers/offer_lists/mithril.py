@@ -17,3 +17,4 @@ class Mithril(SkyPilotCatalog):
     name = "mithril"
     title = "Mithril"
     catalog_url = VMS_URL
+    stored_commit = "1f9eb0c264f9a6d78833766f4b18353ac7dfdde9"  # the copy in ../shared

@@ -27,6 +27,7 @@ class Nebius(SkyPilotCatalog):
     name = "nebius"
     title = "Nebius AI Cloud"
     catalog_url = VMS_URL
+    stored_commit = "0082b0435f3912ae4c566856b272455cc78f4f61"  # the copy in ../shared
 
     def identity(self, name: str, row: Row) -> OfferIdentity:
         platform, _, preset = name.partition("_")

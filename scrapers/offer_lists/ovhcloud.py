@@ -17,3 +17,4 @@ class OvhCloud(SkyPilotCatalog):
     name = "ovhcloud"
     title = "OVHcloud"
     catalog_url = VMS_URL
+    stored_commit = "8a258f54356e9a8c3a08083f1eebc169a4078d1c"  # the copy in ../shared

@@ -17,3 +17,4 @@ class Paperspace(SkyPilotCatalog):
     name = "paperspace"
     title = "Paperspace"
     catalog_url = VMS_URL
+    stored_commit = "e520054145d1bce6748bcf18c9a25ddd6ea9a348"  # the copy in ../shared

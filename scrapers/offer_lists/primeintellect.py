@@ -29,6 +29,7 @@ class PrimeIntellect(SkyPilotCatalog):
     name = "primeintellect"
     title = "Prime Intellect"
     catalog_url = VMS_URL
+    stored_commit = "d9a304ea01e96cd4a043159c60d9326d8de4cf0f"  # the copy in ../shared
     memory_reading = MemoryReading.TOTAL_MIB
     seller_kind = SellerKind.AGGREGATOR
     name_columns = "InstanceType and UpstreamCloudId"

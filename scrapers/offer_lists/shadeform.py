@@ -24,6 +24,7 @@ class Shadeform(SkyPilotCatalog):
     name = "shadeform"
     title = "Shadeform"
     catalog_url = VMS_URL
+    stored_commit = "002363dac75913b446b2d3d564ae795678849dfd"  # the copy in ../shared
     memory_reading = MemoryReading.PER_GPU_GB
     seller_kind = SellerKind.AGGREGATOR
 

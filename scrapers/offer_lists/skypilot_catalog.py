@@ -30,7 +30,7 @@ from records.offers import Claim, OfferIdentity, RawOffer
 from records.prices import Price, in_currency
 from scrapers.base import Scraper
 from scrapers.claims import fact
-from scrapers.offer_lists.ages import age_note
+from scrapers.offer_lists.ages import OfferList, age_note, offer_list
 from scrapers.offer_lists.skypilot import (
     CSV_LAYOUT,
     NO_NETWORK_NOTE,
@@ -176,12 +176,6 @@ def catalog_memory(
     return [claim], notes
 
 
-def _age(url: str) -> tuple[str, ...]:
-    """The note of a row from a frozen offer list (scrapers.offer_lists.ages), or none."""
-    note = age_note(url)
-    return (note,) if note else ()
-
-
 def region_notes(rows: list[Row]) -> list[str]:
     """What the regions of one instance type disagree on (the first line's values are used)."""
     if len(rows) < 2:
@@ -201,6 +195,11 @@ class SkyPilotCatalog(Scraper):
     """A provider whose offers are the GPU rows of one SkyPilot catalog CSV (``catalog_url``)."""
 
     catalog_url: ClassVar[str]
+    # The skypilot-catalog commit of the copy in ../shared (../shared/MANIFEST.md names it), and a newer
+    # list of the provider's that exists, with what it holds (scrapers.offer_lists.ages). A reader with
+    # no stored commit (OCI's copies, read by its document scraper) declares no list of its own.
+    stored_commit: ClassVar[str] = ""
+    newer_list: ClassVar[str] = ""
     memory_reading: ClassVar[MemoryReading] = MemoryReading.PER_GPU_MIB
     seller_kind: ClassVar[SellerKind] = SellerKind.CLOUD
     row_notes: ClassVar[tuple[str, ...]] = ()
@@ -218,6 +217,13 @@ class SkyPilotCatalog(Scraper):
                 cls.url_prefixes = (cls.catalog_url,)
             if "expected_layout" not in vars(cls):
                 cls.expected_layout = {cls.catalog_url: CSV_LAYOUT}
+
+    @classmethod
+    def offer_list(cls) -> OfferList | None:
+        """The list this provider reads, how old it is known to be (None without a stored commit)."""
+        if not cls.stored_commit:
+            return None
+        return offer_list(cls.name, cls.catalog_url, cls.stored_commit, cls.newer_list)
 
     def __init__(self) -> None:
         self._parsed: tuple[str, list[RawOffer], list[Price]] | None = None
@@ -336,9 +342,23 @@ class SkyPilotCatalog(Scraper):
             instance_type=name,
             source_url=url,
             claims=(model, gpus, *memory_claims, *extra_claims),
-            notes=(*region_notes(rows), *notes, *extra_notes, *self.row_notes, *_age(url), NO_NETWORK_NOTE),
+            notes=(
+                *region_notes(rows),
+                *notes,
+                *extra_notes,
+                *self.row_notes,
+                *self._age_notes(),
+                NO_NETWORK_NOTE,
+            ),
             identity=self.identity(name, first),
         )
+
+    @classmethod
+    def _age_notes(cls) -> tuple[str, ...]:
+        """The note of a row from a frozen offer list (scrapers.offer_lists.ages), or none."""
+        listed = cls.offer_list()
+        note = age_note(listed) if listed else None
+        return (note,) if note else ()
 
     @staticmethod
     def _identify(columns: str, hint: str, memory: float | None) -> tuple[GpuMatch, bool]:

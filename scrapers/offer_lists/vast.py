@@ -29,6 +29,7 @@ class Vast(SkyPilotCatalog):
     name = "vast"
     title = "Vast.ai"
     catalog_url = VMS_URL
+    stored_commit = "01b8cdda287814b30ff0acb49746cca19fbd4355"  # the copy in ../shared
     memory_reading = MemoryReading.TOTAL_MIB
     seller_kind = SellerKind.MARKETPLACE
     row_notes = (REQUEST_SIZE_NOTE,)

@@ -18,3 +18,4 @@ class Verda(SkyPilotCatalog):
     name = "verda"
     title = "Verda (ex-DataCrunch)"
     catalog_url = VMS_URL
+    stored_commit = "000c1d0bf24621f4ac37cfa585f0897c1aa1d9cf"  # the copy in ../shared

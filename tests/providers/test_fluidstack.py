@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from normalize.vocab import Basis, Link
-from scrapers.offer_lists.ages import V9_FLUIDSTACK
-from scrapers.offer_lists.fluidstack import NVLINK_NOTE, VMS_URL, Fluidstack, v9_offers
+from scrapers.offer_lists.fluidstack import NVLINK_NOTE, V9_FLUIDSTACK, VMS_URL, Fluidstack, v9_offers
 from tests.conftest import shared_fixture
 from tests.helpers import parse_real, unquoted
 

@@ -131,9 +131,11 @@ def manifest() -> str:
 
 
 def test_real_every_skypilot_list_a_provider_reads_has_its_age_declared(manifest):
-    """Each SkyPilot catalog URL a registered provider reads is in scrapers.offer_lists.ages, with the
-    commit ../shared/MANIFEST.md names for its copy; the v6 ones are frozen and their date unknown."""
-    from scrapers.offer_lists.ages import BY_URL, FROZEN
+    """Each SkyPilot catalog a registered provider reads declares the commit ../shared/MANIFEST.md
+    names for its copy (``stored_commit`` on its class; OCI's copies in scrapers.offer_lists.ages);
+    the v6 ones are frozen, the v8 ones current, and their date unknown."""
+    from catalog.pricing import offer_lists
+    from scrapers.offer_lists.ages import CURRENT, FROZEN
     from scrapers.offer_lists.skypilot import CATALOGS
 
     read = {getattr(REGISTRY[name], "catalog_url", None) for name in PROVIDER_NAMES} | {
@@ -141,8 +143,19 @@ def test_real_every_skypilot_list_a_provider_reads_has_its_age_declared(manifest
         CATALOGS + "v6/oci/vms.csv",
     }
     read.discard(None)
-    assert read <= set(BY_URL)
-    for url, offer_list in BY_URL.items():
-        assert offer_list.stored_commit in manifest, url
+    lists = offer_lists()
+    assert read == {o.url for o in lists} and len(lists) == len(read)
+    for offer_list in lists:
+        assert len(offer_list.stored_commit) == 40 and offer_list.stored_commit in manifest, offer_list.url
         assert offer_list.data_as_of is None and "undated" in offer_list.as_of_note
-        assert (offer_list.status == FROZEN) == ("/v6/" in url), url
+        assert offer_list.status == {"v6": FROZEN, "v8": CURRENT}[offer_list.catalog_version], offer_list.url
+
+
+def test_a_list_s_tree_decides_its_status():
+    from scrapers.offer_lists.ages import CURRENT, FROZEN, NEWER, offer_list
+    from scrapers.offer_lists.skypilot import CATALOGS
+
+    status = {v: offer_list("p", f"{CATALOGS}{v}/p/vms.csv", "c").status for v in ("v6", "v8", "v9", "v10")}
+    assert status == {"v6": FROZEN, "v8": CURRENT, "v9": NEWER, "v10": NEWER}
+    with pytest.raises(ValueError, match="not under a SkyPilot catalog tree"):
+        offer_list("p", "https://example.com/vms.csv", "c")

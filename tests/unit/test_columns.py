@@ -12,6 +12,7 @@ from catalog.store import schema_sql
 from devtools.schema import SCHEMA_DOC, SCHEMA_SQL, with_ddl, with_table
 from records.columns import FIELD_UNITS, INSTANCE_COLUMNS, INSTANCES, TEXT_FIELDS
 from records.offers import InstanceOffer
+from tests.helpers import snapshot_records
 
 
 def test_the_checked_in_schema_and_docs_are_the_column_table():
@@ -40,9 +41,21 @@ def test_units_are_named_and_claim_fields_follow_the_table():
             if column.name.endswith(suffix):
                 assert column.unit == unit, column.name
         assert not column.text or column.claim, f"{column.name}: a text claim field must be a claim field"
+        # a number names its unit (a count what it counts: "GPUs", "NICs"); the claims, the carry's and
+        # the gates' messages print it
+        assert not column.claim or column.text or column.unit, (
+            f"{column.name}: a numeric claim field needs a unit"
+        )
         assert column.doc.strip(), f"{column.name} has no doc"
     assert "inter_node_gbits_per_s" in FIELD_UNITS and FIELD_UNITS["intra_node_link"] is None
     assert {"gpu_model", "intra_node_link", "inter_node_fabric"} <= TEXT_FIELDS
+
+
+def test_every_claim_column_is_fed_by_a_claim_in_the_shipped_snapshot():
+    """A claim column no scraper claims is a forgotten step of docs/contributing.md's "Add a field":
+    the column would be NULL in every row and nothing else would notice."""
+    claimed = {claim["field"] for claim in snapshot_records("claims")}
+    assert sorted(name for name in FIELD_UNITS if name not in claimed) == []
 
 
 def test_enum_columns_name_their_vocabulary():

@@ -12,7 +12,7 @@ import pytest
 from catalog.cli import build_parser
 from catalog.store import CLAIM_COLUMNS, INSTANCE_COLUMNS, schema_sql
 from scrapers import REGISTRY
-from tests.helpers import ROOT
+from tests.helpers import ROOT, snapshot_records
 
 README = (ROOT / "README.md").read_text()
 DOCS = ROOT / "docs"
@@ -70,6 +70,48 @@ def test_every_provider_is_documented():
     providers = doc("providers.md")
     for name in REGISTRY:
         assert f"| `{name}` |" in providers, f"provider {name} missing from the table in docs/providers.md"
+
+
+def test_the_row_counts_per_provider_are_the_shipped_snapshot_s():
+    """docs/providers.md's table of rows, priced rows and prices per provider, and its totals line,
+    are the shipped snapshot's (the SQL above the table gives them from a catalog)."""
+    rows = snapshot_records("instances")
+    prices = snapshot_records("prices")
+    priced = {(p["provider"], p["instance_type"]) for p in prices}
+    expected = {
+        provider: (
+            sum(1 for r in rows if r["provider"] == provider),
+            sum(1 for r in rows if r["provider"] == provider and (provider, r["instance_type"]) in priced),
+            sum(1 for p in prices if p["provider"] == provider),
+        )
+        for provider in {r["provider"] for r in rows}
+    }
+    page = doc("providers.md")
+    table = {
+        name: (int(n), int(priced_rows), int(count))
+        for name, n, priced_rows, count in re.findall(r"^\| (\w+) \| (\d+) \| (\d+) \| (\d+) \|", page, re.M)
+    }
+    assert table == expected, "docs/providers.md: the row counts per provider differ from data/snapshot"
+    on_demand = sum(1 for r in rows if r["min_usd_per_hour"] is not None)
+    with_price = sum(1 for r in rows if (r["provider"], r["instance_type"]) in priced)
+    totals = (
+        f"{len(rows):,} rows from {len(expected)} providers; {with_price:,} have a current price, "
+        f"{on_demand:,} an on-demand one (`min_usd_per_hour`); {len(prices):,} current prices."
+    )
+    assert totals in " ".join(page.split()), f"docs/providers.md should say: {totals}"
+
+
+def test_every_offer_list_is_in_the_age_table():
+    """docs/providers.md's "How old each offer list is" names each list read, with its status."""
+    from catalog.pricing import offer_lists
+
+    section = doc("providers.md").split("## How old each offer list is", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("| ")]
+    for listed in offer_lists():
+        assert any(
+            re.search(rf"\b{listed.provider}\b", line.split("|")[1]) and f"| {listed.status} |" in line
+            for line in lines
+        ), f"docs/providers.md: {listed.provider}'s {listed.catalog_version} list is not in the age table"
 
 
 def test_every_cli_command_is_documented():
