@@ -35,6 +35,13 @@ def test_every_column_is_a_field_of_the_row_record():
     assert not missing, f"columns with no InstanceOffer field: {missing}"
 
 
+def test_every_field_of_the_row_record_is_a_column():
+    """A field added to InstanceOffer without its entry in records/instance_columns.toml (step 1 of
+    docs/contributing.md's "Add a field") is named here, not only by a scraper's "unknown claim field"."""
+    extra = [f.name for f in dataclasses.fields(InstanceOffer) if f.name not in INSTANCE_COLUMNS]
+    assert extra == ["identity", "claims"], f"InstanceOffer fields with no column in the table: {extra}"
+
+
 def test_units_are_named_and_claim_fields_follow_the_table():
     for column in INSTANCES:
         for suffix, unit in (("_gbits_per_s", "Gbit/s"), ("_gbytes_per_s", "GB/s"), ("_gb", "GB")):
