@@ -23,7 +23,7 @@ from __future__ import annotations
 import duckdb
 
 from normalize.currency import RATES
-from scrapers import REGISTRY
+from scrapers import PROVIDER_NAMES, REGISTRY
 from scrapers.offer_lists.ages import READ_BY_DOCUMENTS, OfferList
 from scrapers.offer_lists.skypilot_catalog import SkyPilotCatalog
 
@@ -86,7 +86,8 @@ def write_exchange_rates(con: duckdb.DuckDBPyConnection) -> None:
 def offer_lists() -> list[OfferList]:
     """Every offer list read: each offer-list provider's (declared on its class), then the lists
     document scrapers read (scrapers.offer_lists.ages)."""
-    declared = (cls.offer_list() for cls in REGISTRY.values() if issubclass(cls, SkyPilotCatalog))
+    classes = (REGISTRY[name] for name in PROVIDER_NAMES)  # not a scaled benchmark's copies of them
+    declared = (cls.offer_list() for cls in classes if issubclass(cls, SkyPilotCatalog))
     return [*(found for found in declared if found), *READ_BY_DOCUMENTS]
 
 
