@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
 #: Options one command line may hold (the longest real one has a dozen; a file list may be long).
 MAX_OPTIONS = 1000
-EXIT_NOT_PUBLISHED = 1  # like a failed provider: the last good catalog stands
 EXIT_USAGE = 2
 EXIT_LOCKED = 3
 EXIT_ENVIRONMENT = 4
@@ -560,27 +559,56 @@ def main(argv: list[str] | None = None) -> int:
     except CorruptCatalog as exc:
         print(f"error: {exc}; `make refresh` moves it aside and rebuilds it", file=sys.stderr)
         return EXIT_ENVIRONMENT
-    except Unpublishable as exc:
-        print(f"error: {exc}; the catalog was not replaced", file=sys.stderr)
-        return EXIT_NOT_PUBLISHED
+    except Unpublishable as exc:  # rows the refresh built break what every fresh row passes: a bug
+        print(f"error: {exc}; the catalog was not replaced (a bug; please report it)", file=sys.stderr)
+        return EXIT_BUG
     except OSError as exc:  # EnvironmentProblem, and what the file system says directly
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_ENVIRONMENT
     except Exception as exc:  # a bug: Python's own exit (a traceback, code 1) reads as a stale provider
+        if _out_of_memory(exc):  # the machine, not the tool
+            print(f"error: out of memory: {_first_line(exc)}", file=sys.stderr)
+            return EXIT_ENVIRONMENT
         if os.environ.get("INTERCONNECT_DEBUG"):
             traceback.print_exc()
         print(f"error: {_bug(exc)}", file=sys.stderr)
         return EXIT_BUG
 
 
+def _out_of_memory(exc: Exception) -> bool:
+    """Whether Python or DuckDB ran out of memory (duckdb is not imported for this: whatever raised
+    its error loaded it)."""
+    duckdb = sys.modules.get("duckdb")
+    return isinstance(exc, MemoryError) or (
+        duckdb is not None and isinstance(exc, duckdb.OutOfMemoryException)
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (its type's name if it has none or cannot say it)."""
+    try:
+        text = str(exc)
+    except Exception:  # a __str__ that raises must not turn one line into a traceback
+        text = ""
+    return text.splitlines()[0][:300] if text.strip() else type(exc).__name__
+
+
 def _bug(exc: Exception) -> str:
-    """An unexpected error as one line: its type, first line and innermost frame of ours."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "site-packages" not in f.filename]
-    where = f" at {'/'.join(Path(frames[-1].filename).parts[-2:])}:{frames[-1].lineno}" if frames else ""
-    first = str(exc).splitlines()[0][:300] if str(exc) else ""
+    """An unexpected error as one line: its type, first line and innermost frame of the project's."""
+    root = Path(__file__).resolve().parent.parent
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if Path(f.filename).resolve().is_relative_to(root) and "site-packages" not in f.filename
+    ]
+    where = (
+        f" at {Path(frames[-1].filename).resolve().relative_to(root)}:{frames[-1].lineno}" if frames else ""
+    )
+    name, first = type(exc).__name__, _first_line(exc)
+    said = name if first == name else f"{name}: {first}"
     return (
-        f"internal error (a bug in interconnect-catalog; please report it): {type(exc).__name__}: "
-        f"{first}{where}; INTERCONNECT_DEBUG=1 prints the traceback"
+        f"internal error (a bug in interconnect-catalog; please report it): {said}{where}; "
+        "INTERCONNECT_DEBUG=1 prints the traceback"
     )
 
 

@@ -161,8 +161,8 @@ CREATE TABLE IF NOT EXISTS exchange_rates (
 CREATE TABLE IF NOT EXISTS offer_lists (
     provider         VARCHAR NOT NULL,
     url              VARCHAR NOT NULL,
-    catalog_version  VARCHAR NOT NULL,  -- SkyPilot's tree: v6, v8
-    status           VARCHAR NOT NULL,  -- current (the tree SkyPilot reads) | frozen (one it no longer reads)
+    catalog_version  VARCHAR NOT NULL,  -- SkyPilot's tree: v6, v8, v9
+    status           VARCHAR NOT NULL,  -- current (the tree SkyPilot reads) | frozen (older) | newer
     data_as_of       DATE,              -- NULL: no date in hand, as_of_note says why
     as_of_note       VARCHAR NOT NULL,
     stored_commit    VARCHAR NOT NULL,  -- the skypilot-catalog commit of the copy in ../shared

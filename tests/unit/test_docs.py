@@ -102,14 +102,17 @@ def test_the_row_counts_per_provider_are_the_shipped_snapshot_s():
 
 
 def test_every_offer_list_is_in_the_age_table():
-    """docs/providers.md's "How old each offer list is" names each list read, with its status."""
+    """docs/providers.md's "How old each offer list is" names each list read with its status, and a
+    frozen or newer one with its copy's commit (the current ones share one row)."""
     from catalog.pricing import offer_lists
 
     section = doc("providers.md").split("## How old each offer list is", 1)[1].split("\n## ", 1)[0]
     lines = [line for line in section.splitlines() if line.startswith("| ")]
     for listed in offer_lists():
         assert any(
-            re.search(rf"\b{listed.provider}\b", line.split("|")[1]) and f"| {listed.status} |" in line
+            re.search(rf"\b{listed.provider}\b", line.split("|")[1])
+            and f"| {listed.status} |" in line
+            and (listed.status == "current" or f"| {listed.stored_commit[:8]} |" in line)
             for line in lines
         ), f"docs/providers.md: {listed.provider}'s {listed.catalog_version} list is not in the age table"
 
