@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 STORAGE_VERSION = "v1.1.0"
 #: What DuckDB may hold in memory while a new catalog is written; past it, it spills to the new file's
 #: temporary directory. Its default (80 % of the machine) let a 100x refresh grow past 2 GiB; at 256 MB
-#: its peak was 0.59-0.61 GiB, at 128 MB 0.54-0.56, in the same time at 1x, 10x and 100x.
+#: its peak was 0.59-0.61 GiB, at 128 MB 0.53-0.57, in the same time at 1x, 10x and 100x.
 WRITER_MEMORY = "128MB"
 #: Compression the writer does not try: FSST's training on every string column was two thirds of the
 #: checkpoint's CPU (0.07 of 0.11 s for the real catalog), and the file comes out no larger without
