@@ -15,6 +15,7 @@ import streamlit as st
 
 from catalog.cli_plan import MAX_CLUSTER_GPUS, MAX_DAYS, MAX_TARGET, MAX_TOKEN_BUDGET
 from catalog.read.prices import placeholder_caution
+from normalize.vocab import FABRIC_LABELS
 from planner.models import MAX_CONFIG_CHARS, ServeWorkload, TrainWorkload, preset_names
 from ui import tables
 from ui.links import NUMBERS
@@ -459,9 +460,12 @@ def _because(row: dict, cheap: bool) -> str:
     if nodes == 1:
         parts.append("its fabric is not used at this size (one instance holds the model)")
     elif row["bottleneck_link"] and pd.notna(share):
-        parts.append(
-            f"{share:.0%} of the step crosses {row['bottleneck_link']} between its {nodes} instances"
-        )
+        link = str(row["bottleneck_link"])
+        # "NVSwitch" alone is a collective inside each instance (a TP all-reduce); "NVSwitch + RoCE" or
+        # "RoCE" crosses the fabric between them
+        crosses = any(level in FABRIC_LABELS.values() for level in link.split(" + "))
+        where = f"between its {nodes} instances" if crosses else f"inside each of its {nodes} instances"
+        parts.append(f"{share:.0%} of the step crosses {link} {where}")
     if cheap and pd.notna(row.get("usd_per_hour")) and pd.notna(gpus) and gpus:
         rent = f"it rents at {_money(row['usd_per_hour'] / nodes / gpus)} per GPU-hour"
         parts.insert(0, rent + placeholder_caution(row.get("price_flag")))

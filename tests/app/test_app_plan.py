@@ -547,3 +547,26 @@ def test_zero_conversations_searches_the_batch_as_plan_batch_max(shipped, monkey
         round(searched.tokens_per_s),
         round(searched.concurrency),
     )
+
+
+@pytest.mark.parametrize(
+    ("link", "where"),
+    [
+        ("NVSwitch", "13% of the step crosses NVSwitch inside each of its 128 instances"),
+        ("NVSwitch + RoCE", "13% of the step crosses NVSwitch + RoCE between its 128 instances"),
+        ("EFA", "13% of the step crosses EFA between its 128 instances"),
+    ],
+)
+def test_why_a_row_says_whether_its_bottleneck_crosses_the_fabric(link, where):
+    """A TP all-reduce on NVSwitch stays inside each instance: once worded "between its 128 instances"
+    (a new user's run, Train Llama 3.1 405B)."""
+    from ui.planning import _because
+
+    row = {
+        "nodes": 128,
+        "gpus_per_node": 8,
+        "comm_share": 0.13,
+        "bound": "compute-bound",
+        "bottleneck_link": link,
+    }
+    assert where in _because(row, cheap=False)
