@@ -149,11 +149,10 @@ def cmd_query(args: argparse.Namespace) -> int:
     from catalog.read.connect import (
         QUERY_MAX_GROWTH_BYTES,
         connect_sandboxed,
-        corrupt,
         execute_limited,
         growth_capped,
-        is_corrupt,
         time_limit_problem,
+        unreadable,
     )
     from catalog.read.output import write_rows
 
@@ -172,8 +171,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     except duckdb.Error as exc:
-        if is_corrupt(exc):
-            raise corrupt(args.db, exc) from None
+        if (unread := unreadable(args.db, exc)) is not None:  # the catalog, not the SQL
+            raise unread from None
         print(f"error: {escaped(str(exc), keep=chr(10))}", file=sys.stderr)  # it quotes the SQL
         return EXIT_USAGE
     except QueryStopped as exc:
@@ -213,7 +212,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _export(db: Path, table: str, fmt: str, out: str) -> None:
     import duckdb
 
-    from catalog.read.connect import connect_readonly, corrupt, is_corrupt
+    from catalog.read.connect import connect_readonly, unreadable
 
     try:
         with connect_readonly(db) as con:
@@ -221,9 +220,9 @@ def _export(db: Path, table: str, fmt: str, out: str) -> None:
             columns = _export_columns(con, table) if fmt == "csv" else "*"
             con.execute(f"COPY (SELECT {columns} FROM {table}) TO '{quoted}' {EXPORT_FORMATS[fmt]}")
     except duckdb.Error as exc:  # a damaged block is found while it is read, half-way through a COPY
-        if is_corrupt(exc):
+        if (problem := unreadable(db, exc)) is not None:  # the catalog read, not the file written
             Path(out).unlink(missing_ok=True)  # no half-written table left behind
-            raise corrupt(db, exc) from None
+            raise problem from None
         if isinstance(exc, duckdb.IOException):
             raise EnvironmentProblem(f"cannot write {out}: {str(exc).splitlines()[0]}") from None
         raise
@@ -323,16 +322,12 @@ def cmd_cheapest(args: argparse.Namespace) -> int:
         name, _, why = str(exc).partition(": ")
         print(f"error: --{name.replace('_', '-')}: {why}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        with connect_readonly(args.db) as con:
-            problem = names_problem(con, args.provider, None, [args.region] if args.region else [])
-            if problem:
-                print(f"error: {problem}", file=sys.stderr)
-                return EXIT_USAGE
-            frame = cheapest(con, question).head(args.limit)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    with connect_readonly(args.db) as con:  # no catalog, or an unreadable one: `main` says so, exit 4
+        problem = names_problem(con, args.provider, None, [args.region] if args.region else [])
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+        frame = cheapest(con, question).head(args.limit)
     if args.format == "csv":
         csv_safe_frame(frame).to_csv(sys.stdout, index=False)
     elif args.format == "json":
@@ -552,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
 
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        return args.func(args)
+        return _run(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -573,6 +568,26 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"error: {_bug(exc)}", file=sys.stderr)
         return EXIT_BUG
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command, with a DuckDB error that says the catalog file itself cannot be read (garbage, an
+    empty file, a directory, a damaged block found half-way through a read) raised as the
+    environment's CorruptCatalog or EnvironmentProblem: one line and exit 4 from every command that
+    reads ``--db``, not a bug's exit 5. Any other error goes on as it came."""
+    try:
+        return args.func(args)
+    except Exception as exc:
+        duckdb = sys.modules.get("duckdb")  # not imported for this: whatever raised its error loaded it
+        db = getattr(args, "db", None)
+        if duckdb is None or db is None or not isinstance(exc, duckdb.Error):
+            raise
+        from catalog.read.connect import unreadable
+
+        problem = unreadable(db, exc)
+        if problem is None:
+            raise
+        raise problem from None
 
 
 def _out_of_memory(exc: Exception) -> bool:

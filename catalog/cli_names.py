@@ -14,11 +14,16 @@ if TYPE_CHECKING:
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """'; did you mean aws' for the closest of ``known``, or '' when none is close."""
+    """'; did you mean aws' for the closest of ``known``, or '' when none is close. Case is ignored in
+    the comparison (``AWS`` is aws's, not too far from every name to suggest one); the name
+    suggested is spelt as ``known`` spells it."""
     import difflib  # only when a name is unknown
 
-    found = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
-    return f"; did you mean {found[0]}" if found else ""
+    spelt: dict[str, str] = {}
+    for known_name in known:
+        spelt.setdefault(known_name.lower(), known_name)
+    found = difflib.get_close_matches(name.lower(), list(spelt), n=1, cutoff=0.5)
+    return f"; did you mean {spelt[found[0]]}" if found else ""
 
 
 def unknown(kind: str, names: Iterable[str], known: Iterable[str]) -> str | None:

@@ -73,12 +73,8 @@ def cmd_collective(args: argparse.Namespace) -> int:
     except ParseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    try:
-        with connect_readonly(args.db) as con:
-            found = instance_nodes(con, args.instance[:200])
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    with connect_readonly(args.db) as con:  # no catalog, or an unreadable one: `main` says so, exit 4
+        found = instance_nodes(con, args.instance[:200])
     if not found:
         print(f"error: --instance: no instance type {args.instance[:200]!r} in the catalog", file=sys.stderr)
         return 2
@@ -427,9 +423,6 @@ def _plan(args: argparse.Namespace) -> int:
     except ParseError as exc:
         print(f"error: {str(exc).splitlines()[0][:500]}", file=sys.stderr)
         return 2
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
     reasons = [row["reason"] or "" for row in rows]
     unplanned = bool(rows) and not any(known(row["tokens_per_s"]) for row in rows)
     if layout is not None and unplanned:

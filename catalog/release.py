@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from catalog.read.connect import unreadable
 from catalog.release_manifest import manifest
 from catalog.release_schema import schema_markdown
 from catalog.store import STORAGE_VERSION, schema_sql
@@ -151,6 +152,8 @@ def _write(db: Path, out: Path) -> Release:
         (out / "manifest.json").write_text(text, encoding="utf-8")
         _write_duckdb(con, out / DUCKDB_FILE, sorted_sql)
     except duckdb.IOException as exc:
+        if (problem := unreadable(db, exc)) is not None:  # the catalog read, not the release written
+            raise problem from None
         raise EnvironmentProblem(f"cannot write the release in {out}: {str(exc).splitlines()[0]}") from None
     finally:
         con.close()

@@ -6,12 +6,15 @@ write files (``COPY ... TO``), read any file (``read_csv('/etc/passwd')``), atta
 read-write and load extensions that reach the network. The sandbox turns all of that off and locks
 the configuration so no ``SET`` can turn it back on; ``execute_limited`` adds a time limit and makes
 Ctrl-C stop the query (DuckDB alone ignores it until the query ends). ``check_catalog`` tells a
-corrupt catalog from a healthy one (the app uses it to show a clear error).
+corrupt catalog from a healthy one (the app uses it to show a clear error); ``unreadable`` tells a
+DuckDB error that is the catalog file's (corrupt, not a database, a directory) from any other (the
+command line's exit 4 for every command that reads it).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import select
 import socket
 import threading
@@ -21,7 +24,7 @@ from pathlib import Path
 
 import duckdb
 
-from normalize.errors import CorruptCatalog, QueryStopped
+from normalize.errors import CorruptCatalog, EnvironmentProblem, QueryStopped
 
 # What DuckDB says of a file it cannot read: not a database at all, a block failing its checksum, a
 # file cut short. Other errors (a lock held by a writer, a newer format) are not corruption.
@@ -80,6 +83,19 @@ def is_corrupt(exc: BaseException) -> bool:
 def corrupt(path: Path, exc: BaseException) -> CorruptCatalog:
     """The CorruptCatalog error for ``path``, with the first line of what DuckDB said."""
     return CorruptCatalog(f"catalog {path} is unreadable: {str(exc).splitlines()[0][:300]}")
+
+
+def unreadable(path: Path, exc: BaseException) -> CorruptCatalog | EnvironmentProblem | None:
+    """The error a DuckDB error means when it says the catalog at ``path`` itself cannot be read, or
+    None when it is about something else (the SQL, a bug). CorruptCatalog for a damaged file or one
+    that is no database (garbage, an empty file); EnvironmentProblem for an I/O error naming the
+    catalog file (a directory, no permission to read it), which ``make refresh`` would not mend."""
+    if is_corrupt(exc):
+        return corrupt(path, exc)
+    names = {str(path), os.path.abspath(path), str(Path(path).resolve())}  # DuckDB makes it absolute
+    if isinstance(exc, duckdb.IOException) and any(f'"{name}"' in str(exc) for name in names):
+        return EnvironmentProblem(f"catalog {path} is unreadable: {str(exc).splitlines()[0][:300]}")
+    return None
 
 
 def check_catalog(path: Path) -> None:

@@ -205,6 +205,82 @@ def test_seed_from_a_missing_directory(tmp_path, capsys):
     assert one_line_error(capsys) == f"error: snapshot directory {tmp_path / 'nowhere'} does not exist\n"
 
 
+#: Every command that reads ``--db`` (and writes nothing to it), with the rest of its command line.
+PLAN = ["plan", "--model", "llama-3.1-8b", "--workload", "serve"]
+READ_COMMANDS = {
+    "query": ["query", "SELECT 1"],
+    "export": ["export", "--format", "csv", "--out", "{tmp}/out.csv"],
+    "cheapest": ["cheapest"],
+    "plan": PLAN,
+    "plan --instance": [*PLAN, "--instance", "p5.48xlarge"],
+    "collective": ["collective", "--instance", "p5.48xlarge", "--op", "all-reduce", "--bytes", "1M"],
+    "changes": ["changes"],
+    "release": ["release", "--out", "{tmp}/release"],
+}
+#: A bad ``--db``, and the line every read command says of it (as `query` always has).
+NO_DATABASE = "error: catalog {db} is unreadable: IO Error: The file {quoted} exists, but it is not a valid"
+BAD_CATALOGS = {
+    "garbage": NO_DATABASE,
+    "empty file": NO_DATABASE,
+    "directory": "error: catalog {db} is unreadable: IO Error: Could not read from file {quoted}: Is a dir",
+    "missing": "error: no catalog at {db}; run `make refresh` or `python -m catalog seed`",
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_CATALOGS))
+@pytest.mark.parametrize("command", list(READ_COMMANDS))
+def test_every_read_command_says_a_missing_or_unreadable_catalog_in_one_line(
+    tmp_path, capsys, monkeypatch, command, bad
+):
+    """A new user's `cheapest --db bad.duckdb` or `plan --db /tmp` was "internal error (a bug ...)",
+    exit 5, and a missing catalog exit 1 for `cheapest`, `plan`, `collective` and `release` but 4 for
+    `query`: a catalog that is not there, or not one (garbage, an empty file, a directory), is the
+    environment's, one line and exit 4 from every command that reads it; nothing written."""
+    monkeypatch.delenv("INTERCONNECT_DEBUG", raising=False)
+    db = tmp_path / "bad.duckdb"
+    if bad == "garbage":
+        db.write_bytes(b"this is not a catalog\n" * 1000)
+    elif bad == "empty file":
+        db.touch()
+    elif bad == "directory":
+        db.mkdir()
+    args = [arg.format(tmp=tmp_path) for arg in READ_COMMANDS[command]]
+    assert main([*args, "--db", str(db)]) == EXIT_ENVIRONMENT
+    err = one_line_error(capsys)
+    assert err.startswith(BAD_CATALOGS[bad].format(db=db, quoted=f'"{db}"')), err
+    assert "a bug" not in err and "internal error" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([] if bad == "missing" else ["bad.duckdb"])
+
+
+BUG = "a bug in interconnect-catalog"
+DAMAGED = "IO Error: Corrupt database file: computed checksum 1 does not match 2"
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "said"),
+    [
+        (duckdb.IOException(DAMAGED), 4, "is unreadable: IO Error: Corrupt database file"),
+        (duckdb.BinderException('Binder Error: Referenced column "x" not found'), 5, BUG),
+        (duckdb.IOException('IO Error: Could not read from file "/elsewhere.csv": Is a directory'), 5, BUG),
+    ],
+)  # fmt: skip
+def test_a_catalog_damaged_under_a_read_is_exit_4_and_a_bug_still_exit_5(
+    small, capsys, monkeypatch, error, code, said
+):
+    """A damaged block found half-way through `cheapest`'s read is the catalog's (4, as for `query`);
+    a DuckDB error about anything else (a column the code names wrong, another file) is still a bug."""
+    from catalog.read import prices
+
+    def broken(*args, **kwargs):
+        raise error
+
+    _, db = small
+    monkeypatch.delenv("INTERCONNECT_DEBUG", raising=False)
+    monkeypatch.setattr(prices, "cheapest", broken)
+    assert main(["cheapest", "--db", str(db)]) == code
+    assert said in one_line_error(capsys)
+
+
 @contextlib.contextmanager
 def tmpfs(path: Path, options: str):
     """A small tmpfs at ``path`` (root only); the test skips where mounting is not permitted."""

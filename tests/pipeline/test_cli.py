@@ -169,6 +169,19 @@ def test_unknown_names_exit_2_with_a_did_you_mean(small_catalog_file, capsys):
     assert "unknown region us-eats-1; did you mean us-east-1" in capsys.readouterr().err
 
 
+def test_a_name_in_another_case_gets_a_did_you_mean(small_catalog_file, capsys):
+    """`--provider AWS` said "unknown provider AWS" and no more: the near-miss match was case-sensitive.
+    Still refused (the catalog's names are lower case and compared as they are), with the name to type."""
+    db = ["--db", str(small_catalog_file)]
+    assert main(["cheapest", "--provider", "AWS", *db]) == 2
+    assert "unknown provider AWS; did you mean aws" in capsys.readouterr().err
+    plan = ["plan", "--model", "llama-3.1-8b", "--workload", "serve", *db]
+    assert main([*plan, "--provider", "Azure"]) == 2
+    assert "unknown provider Azure; did you mean azure" in capsys.readouterr().err
+    assert main([*plan, "--instance", "P5.48XLARGE"]) == 2
+    assert "unknown instance type P5.48XLARGE; did you mean p5.48xlarge" in capsys.readouterr().err
+
+
 def test_cheapest_in_a_region_and_on_spot_shows_the_currency(small_catalog_file, capsys):
     db = ["--db", str(small_catalog_file)]
     assert main(["cheapest", "--region", "us-east-1", "--format", "json", *db]) == 0

@@ -90,7 +90,7 @@ def test_cli_ranks_and_prints_json(small_catalog_file, capsys):
     assert len(lines) == 2 and "p5.48xlarge" in lines[1] and "6.88" in lines[1]
     assert " NULL " in lines[1] and "nan" not in lines[1].lower()  # no spot price: NULL, never NaN
     assert "price_source_url" not in lines[0]  # the table keeps to what fits; JSON has the sources
-    assert main(["cheapest", "--db", str(small_catalog_file.parent / "none.duckdb")]) == 1
+    assert main(["cheapest", "--db", str(small_catalog_file.parent / "none.duckdb")]) == 4  # the environment
 
 
 # -- the catalog built from ../shared/mirror --------------------------------------------------------

@@ -187,6 +187,6 @@ def test_a_release_into_a_directory_with_files_is_refused_and_touches_nothing(ca
 
 
 def test_a_release_of_no_catalog_says_so(tmp_path, capsys):
-    assert main(["release", "--db", str(tmp_path / "none.duckdb"), "--out", str(tmp_path / "r")]) == 1
+    assert main(["release", "--db", str(tmp_path / "none.duckdb"), "--out", str(tmp_path / "r")]) == 4
     assert "no catalog at" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
