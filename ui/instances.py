@@ -212,9 +212,9 @@ def _chart(load: Loader, chosen: list[tuple[str, str]], cliffs: pd.DataFrame, un
     st.vega_lite_chart(data, spec, width="stretch")
 
 
-def _link_columns(frame: pd.DataFrame) -> dict:
+def _link_columns(frame: pd.DataFrame, width: int = 130) -> dict:
     return {
-        c: st.column_config.LinkColumn(c, width=130, display_text=tables.LINK_TEXT)
+        c: st.column_config.LinkColumn(c, width=width, display_text=tables.LINK_TEXT)
         for c in frame.columns
         if c in ("source", "source link") or c.endswith(" source link")
     }
@@ -325,9 +325,13 @@ def show_compare(
     cliffs = load("cliffs", chosen)
     originals: Mapping[str, str] = load("copy_originals")  # type: ignore[assignment]  # a dict
     frame = compare_frame(cliffs, units, originals)
-    widths = {c: st.column_config.TextColumn(width=210) for c in frame.columns[1::3]}
+    # Per instance: its figures, its source in words and the source's page (``compare_frame``); two
+    # instances fit beside the sidebar at 1280 pixels (a double-click reads a cell in full).
+    widths = {c: st.column_config.TextColumn(width=210) for c in frame.columns[1::3]} | {
+        c: st.column_config.TextColumn(width=140, help=tables.SOURCE_HELP) for c in frame.columns[2::3]
+    }
     st.dataframe(
-        frame, hide_index=True, column_config=widths | _link_columns(frame), placeholder=tables.MISSING
+        frame, hide_index=True, column_config=widths | _link_columns(frame, 110), placeholder=tables.MISSING
     )
     tables.downloads(frame, "compare", "compare")
     _chart(load, chosen, cliffs, units)
