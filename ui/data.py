@@ -41,6 +41,7 @@ QUERIES = {
     "ranking": (scoring.ranking, True),
     "cliffs": (queries.cliffs, False),
     "claims": (queries.claims, False),
+    "copy_originals": (queries.copy_originals, False),
     "missing_summary": (missing.missing_summary, True),
     "missing_items": (missing.missing_items, True),
     "conflicts": (conflicts.conflicts, True),
@@ -131,7 +132,7 @@ def reader() -> Reader:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _ranking_shown(path: str, version: str, filters: Filters, units: Units, priced: bool, order: str):
     ranked = _load("ranking", path, version, filters)
-    return tables.ranking_frame(ranked, units, priced, order)
+    return tables.ranking_frame(ranked, units, priced, order, _load("copy_originals", path, version))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

@@ -4,6 +4,8 @@ side, one line per level, in the same units, on one axis)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 import streamlit as st
 
@@ -13,7 +15,17 @@ from ui import charts, measures, prices, tables
 from ui.measures import Loader
 from ui.sidebar import BIND
 from ui.tables import figure
-from ui.text import BASIS_HELP, field_label, link_or_none, show, show_all, when, yes_no_unknown
+from ui.text import (
+    BASIS_HELP,
+    field_label,
+    link_or_none,
+    show,
+    show_all,
+    source_link,
+    source_text,
+    when,
+    yes_no_unknown,
+)
 from ui.units import Units
 
 #: What the cliff chart's bars and marks mean (below every cliff chart).
@@ -168,9 +180,13 @@ def levels_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
     )
 
 
-def compare_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
+def compare_frame(
+    cliffs: pd.DataFrame, units: Units, originals: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """One line per level; per instance a cell with its figure as claimed (unit and direction), basis
-    and carrier ("400 GB/s per node one-way · stated · EFA"), and its source. HBM stays in GB/s per GPU."""
+    and carrier ("400 GB/s per node one-way · stated · EFA"), its source as text (a local copy in
+    words, with the page it copies from ``originals``) and the source's web page as a link. HBM stays
+    in GB/s per GPU."""
     data = cliffs.assign(claimed=as_claimed(cliffs, units))
     frame = pd.DataFrame({"level": [LEVEL_WORDS[name].split(",")[0] for name in CLIFF_LEVELS]})
     for (provider, instance_type), rows in data.groupby(["provider", "instance_type"], sort=False):
@@ -182,7 +198,9 @@ def compare_frame(cliffs: pd.DataFrame, units: Units) -> pd.DataFrame:
                 rows["claimed"], rows["basis"], rows["link"].fillna(""), strict=True
             )
         ]
-        frame[f"{name} source"] = rows["source_url"].map(link_or_none).to_numpy()
+        urls = rows["source_url"]
+        frame[f"{name} source"] = urls.map(lambda url: source_text(url, originals)).to_numpy()
+        frame[f"{name} source link"] = urls.map(lambda url: source_link(url, originals)).to_numpy()
     return frame
 
 
@@ -194,11 +212,11 @@ def _chart(load: Loader, chosen: list[tuple[str, str]], cliffs: pd.DataFrame, un
     st.vega_lite_chart(data, spec, width="stretch")
 
 
-def _link_columns(frame: pd.DataFrame) -> dict:
+def _link_columns(frame: pd.DataFrame, width: int = 130) -> dict:
     return {
-        c: st.column_config.LinkColumn(c, width=130, display_text=r"https?://([^/]+)/.*")
+        c: st.column_config.LinkColumn(c, width=width, display_text=tables.LINK_TEXT)
         for c in frame.columns
-        if c == "source" or c.endswith(" source")
+        if c in ("source", "source link") or c.endswith(" source link")
     }
 
 
@@ -305,10 +323,15 @@ def show_compare(
             "the model and workload of the sidebar, on this instance."
         )
     cliffs = load("cliffs", chosen)
-    frame = compare_frame(cliffs, units)
-    widths = {c: st.column_config.TextColumn(width=210) for c in frame.columns[1::2]}
+    originals: Mapping[str, str] = load("copy_originals")  # type: ignore[assignment]  # a dict
+    frame = compare_frame(cliffs, units, originals)
+    # Per instance: its figures, its source in words and the source's page (``compare_frame``); two
+    # instances fit beside the sidebar at 1280 pixels (a double-click reads a cell in full).
+    widths = {c: st.column_config.TextColumn(width=210) for c in frame.columns[1::3]} | {
+        c: st.column_config.TextColumn(width=140, help=tables.SOURCE_HELP) for c in frame.columns[2::3]
+    }
     st.dataframe(
-        frame, hide_index=True, column_config=widths | _link_columns(frame), placeholder=tables.MISSING
+        frame, hide_index=True, column_config=widths | _link_columns(frame, 110), placeholder=tables.MISSING
     )
     tables.downloads(frame, "compare", "compare")
     _chart(load, chosen, cliffs, units)

@@ -71,6 +71,7 @@ def first_rows(catalog, shown) -> None:
     from ui.instances import MAX_COMPARED
 
     first = list(zip(shown["provider"].head(MAX_COMPARED), shown["instance"].head(MAX_COMPARED), strict=True))
+    catalog.load("copy_originals")  # Compare names a local copy's page
     for chosen in (first, first[:1]):
         catalog.load("cliffs", chosen)
         catalog.load("cliff_marks", chosen)

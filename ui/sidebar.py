@@ -7,10 +7,12 @@ short human labels and are mapped back to catalog values here.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any, Final
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from catalog.read.filters import Filters, search_problem
 from catalog.read.text import fmt
@@ -266,12 +268,33 @@ UNFILTERED: dict[str, object] = {
 
 
 def _ask(label: str | None) -> None:
-    """Set the sidebar to a ready question (``READY``) on no filter; the widgets then put it in the URL."""
+    """Set the sidebar to a ready question (``READY``) on no filter; the widgets then put it in the URL
+    (and ``_link_unbound`` what no widget on the page holds yet)."""
     whole_page()
     if label in READY:
         for key, value in {**UNFILTERED, **READY[label]}.items():
             st.session_state[key] = value
+        _link_unbound(READY[label])
     st.session_state["ready"] = None  # a menu: the widgets below now hold the question
+
+
+def _link_unbound(asked: dict[str, object]) -> None:
+    """Write into the URL the values of a ready question whose widgets the page did not draw the run
+    before, and drop from it the filters the question resets there.
+
+    A bound widget writes a value set from code into the URL only if it was drawn on the run before,
+    and a widget the question brings on is not: the token budget of "Train Llama 3.1 405B" (from the
+    serving view), the link view's order (from the plan view), the model, task and order of a plan
+    (from the link view). The URL lacked them, and a copied link opened another view (the 405B
+    trained on 20 tokens per parameter: 8.1e12 tokens, 192 days, $23.0M instead of 1.56e13 tokens,
+    370 days, $44.1M). A key a widget holds now is bound, and Streamlit refuses to set it: that
+    widget puts the question's value in the URL itself."""
+    for key, value in {**UNFILTERED, **asked}.items():
+        with contextlib.suppress(StreamlitAPIException):  # bound: its widget writes it
+            if key in asked and asked[key] != UNFILTERED.get(key):
+                st.query_params[key] = [str(v) for v in value] if isinstance(value, list) else str(value)
+            elif key in st.query_params:
+                del st.query_params[key]
 
 
 def mode() -> str:

@@ -5,7 +5,7 @@ write exactly these frames (same rows, order, columns, units)."""
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -14,7 +14,7 @@ import streamlit as st
 
 from normalize.safe_text import csv_safe_frame
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS
-from ui.text import BASIS_HELP, COUNT_UNITS, FLAGS_HELP, link_or_none, yes_no_unknown
+from ui.text import BASIS_HELP, COUNT_UNITS, FLAGS_HELP, source_link, source_text, yes_no_unknown
 from ui.units import Units, round_significant
 
 #: What a missing figure looks like in a table cell (never "None").
@@ -87,6 +87,7 @@ def ranking_columns(units: Units, priced: bool) -> dict[str, str]:
         "intra_basis": "GPU-GPU basis",
         "fabric_basis": "fabric basis",
         "source": "source",
+        "source_link": "source link",
     }
 
 
@@ -105,9 +106,12 @@ def _price_per_fabric(ranked: pd.DataFrame) -> pd.Series:
     return pd.Series(round_significant(per.to_numpy(), 3), index=ranked.index)
 
 
-def ranking_frame(ranked: pd.DataFrame, units: Units, priced: bool, order: str) -> pd.DataFrame:
+def ranking_frame(
+    ranked: pd.DataFrame, units: Units, priced: bool, order: str, originals: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """The link view as shown: ``ranking_columns`` headers, figures in ``units``, in the chosen order
-    (rows without the ordering figure last, never as zeros)."""
+    (rows without the ordering figure last, never as zeros). The source is text (a local copy in
+    words, with the page it copies from ``originals``), its web page a separate link column."""
     count = ranked["gpu_count"]
     values = {
         "instance": ranked["instance_type"],
@@ -131,7 +135,8 @@ def ranking_frame(ranked: pd.DataFrame, units: Units, priced: bool, order: str) 
         ),
         "intra_basis": ranked["intra_node_basis"],
         "fabric_basis": ranked["inter_node_basis"],
-        "source": ranked["source_url"].map(link_or_none),
+        "source": ranked["source_url"].map(lambda url: source_text(url, originals)),
+        "source_link": ranked["source_url"].map(lambda url: source_link(url, originals)),
     }
     headers = ranking_columns(units, priced)
     frame = pd.DataFrame({headers[key]: values[key] for key in headers})
@@ -140,6 +145,13 @@ def ranking_frame(ranked: pd.DataFrame, units: Units, priced: bool, order: str) 
     return frame.reset_index(drop=True)
 
 
+#: What a link column shows of a URL: its host.
+LINK_TEXT = r"https?://([^/]+)/.*"
+SOURCE_HELP = (
+    "Where the row was read: a web page, or a local copy (a third-party copy of a page, read from "
+    "../shared and cited as itself) with the page it copies"
+)
+SOURCE_LINK_HELP = "The source's web page; for a local copy, the page it copies (when the catalog records it)"
 PRICE_PER_FABRIC_HELP = (
     "USD per GPU-hour / one-way fabric GB/s per GPU: what 1 GB/s between nodes costs per hour."
 )
@@ -187,7 +199,8 @@ def column_config(units: Units, priced: bool) -> dict:
         h["memory"]: number(format=NUMBER, help="GPU memory (HBM) bandwidth, GB/s per GPU"),
         h["frontend"]: number(format=NUMBER, help=f"Front-end network, {units.label}, one way"),
         h["ratio"]: number(format=NUMBER, help=RATIO_HELP),
-        h["source"]: st.column_config.LinkColumn(display_text=r"https?://([^/]+)/.*"),
+        h["source"]: text(help=SOURCE_HELP),
+        h["source_link"]: st.column_config.LinkColumn(display_text=LINK_TEXT, help=SOURCE_LINK_HELP),
     }
 
 

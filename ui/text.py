@@ -76,6 +76,32 @@ def link_or_none(url: object) -> str | None:
     return None
 
 
+#: How a source the catalog read from a local copy starts (``copy:reference/...``).
+COPY_PREFIX = "copy:"
+
+
+def source_text(url: object, originals: Mapping[str, str] | None = None) -> str | None:
+    """A source as a text column shows it: an http(s) URL as it is; a local copy (``copy:<path>``,
+    a third-party copy read from ../shared and cited as itself) in words, with the page it copies
+    (``originals``, ``catalog.read.queries.copy_originals``); any other text as it is. None only for
+    no source. Text, never a link: a link column takes ``source_link``."""
+    if not isinstance(url, str) or not url.strip():
+        return None
+    if url.startswith(COPY_PREFIX):
+        path, page = url.removeprefix(COPY_PREFIX), (originals or {}).get(url)
+        of = f"of {page}" if page else "(the page it copies is not recorded)"
+        return f"a local copy {of}: {path}"
+    return url
+
+
+def source_link(url: object, originals: Mapping[str, str] | None = None) -> str | None:
+    """The web page a link column opens for a source: its http(s) URL, or for a local copy the page
+    it copies when that is one; None otherwise (``link_or_none``: nothing else becomes a link)."""
+    if isinstance(url, str) and url.startswith(COPY_PREFIX):
+        return link_or_none((originals or {}).get(url))
+    return link_or_none(url)
+
+
 def field_label(field: str) -> str:
     """The words for an ``instances`` column (``inter_node_gbits_per_s`` → fabric bandwidth per node)."""
     return FIELD_LABELS.get(field, field.replace("_", " "))

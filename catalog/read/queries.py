@@ -313,6 +313,17 @@ def cliff(con: duckdb.DuckDBPyConnection, provider: str, instance_type: str) -> 
     return found.drop(columns=["provider", "instance_type"]).reset_index(drop=True)
 
 
+def copy_originals(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Each local copy a row or claim cites (``copy:reference/...``: a third-party copy read from
+    ../shared, cited as itself) → the page it copies, as its current claims record it
+    (``original_url``); a copy whose claims name no page is left out."""
+    rows = con.execute(
+        """SELECT source_url, min(original_url) FROM current_claims
+            WHERE source_url LIKE 'copy:%' AND original_url IS NOT NULL GROUP BY source_url"""
+    ).fetchall()
+    return {str(url): str(original) for url, original in rows}
+
+
 def claims(
     con: duckdb.DuckDBPyConnection, provider: str, instance_type: str, history: bool = False
 ) -> pd.DataFrame:

@@ -343,8 +343,10 @@ def test_compare_two_instances_in_the_same_units_on_one_axis(db, monkeypatch):
     assert list(table.columns) == [
         f"{P5} (aws)",
         f"{P5} (aws) source",
+        f"{P5} (aws) source link",  # the source in words (a local copy says so), and its web page
         f"{ND96} (azure)",
         f"{ND96} (azure) source",
+        f"{ND96} (azure) source link",
     ]
     assert table.loc["fabric", f"{P5} (aws)"] == "400 GB/s per node one-way · stated · EFA"
     assert table.loc["fabric", f"{ND96} (azure)"] == "200 GB/s per node one-way · stated · InfiniBand"
@@ -352,6 +354,7 @@ def test_compare_two_instances_in_the_same_units_on_one_axis(db, monkeypatch):
     # Issue 21: HBM never turns into a per-node figure.
     assert table.loc["GPU memory (HBM)", f"{P5} (aws)"] == "3,350 GB/s per GPU · inferred · H100-SXM-80GB"
     assert table.loc["fabric", f"{P5} (aws) source"] == f"https://{AWS_PAGE}"
+    assert table.loc["fabric", f"{P5} (aws) source link"] == f"https://{AWS_PAGE}"
     spec = spec_of(compare.get("vega_lite_chart")[0])
     assert spec["layer"][0]["encoding"]["xOffset"]["sort"] == [f"{P5} (aws)", f"{ND96} (azure)"]
     assert spec["layer"][0]["encoding"]["y"]["scale"] == {"type": "log", "domain": [0.1, 1_000_000.0]}
@@ -370,7 +373,7 @@ def test_compare_defaults_to_the_first_rows_of_the_table(db, monkeypatch):
     app = run_app(monkeypatch, db, view="Compare", q=f"{P5}, {G5}")
     compare = app_tab(app, "Compare")
     assert "Showing the first 2 rows of the table" in compare.caption[0].value
-    assert list(compare.dataframe[1].value.columns[1::2]) == [f"{P5} (aws)", f"{G5} (aws)"]
+    assert list(compare.dataframe[1].value.columns[1::3]) == [f"{P5} (aws)", f"{G5} (aws)"]
 
 
 def test_the_cliff_axis_is_the_same_for_every_instance(db, monkeypatch):
