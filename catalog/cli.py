@@ -17,7 +17,7 @@ import sys
 import traceback
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from catalog import cli_plan
 from catalog.cli_measurements import cmd_import, cmd_probe
@@ -389,10 +389,21 @@ ALONE = ("plan",)
 UNLOGGED = ("plan",)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a usage error in one line naming the argument (argparse prints the command's
+    whole usage first: ten lines for ``cheapest --gpus abc``); ``--help`` still prints it all."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (--help shows the usage)\n")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of ``python -m catalog``; with ``only`` (one of ``ALONE``), just that
-    command's (it parses that command's arguments as the whole parser does)."""
-    parser = argparse.ArgumentParser(prog="python -m catalog", description=__doc__.splitlines()[0])
+    command's (it parses that command's arguments as the whole parser does). Its subcommands' parsers
+    are of its class (argparse's default), so each usage error is one line."""
+    parser: argparse.ArgumentParser = OneLineParser(
+        prog="python -m catalog", description=__doc__.splitlines()[0]
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:

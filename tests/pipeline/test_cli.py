@@ -197,3 +197,21 @@ def test_cheapest_in_a_region_and_on_spot_shows_the_currency(small_catalog_file,
     rows = json.loads(capsys.readouterr().out)
     assert {r["price_kind"] for r in rows} == {"spot"}
     assert (sum(r["min_usd_per_hour"] is not None for r in rows) > 0) == (spot > 0)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["cheapest", "--gpus", "abc"], "argument --gpus: invalid float value: 'abc'"),
+        (["plan", "--model", "llama-3.1-70b", "--workload", "serve", "--top", "-2"], "argument --top"),
+        (["nosuch"], "invalid choice: 'nosuch'"),
+        ([], "the following arguments are required: command"),
+    ],
+)
+def test_a_usage_error_is_one_line(argv, said, capsys):
+    """argparse printed the command's whole usage before the error (ten lines for `cheapest`)."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and said in err[0] and err[0].endswith("(--help shows the usage)"), err
