@@ -11,6 +11,7 @@ import streamlit as st
 
 from catalog.read.queries import CLIFF_LEVELS
 from normalize.vocab import FABRIC_LABELS, LINK_LABELS, Fabric, Link
+from records.documents import is_copy
 from ui import charts, measures, prices, tables
 from ui.measures import Loader
 from ui.sidebar import BIND
@@ -431,7 +432,7 @@ def read_from(claim: dict) -> str:
         return "the GPU's datasheet"
     if claim.get("basis") == "expected":
         return "a health check or topology file"
-    if url.startswith("copy:"):
+    if is_copy(url):
         return "a third-party copy of " + (str(original) if isinstance(original, str) else "a page")
     if claim.get("evidence") == "paraphrase":
         return "a page, paraphrased"

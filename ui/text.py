@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from records.documents import COPY_SCHEME, is_copy
+
 #: The looks ``show`` can give a block of text (classes styled by ``STYLE``).
 KINDS = ("caption", "subheader", "warning", "info", "error")
 #: CSS for ``show``'s blocks; in both themes (text colour inherited, tinted backgrounds).
@@ -76,10 +78,6 @@ def link_or_none(url: object) -> str | None:
     return None
 
 
-#: How a source the catalog read from a local copy starts (``copy:reference/...``).
-COPY_PREFIX = "copy:"
-
-
 def source_text(url: object, originals: Mapping[str, str] | None = None) -> str | None:
     """A source as a text column shows it: an http(s) URL as it is; a local copy (``copy:<path>``,
     a third-party copy read from ../shared and cited as itself) in words, with the page it copies
@@ -87,8 +85,8 @@ def source_text(url: object, originals: Mapping[str, str] | None = None) -> str 
     no source. Text, never a link: a link column takes ``source_link``."""
     if not isinstance(url, str) or not url.strip():
         return None
-    if url.startswith(COPY_PREFIX):
-        path, page = url.removeprefix(COPY_PREFIX), (originals or {}).get(url)
+    if is_copy(url):
+        path, page = url.removeprefix(COPY_SCHEME), (originals or {}).get(url)
         of = f"of {page}" if page else "(the page it copies is not recorded)"
         return f"a local copy {of}: {path}"
     return url
@@ -97,7 +95,7 @@ def source_text(url: object, originals: Mapping[str, str] | None = None) -> str 
 def source_link(url: object, originals: Mapping[str, str] | None = None) -> str | None:
     """The web page a link column opens for a source: its http(s) URL, or for a local copy the page
     it copies when that is one; None otherwise (``link_or_none``: nothing else becomes a link)."""
-    if isinstance(url, str) and url.startswith(COPY_PREFIX):
+    if isinstance(url, str) and is_copy(url):
         return link_or_none((originals or {}).get(url))
     return link_or_none(url)
 
